@@ -1,0 +1,1 @@
+"""rally-keystone-perf: Rally plugins and tooling that benchmark OpenStack Keystone."""

@@ -1,0 +1,329 @@
+"""``rally-keystone-perf``: start a local Keystone, run Rally tasks, print reports.
+
+Exit codes: 0 ok, 1 error, 2 an SLA failed (as ``rally task start``), 3 from
+``status`` when no server runs, 130 interrupted by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import launcher, modes
+from rally_keystone_perf.deploy.rundir import RunDir
+
+EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
+DEFAULT_RUNS = Path("runs")
+DEFAULT_TASK = "smoke.json"
+
+
+def _echo(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_launch_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("local Keystone")
+    group.add_argument(
+        "--mode",
+        default=modes.DEFAULT_MODE,
+        choices=sorted(modes.MODES),
+        help="deployment mode (default: %(default)s)",
+    )
+    group.add_argument(
+        "--processes",
+        type=_positive,
+        default=2,
+        help="server worker processes (default: %(default)s)",
+    )
+    group.add_argument(
+        "--threads",
+        type=_positive,
+        default=1,
+        help="threads per process (default: %(default)s)",
+    )
+    group.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="loopback address to listen on (default: %(default)s)",
+    )
+    group.add_argument(
+        "--port", type=int, default=None, help="port (default: a free one)"
+    )
+    group.add_argument(
+        "--password-hash-rounds",
+        type=_positive,
+        default=None,
+        help="keystone.conf [identity] password_hash_rounds "
+        "(default: Keystone's own); sets the CPU cost of every password check",
+    )
+    group.add_argument(
+        "--token-expiration",
+        type=_positive,
+        default=3600,
+        help="[token] expiration in seconds (default: %(default)s)",
+    )
+    group.add_argument(
+        "--start-timeout",
+        type=float,
+        default=60.0,
+        help="seconds to wait for Keystone to answer",
+    )
+
+
+def _add_runs_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runs-dir",
+        type=Path,
+        default=DEFAULT_RUNS,
+        help="folder holding run folders (default: ./%(default)s)",
+    )
+
+
+def _launch_options(args: argparse.Namespace) -> launcher.LaunchOptions:
+    return launcher.LaunchOptions(
+        mode=args.mode,
+        host=args.host,
+        port=args.port,
+        processes=args.processes,
+        threads=args.threads,
+        password_hash_rounds=args.password_hash_rounds,
+        token_expiration=args.token_expiration,
+        start_timeout=args.start_timeout,
+    )
+
+
+def _resolve_run(args: argparse.Namespace) -> RunDir:
+    target = args.run or args.runs_dir / "current"
+    if not target.exists():
+        raise launcher.LaunchError(
+            f"no run folder at {target}; start one with: rally-keystone-perf up"
+        )
+    return RunDir(target.resolve())
+
+
+def config_columns(state: dict[str, Any]) -> dict[str, str]:
+    """The configuration columns a report shows for a run (from run.json)."""
+    options = state.get("options", {})
+    rounds = options.get("password_hash_rounds")
+    return {
+        "mode": str(state.get("mode", "?")),
+        "processes": str(options.get("processes", "?")),
+        "threads": str(options.get("threads", "?")),
+        "db": "sqlite",
+        "hash rounds": "default" if rounds is None else str(rounds),
+    }
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    """Start a local Keystone and leave it running."""
+    args.runs_dir.mkdir(parents=True, exist_ok=True)
+    run = launcher.up(args.runs_dir, _launch_options(args), progress=_echo)
+    state = run.read_state()
+    print(f"run folder: {run.root}")
+    print(f"auth url:   {state['auth_url']}")
+    print(f"rally env spec (private, holds the admin password): {run.env_spec}")
+    print("stop it with: rally-keystone-perf down")
+    return EXIT_OK
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    """Stop the server of a run folder."""
+    run = _resolve_run(args)
+    if launcher.stop(run):
+        _echo(f"stopped the server of {run.root}")
+    else:
+        _echo(f"no server was running for {run.root}")
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Say whether a run's server is up."""
+    run = _resolve_run(args)
+    state = run.read_state()
+    running = launcher.is_running(run)
+    health = launcher.probe(state["auth_url"]) if running else None
+    print(f"run folder: {run.root}")
+    print(f"mode:       {state.get('mode')}  {config_columns(state)}")
+    print(f"auth url:   {state.get('auth_url')}")
+    print(
+        f"server:     {'running' if running else 'not running'}"
+        + (f" (pid {state.get('server_pid')}, GET /v3 -> {health})" if running else "")
+    )
+    return EXIT_OK if running else EXIT_NOT_RUNNING
+
+
+def _task_files(args: argparse.Namespace) -> list[Path]:
+    if args.task:
+        return [Path(t) for t in args.task]
+    return [paths.tasks_dir() / DEFAULT_TASK]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start Keystone, run the tasks through Rally, print the report, stop."""
+    from rally_keystone_perf import rally_runner, task_check
+
+    tasks = _task_files(args)
+    for task in tasks:  # reject bad input before anything starts
+        count = task_check.validate_task(task)
+        _echo(f"{task}: {count} workload(s), syntax OK")
+    args.runs_dir.mkdir(parents=True, exist_ok=True)
+    run = launcher.up(args.runs_dir, _launch_options(args), progress=_echo)
+    outcomes: list[rally_runner.TaskOutcome] = []
+    try:
+        secret = json.loads(run.admin_secret.read_text())["password"]
+        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), _echo)
+        _echo("preparing Rally (database and environment in the run folder)")
+        runner.prepare()
+        for task in tasks:
+            _echo(f"running {task}")
+            outcome = runner.start_task(task, tags=[f"mode:{args.mode}"])
+            outcomes.append(outcome)
+            if outcome.interrupted:
+                break
+    except KeyboardInterrupt:
+        _echo("interrupted")
+        outcomes.append(
+            rally_runner.TaskOutcome(
+                Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
+            )
+        )
+    finally:
+        if args.keep_running:
+            _echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
+        else:
+            launcher.stop(run)
+            _echo("stopped Keystone")
+    reports = [o.report for o in outcomes if o.report]
+    if reports:
+        _print_reports(reports, config_columns(run.read_state()), sys.stdout)
+        _echo(f"results: {run.results}")
+    return _combined_exit(outcomes)
+
+
+def _combined_exit(outcomes: Sequence[Any]) -> int:
+    """Interrupted beats error beats SLA failure beats success."""
+    codes = {o.exit_code for o in outcomes}
+    for code in (130, EXIT_ERROR, EXIT_SLA):
+        if code in codes:
+            return code
+    return EXIT_ERROR if codes - {EXIT_OK} else EXIT_OK
+
+
+def _print_reports(
+    files: Sequence[Path], columns: dict[str, str] | None, stream: TextIO
+) -> None:
+    from rally_keystone_perf.report import load, render
+
+    for path in files:
+        render.render_report(load.load_report(path), stream, extra_columns=columns)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Print the statistics tables of Rally JSON reports."""
+    _print_reports(args.results, None, sys.stdout)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="rally-keystone-perf",
+        description="Benchmark OpenStack Keystone with Rally against a real local "
+        "Keystone. Exit codes: 0 ok, 1 error, 2 SLA failed, 3 not running "
+        "(status), 130 interrupted.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    up = sub.add_parser(
+        "up",
+        help="start a local Keystone and leave it running",
+        description=cmd_up.__doc__,
+    )
+    _add_launch_options(up)
+    _add_runs_dir(up)
+    up.set_defaults(func=cmd_up)
+
+    for name, func in (("down", cmd_down), ("status", cmd_status)):
+        p = sub.add_parser(name, help=func.__doc__, description=func.__doc__)
+        p.add_argument(
+            "--run",
+            type=Path,
+            default=None,
+            help="run folder (default: <runs-dir>/current)",
+        )
+        _add_runs_dir(p)
+        p.set_defaults(func=func)
+
+    run = sub.add_parser(
+        "run",
+        help="up, run Rally tasks, print the report, down",
+        description=cmd_run.__doc__ + " Exit code follows rally task start.",
+    )
+    run.add_argument(
+        "--task",
+        action="append",
+        metavar="FILE",
+        help=f"Rally task file; repeatable (default: tasks/{DEFAULT_TASK})",
+    )
+    run.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="leave Keystone running after the tasks",
+    )
+    _add_launch_options(run)
+    _add_runs_dir(run)
+    run.set_defaults(func=cmd_run)
+
+    report = sub.add_parser(
+        "report",
+        help="print tables from Rally JSON reports",
+        description=cmd_report.__doc__,
+    )
+    report.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS",
+        help="Rally JSON report files (rally task report --json)",
+    )
+    report.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse, dispatch, turn known failures into one-line errors."""
+    from rally_keystone_perf.rally_runner import RallyError
+    from rally_keystone_perf.report.load import ReportError
+    from rally_keystone_perf.task_check import TaskFileError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (
+        launcher.LaunchError,
+        RallyError,
+        TaskFileError,
+        ReportError,
+        ValueError,
+    ) as exc:
+        _echo(f"error: {exc}")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _echo("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""Keystone v3 calls over one shared keystoneauth1 session per process.
+
+Every public method of :class:`IdentityClient` sends exactly one HTTP request,
+timed as one Rally atomic action when the client has a timer owner. Nothing
+else happens inside the timer: no discovery, no authentication, no client
+construction (sessions are built once per process and reused, so connections
+are kept alive across iterations).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+from keystoneauth1 import session as ks_session
+from requests.adapters import HTTPAdapter
+
+from rally_keystone_perf import atomics
+
+POOL_SIZE = 256
+DEFAULT_TIMEOUT = 120.0
+
+_SESSIONS: dict[tuple[int, Any, Any], ks_session.Session] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PasswordUser:
+    """Who authenticates: a password user and the project a token is scoped to."""
+
+    username: str
+    password: str
+    user_domain_name: str = "Default"
+    project_name: str | None = None
+    project_domain_name: str = "Default"
+
+    def __repr__(self) -> str:  # never show the password
+        return f"PasswordUser({self.username!r}, project={self.project_name!r})"
+
+
+def identity_url(auth_url: str) -> str:
+    """Return the Identity v3 root for ``auth_url`` (``.../v3``), without discovery."""
+    parts = urlsplit(auth_url.rstrip("/"))
+    path = parts.path
+    if path.endswith("/v2.0"):
+        path = path[: -len("/v2.0")]
+    if not path.endswith("/v3"):
+        path = f"{path}/v3"
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def shared_session(
+    verify: bool | str = True, cert: Any = None, timeout: float = DEFAULT_TIMEOUT
+) -> ks_session.Session:
+    """Return this process's keystoneauth1 session for these TLS settings.
+
+    Keyed by pid as well: a session inherited through fork would share sockets
+    with its parent.
+    """
+    key = (os.getpid(), verify, cert if not isinstance(cert, list) else tuple(cert))
+    with _SESSIONS_LOCK:
+        sess = _SESSIONS.get(key)
+        if sess is None:
+            http = requests.Session()
+            adapter = HTTPAdapter(pool_connections=4, pool_maxsize=POOL_SIZE)
+            http.mount("http://", adapter)
+            http.mount("https://", adapter)
+            sess = ks_session.Session(
+                session=http, verify=verify, cert=cert, timeout=timeout
+            )
+            _SESSIONS[key] = sess
+        return sess
+
+
+def session_for_credential(credential: Mapping[str, Any]) -> ks_session.Session:
+    """The shared session matching a Rally OpenStack credential's TLS options."""
+    verify: bool | str = True
+    if credential.get("https_insecure"):
+        verify = False
+    elif credential.get("https_cacert"):
+        verify = str(credential["https_cacert"])
+    return shared_session(verify=verify, cert=credential.get("https_cert"))
+
+
+def password_auth_body(user: PasswordUser, unscoped: bool = False) -> dict[str, Any]:
+    """The JSON body of a password ``POST /v3/auth/tokens``."""
+    auth: dict[str, Any] = {
+        "identity": {
+            "methods": ["password"],
+            "password": {
+                "user": {
+                    "name": user.username,
+                    "domain": {"name": user.user_domain_name},
+                    "password": user.password,
+                }
+            },
+        }
+    }
+    if user.project_name and not unscoped:
+        auth["scope"] = {
+            "project": {
+                "name": user.project_name,
+                "domain": {"name": user.project_domain_name},
+            }
+        }
+    return {"auth": auth}
+
+
+class IdentityClient:
+    """One Keystone v3 endpoint; each method is one request and one atomic action."""
+
+    def __init__(
+        self, session: ks_session.Session, url: str, timer_owner: Any = None
+    ) -> None:
+        self.session = session
+        self.url = identity_url(url)
+        self._owner = timer_owner
+
+    @contextlib.contextmanager
+    def _timer(self, name: str) -> Iterator[None]:
+        if self._owner is None:
+            yield
+            return
+        from rally.task import atomic
+
+        with atomic.ActionTimer(self._owner, name):
+            yield
+
+    def _request(
+        self, method: str, path: str, token: str | None, **kwargs: Any
+    ) -> requests.Response:
+        headers = kwargs.pop("headers", {})
+        if token is not None:
+            headers["X-Auth-Token"] = token
+        return self.session.request(
+            self.url + path,
+            method,
+            headers=headers,
+            authenticated=False,
+            connect_retries=0,
+            **kwargs,
+        )
+
+    def create_token(self, user: PasswordUser, unscoped: bool = False) -> str:
+        """``POST /v3/auth/tokens`` with a password; return the issued token."""
+        body = password_auth_body(user, unscoped=unscoped)
+        with self._timer(atomics.CREATE_TOKEN):
+            resp = self._request("POST", "/auth/tokens", None, json=body)
+        return resp.headers["X-Subject-Token"]
+
+    def validate_token(self, auth_token: str, subject_token: str) -> dict[str, Any]:
+        """``GET /v3/auth/tokens``: validate ``subject_token`` as ``auth_token``."""
+        with self._timer(atomics.VALIDATE_TOKEN):
+            resp = self._request(
+                "GET",
+                "/auth/tokens",
+                auth_token,
+                headers={"X-Subject-Token": subject_token},
+            )
+        return resp.json()["token"]
+
+    def list_projects(self, token: str) -> list[dict[str, Any]]:
+        """``GET /v3/projects``."""
+        with self._timer(atomics.LIST_PROJECTS):
+            resp = self._request("GET", "/projects", token)
+        return resp.json()["projects"]
+
+    def create_user(
+        self,
+        token: str,
+        name: str,
+        password: str,
+        domain_id: str = "default",
+        default_project_id: str | None = None,
+    ) -> str:
+        """``POST /v3/users``; return the new user's id."""
+        user: dict[str, Any] = {
+            "name": name,
+            "password": password,
+            "domain_id": domain_id,
+            "enabled": True,
+        }
+        if default_project_id:
+            user["default_project_id"] = default_project_id
+        with self._timer(atomics.CREATE_USER):
+            resp = self._request("POST", "/users", token, json={"user": user})
+        return resp.json()["user"]["id"]
+
+    def delete_user(self, token: str, user_id: str) -> None:
+        """``DELETE /v3/users/{user_id}``."""
+        with self._timer(atomics.DELETE_USER):
+            self._request("DELETE", f"/users/{user_id}", token)
+
+
+def credential_user(credential: Mapping[str, Any]) -> PasswordUser:
+    """A :class:`PasswordUser` from a Rally OpenStack credential (project-scoped)."""
+    return PasswordUser(
+        username=credential["username"],
+        password=credential["password"],
+        user_domain_name=credential.get("user_domain_name") or "Default",
+        project_name=credential.get("tenant_name") or credential.get("project_name"),
+        project_domain_name=credential.get("project_domain_name") or "Default",
+    )

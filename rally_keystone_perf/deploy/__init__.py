@@ -1,0 +1,1 @@
+"""Local Keystone deployment: modes, rendering, launching."""

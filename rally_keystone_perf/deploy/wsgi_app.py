@@ -1,0 +1,58 @@
+"""Keystone's own WSGI application, answering 500 when it raises.
+
+When Keystone's app raises instead of returning a response (it does for some
+database errors, e.g. SQLite's "database is locked"), uwsgi's HTTP router with
+keep-alive sends the client nothing and the client waits for its timeout.
+Apache's mod_wsgi answers such a request with a 500; this wrapper makes uwsgi
+do the same, so a failed request is counted as a failure at once, not as a
+2-minute stall. Keystone has already logged the traceback to keystone.log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from keystone.wsgi.api import application as keystone_application
+
+_BODY = (
+    b'{"error": {"code": 500, "title": "Internal Server Error", '
+    b'"message": "Keystone raised an unhandled error; see keystone.log"}}'
+)
+
+
+def application(
+    environ: dict[str, Any], start_response: Callable[..., Any]
+) -> Iterable[bytes]:
+    """Call Keystone; turn an exception escaping it into a complete 500 response.
+
+    Keystone's status and headers are held back until it returns, so that a
+    500 never follows a status it had already set (uwsgi would then send both
+    and the HTTP router would drop the connection).
+    """
+    held: list[Any] = []
+
+    def hold(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        held[:] = [status, headers]
+        return _no_write
+
+    try:
+        body = keystone_application(environ, hold)
+    except Exception:
+        start_response(
+            "500 Internal Server Error",
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Length", str(len(_BODY))),
+            ],
+        )
+        return [_BODY]
+    if not held:
+        raise RuntimeError("Keystone returned without calling start_response")
+    start_response(*held)
+    return body
+
+
+def _no_write(data: bytes) -> None:
+    """WSGI's legacy write() callable, which Keystone (Flask) never uses."""
+    raise NotImplementedError("write() is not supported by this wrapper")

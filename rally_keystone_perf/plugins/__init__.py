@@ -1,0 +1,1 @@
+"""Rally plugins of rally-keystone-perf (loaded via the rally_plugins entry point)."""

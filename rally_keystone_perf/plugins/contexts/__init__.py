@@ -1,0 +1,1 @@
+"""KeystonePerf contexts plugins."""

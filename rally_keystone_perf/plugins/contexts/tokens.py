@@ -1,0 +1,67 @@
+"""Context that issues tokens before the load starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rally.task import context
+
+from rally_keystone_perf import client
+
+CONTEXT_NAME = "keystone_perf_tokens"
+CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
+
+
+@context.configure(name=CONTEXT_NAME, platform="openstack", order=150)
+class KeystonePerfTokens(context.Context):
+    """Issue tokens before the load, so no scenario authenticates while timed.
+
+    Issues one admin token (project-scoped to the admin's project) and
+    ``tokens_per_user`` project-scoped tokens for every user of the ``users``
+    context. Scenarios read them from ``context["keystone_perf_tokens"]``.
+    Tokens are not revoked at cleanup: revocation events would change the cost
+    of every later token validation on the same Keystone; they expire instead.
+    """
+
+    CONFIG_SCHEMA = {
+        "type": "object",
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {
+            "tokens_per_user": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "Tokens issued per users-context user.",
+            },
+            "admin_token": {
+                "type": "boolean",
+                "description": "Issue a token for the admin credential too.",
+            },
+        },
+        "additionalProperties": False,
+    }
+    DEFAULT_CONFIG = {"tokens_per_user": 1, "admin_token": True}
+
+    def setup(self) -> None:
+        """Issue the admin token and the users' tokens."""
+        pool: dict[str, Any] = {"admin": None, "users": {}}
+        admin = self.context.get("admin")
+        if admin and self.config["admin_token"]:
+            pool["admin"] = self._issue(admin["credential"])
+        for user in self.context.get("users", []):
+            pool["users"][user["id"]] = [
+                self._issue(user["credential"])
+                for _ in range(self.config["tokens_per_user"])
+            ]
+        self.context[CONTEXT_NAME] = pool
+
+    def cleanup(self) -> None:
+        """Forget the tokens (they are left to expire, see the class docstring)."""
+        self.context.pop(CONTEXT_NAME, None)
+
+    @staticmethod
+    def _issue(credential: Any) -> str:
+        identity = client.IdentityClient(
+            client.session_for_credential(credential), credential["auth_url"]
+        )
+        return identity.create_token(client.credential_user(credential))

@@ -1,0 +1,1 @@
+"""KeystonePerf scenarios plugins."""

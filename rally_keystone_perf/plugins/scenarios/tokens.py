@@ -1,0 +1,57 @@
+"""Token scenarios: issue and validate tokens."""
+
+from __future__ import annotations
+
+from rally.task import validation
+from rally_openstack.task import scenario
+
+from rally_keystone_perf import client
+from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
+from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
+
+
+@validation.add("enum", param_name="scope", values=["project", "unscoped"], missed=True)
+@validation.add("required_platform", platform="openstack", users=True)
+@scenario.configure(name="KeystonePerf.create_token", platform="openstack")
+class CreateToken(KeystonePerfScenario):
+    """Issue a token by password."""
+
+    def run(self, scope: str = "project") -> None:
+        """Issue a token by password: exactly one ``POST /v3/auth/tokens``.
+
+        The seeds' "token creation benchmark", without the extra token requests and
+        discovery calls that KeystoneBasic.authenticate_user_and_validate_token
+        makes. Users come from the ``users`` context (round robin by default, see
+        its ``user_choice_method``). Atomic action: ``keystone.create_token``.
+
+        :param scope: "project" (scoped to the user's project, as services and
+            most clients ask) or "unscoped"
+        """
+        user = client.credential_user(self.context["user"]["credential"])
+        self.identity.create_token(user, unscoped=(scope == "unscoped"))
+
+
+@validation.add("enum", param_name="validator", values=["admin", "self"], missed=True)
+@validation.add("required_platform", platform="openstack", users=True)
+@scenario.configure(
+    name="KeystonePerf.validate_token",
+    platform="openstack",
+    context={TOKEN_POOL: {}},
+)
+class ValidateToken(KeystonePerfScenario):
+    """Validate a pre-issued token."""
+
+    def run(self, validator: str = "admin") -> None:
+        """Validate a pre-issued token: exactly one ``GET /v3/auth/tokens``.
+
+        Tokens are issued before the load by the ``keystone_perf_tokens`` context
+        (``tokens_per_user`` each, used round robin). Atomic action:
+        ``keystone.validate_token``.
+
+        :param validator: "admin" sends the admin token as X-Auth-Token, the way
+            a service validates its callers' tokens (keystonemiddleware);
+            "self" lets the user validate its own token
+        """
+        subject = self.user_token()
+        auth = self.admin_token() if validator == "admin" else subject
+        self.identity.validate_token(auth, subject)

@@ -1,0 +1,1 @@
+"""KeystonePerf sla plugins."""

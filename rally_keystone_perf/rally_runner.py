@@ -1,0 +1,228 @@
+"""Drive the ``rally`` command against one run folder's own Rally database.
+
+Rally runs as a child process with a private config (its database lives in the
+run folder, not in the user's ``~/.rally``), in its own session so a terminal
+Ctrl-C reaches us first: we then ask Rally to abort the task, which stops the
+load, runs every context's cleanup (users and projects it created are deleted)
+and keeps the results gathered so far.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy.rundir import RunDir
+
+ENV_NAME = "keystone-perf"
+EXIT_INTERRUPTED = 130
+_TASK_STARTED = re.compile(r"Task(?: \[tags: .*?\])? ([0-9a-f-]{36}): started")
+_ITER_END = re.compile(r"\| ITER: (\d+) END: (\w+)")
+_SHOWN = re.compile(
+    r"(Running workload|Context \S+ (setup|cleanup)\(\)\s+finished|"
+    r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL)"
+)
+PROGRESS_EVERY = 25
+
+Echo = Callable[[str], None]
+
+
+class RallyError(Exception):
+    """Rally could not be prepared or its output could not be exported."""
+
+
+class Redactor:
+    """Replaces known secrets in text before it is shown or logged."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """How one ``rally task start`` ended."""
+
+    task_file: Path
+    uuid: str | None
+    exit_code: int
+    report: Path | None
+    interrupted: bool = False
+
+
+class RallyRunner:
+    """Rally CLI calls scoped to one run folder."""
+
+    def __init__(self, run: RunDir, redact: Redactor, echo: Echo) -> None:
+        self.run = run
+        self.redact = redact
+        self.echo = echo
+        self.config = run.private / "rally.conf"
+        self.log = run.logs / "rally.log"
+        self.rally = self._find_rally()
+
+    @staticmethod
+    def _find_rally() -> str:
+        candidate = paths.venv_bin("rally")
+        if candidate.is_file():
+            return str(candidate)
+        raise RallyError("the rally command is not installed; pip install rally")
+
+    def _cmd(self, *args: str) -> list[str]:
+        return [self.rally, "--config-file", str(self.config), *args]
+
+    def _log(self, text: str) -> None:
+        with open(self.log, "a") as log:
+            log.write(self.redact(text))
+
+    def _call(self, *args: str) -> None:
+        """Run a short Rally command; its (redacted) output goes to rally.log."""
+        result = subprocess.run(
+            self._cmd(*args),
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        self._log(f"$ rally {' '.join(args)}\n{result.stdout}{result.stderr}")
+        if result.returncode != 0:
+            tail = "\n".join(
+                self.redact(result.stdout + result.stderr).splitlines()[-15:]
+            )
+            raise RallyError(f"rally {args[0]} {args[1]} failed:\n{tail}")
+
+    def prepare(self) -> None:
+        """Create the run's Rally database and its environment for this Keystone."""
+        db = self.run.private / "rally.sqlite"
+        self.config.write_text(f"[database]\nconnection = sqlite:///{db}\n")
+        os.chmod(self.config, 0o600)
+        if not db.exists():
+            self._call("db", "create")
+            self._call(
+                "env",
+                "create",
+                "--name",
+                ENV_NAME,
+                "--spec",
+                str(self.run.env_spec),
+                "--no-use",
+            )
+
+    def start_task(self, task_file: Path, tags: Iterable[str] = ()) -> TaskOutcome:
+        """Run one task file to the end (or until Ctrl-C) and export its JSON."""
+        args = ["task", "start", str(task_file), "--env", ENV_NAME, "--no-use"]
+        for tag in tags:
+            args += ["--tag", tag]
+        self._log(f"$ rally {' '.join(args)}\n")
+        proc = subprocess.Popen(
+            self._cmd(*args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+            start_new_session=True,
+        )
+        watcher = _ProgressWatcher(self.echo)
+        interrupted = False
+        try:
+            self._pump(proc.stdout, watcher)
+            code = proc.wait()
+        except KeyboardInterrupt:
+            interrupted = True
+            code = self._abort(proc, watcher)
+        report = None
+        if watcher.uuid:
+            report = self.export_json(watcher.uuid, task_file.stem)
+        return TaskOutcome(
+            task_file=task_file,
+            uuid=watcher.uuid,
+            exit_code=EXIT_INTERRUPTED if interrupted else code,
+            report=report,
+            interrupted=interrupted,
+        )
+
+    def _pump(self, stream: IO[str] | None, watcher: _ProgressWatcher) -> None:
+        assert stream is not None
+        with open(self.log, "a") as log:
+            for line in stream:
+                clean = self.redact(line)
+                log.write(clean)
+                watcher.feed(clean.rstrip("\n"))
+
+    def _abort(self, proc: subprocess.Popen[str], watcher: _ProgressWatcher) -> int:
+        self.echo(
+            "interrupted: aborting the Rally task; its contexts delete the users "
+            "and projects they created and the results so far are kept "
+            "(Ctrl-C again to kill Rally at once)"
+        )
+        try:
+            if watcher.uuid:
+                subprocess.run(
+                    self._cmd("task", "abort", watcher.uuid),
+                    capture_output=True,
+                    stdin=subprocess.DEVNULL,
+                    check=False,
+                    timeout=60,
+                )
+            else:
+                proc.send_signal(signal.SIGINT)
+            self._pump(proc.stdout, watcher)
+            return proc.wait()
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            self.echo("killing Rally")
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return proc.wait()
+
+    def export_json(self, uuid: str, name: str) -> Path | None:
+        """Write Rally's JSON report (format 1.2) of a task into results/."""
+        out = self.run.results / f"{name}.json"
+        try:
+            self._call("task", "report", uuid, "--json", "--out", str(out))
+        except RallyError as exc:
+            self.echo(f"could not export the results of task {uuid}: {exc}")
+            return None
+        return out if out.exists() else None
+
+
+class _ProgressWatcher:
+    """Turns Rally's log lines into short progress messages."""
+
+    def __init__(self, echo: Echo) -> None:
+        self.echo = echo
+        self.uuid: str | None = None
+        self.done = 0
+        self.failed = 0
+
+    def feed(self, line: str) -> None:
+        started = _TASK_STARTED.search(line)
+        if started and not self.uuid:
+            self.uuid = started.group(1)
+            self.echo(f"rally task {self.uuid} started")
+            return
+        ended = _ITER_END.search(line)
+        if ended:
+            self.done += 1
+            self.failed += ended.group(2) != "OK"
+            if self.done % PROGRESS_EVERY == 0:
+                self.echo(f"  {self.done} iterations done ({self.failed} failed)")
+            return
+        if _SHOWN.search(line):
+            message = line.split(" [-] ", 1)[-1]
+            if "Running workload" in message:
+                self.done = self.failed = 0
+            self.echo(f"  {message}")

@@ -1,0 +1,142 @@
+"""Text rendering of workload statistics (prettytable) with an error summary.
+
+Numbers are rounded like Rally's ``Table._round`` (``round(x, 3)``, ``n/a``
+when there is no value) and success like ``MainStatsTable`` (``"%.1f%%"``).
+Only error types and messages are ever printed, never tracebacks.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterable
+from typing import TextIO
+
+from prettytable import PrettyTable
+
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+
+COLUMNS = (
+    "action",
+    "min (sec)",
+    "avg (sec)",
+    "max (sec)",
+    "90 percentile",
+    "95 percentile",
+    "success",
+    "count",
+)
+MAX_ERROR_LINES = 5
+MAX_MESSAGE_CHARS = 160
+INDENT = "  "
+
+
+def format_number(value: float | None) -> str:
+    """Format a duration the way Rally's ``Table._round`` rounds it."""
+    return "n/a" if value is None else str(round(value, 3))
+
+
+def format_success(value: float | None) -> str:
+    """Format a success fraction like ``MainStatsTable`` (e.g. ``100.0%``)."""
+    return "n/a" if value is None else "%.1f%%" % (value * 100)
+
+
+def heading(workload: Workload) -> str:
+    """One line naming the scenario, its position and the runner settings."""
+    parts = [f"position {workload.position}", f"runner {workload.runner_type}"]
+    for key in ("times", "concurrency"):
+        if key in workload.runner:
+            parts.append(f"{key} {workload.runner[key]}")
+    return f"{workload.scenario_name} ({', '.join(parts)})"
+
+
+def _one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Collapse whitespace to keep a value on one line, shortened to ``limit``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def error_summary(workload: Workload) -> list[str]:
+    """Lines counting failed iterations by error type and message.
+
+    Rally stores errors as ``[type, message, traceback]``; the traceback is
+    deliberately ignored. At most :data:`MAX_ERROR_LINES` kinds are listed,
+    most frequent first.
+    """
+    counter: collections.Counter[tuple[str, str]] = collections.Counter()
+    for iteration in workload.iterations:
+        if iteration.error:
+            err = iteration.error
+            kind = _one_line(err[0], 80) if len(err) > 0 else "unknown"
+            message = _one_line(err[1]) if len(err) > 1 else ""
+            counter[(kind, message)] += 1
+    failed = sum(counter.values())
+    if not failed:
+        return ["errors: none"]
+    head = f"errors: {failed} of {len(workload.iterations)} iterations failed"
+    if len(counter) > MAX_ERROR_LINES:
+        head += f" ({len(counter)} kinds, {MAX_ERROR_LINES} most frequent shown)"
+    lines = [head]
+    for (kind, message), count in counter.most_common(MAX_ERROR_LINES):
+        line = f"{INDENT}{count} x {kind}"
+        lines.append(f"{line}: {message}" if message else line)
+    return lines
+
+
+def build_table(
+    rows: Iterable[StatsRow], extra_columns: dict[str, str] | None = None
+) -> PrettyTable:
+    """Build the statistics table; extra columns repeat their value per row."""
+    extra = dict(extra_columns or {})
+    clash = sorted(set(extra) & set(COLUMNS))
+    if clash:
+        raise ValueError(f"extra column names clash with table columns: {clash}")
+    table = PrettyTable([*COLUMNS, *extra])
+    table.align = "r"
+    table.align["action"] = "l"
+    for row in rows:
+        table.add_row(
+            [
+                INDENT * row.depth + row.name,
+                format_number(row.min),
+                format_number(row.avg),
+                format_number(row.max),
+                format_number(row.p90),
+                format_number(row.p95),
+                format_success(row.success),
+                str(row.count),
+                *(str(value) for value in extra.values()),
+            ]
+        )
+    return table
+
+
+def render_workload(
+    workload: Workload,
+    rows: list[StatsRow],
+    stream: TextIO,
+    extra_columns: dict[str, str] | None = None,
+) -> None:
+    """Write heading, statistics table, load/throughput line and error summary."""
+    rate = throughput(workload)
+    rate_text = "n/a" if rate is None else str(round(rate, 3))
+    lines = [
+        heading(workload),
+        build_table(rows, extra_columns).get_string(),
+        f"load duration: {format_number(workload.load_duration)} s, "
+        f"throughput: {rate_text} iterations/s",
+        *error_summary(workload),
+    ]
+    stream.write("\n".join(lines) + "\n")
+
+
+def render_report(
+    workloads: Iterable[Workload],
+    stream: TextIO,
+    extra_columns: dict[str, str] | None = None,
+) -> None:
+    """Render every workload (computing its rows), separated by blank lines."""
+    for index, workload in enumerate(workloads):
+        if index:
+            stream.write("\n")
+        render_workload(workload, main_stats(workload), stream, extra_columns)

@@ -1,0 +1,149 @@
+"""Per-workload statistics that reproduce Rally's ``MainStatsTable``.
+
+The algorithm mirrors ``rally.task.processing.charts.MainStatsTable`` (Rally
+5.1.1) step by step, reusing Rally's own atomic merging and percentile
+functions, so the figures agree with ``rally task detailed`` and the HTML
+report by construction. Values are returned unrounded; rounding is a
+presentation concern (see :mod:`rally_keystone_perf.report.render`).
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Any
+
+from rally.task.atomic import merge_atomic_actions
+from rally.task.processing.utils import percentile
+
+from rally_keystone_perf.report.load import Iteration, Workload
+
+NO_NAME_ACTION = "<no-name-action>"
+TOTAL = "total"
+
+
+@dataclass(frozen=True)
+class StatsRow:
+    """One row of the statistics table; ``None`` means Rally's ``n/a``.
+
+    ``success`` is the fraction (0..1) of this row's samples that did not fail;
+    ``count`` is the number of iterations that contributed a sample.
+    """
+
+    name: str
+    depth: int
+    min: float | None
+    avg: float | None
+    max: float | None
+    median: float | None
+    p90: float | None
+    p95: float | None
+    success: float | None
+    count: int
+
+
+@dataclass
+class _Node:
+    """Accumulated samples of one table row and its child rows."""
+
+    points: list[float] = field(default_factory=list)
+    total: float = 0.0
+    successes: int = 0
+    children: dict[str, _Node] = field(default_factory=dict)
+
+
+def _iteration_data(iteration: Iteration) -> collections.OrderedDict[str, Any]:
+    """Merged atomics plus the synthetic rows, as ``add_iteration`` builds them."""
+    data: collections.OrderedDict[str, Any] = merge_atomic_actions(
+        iteration.atomic_actions  # type: ignore[arg-type]
+    )
+    failed = bool(iteration.error)
+    if data:
+        the_last = data[next(reversed(data))]
+        if failed and not the_last.get("failed", False):
+            # the iteration failed outside any atomic action
+            data[NO_NAME_ACTION] = {
+                "duration": 0,
+                "count": 1,
+                "failed": True,
+                "children": {},
+            }
+    data[TOTAL] = {
+        "duration": iteration.duration + iteration.idle_duration,
+        "count": 1,
+        "failed": failed,
+        "children": {
+            name: {"duration": value, "count": 1, "failed": failed, "children": {}}
+            for name, value in (
+                ("duration", iteration.duration),
+                ("idle_duration", iteration.idle_duration),
+            )
+        },
+    }
+    return data
+
+
+def _add_data(raw: dict[str, Any], root: dict[str, _Node]) -> None:
+    """Accumulate merged atomics into ``root`` (Rally's ``_add_data``)."""
+    for name, data in raw.items():
+        display = f"{name} (x{data['count']})" if data["count"] > 1 else name
+        node = root.setdefault(display, _Node())
+        node.points.append(float(data["duration"]))
+        node.total += data["duration"]
+        node.successes += 0 if data.get("failed", False) else 1
+        if data["children"]:
+            _add_data(data["children"], node.children)
+
+
+def _row(name: str, depth: int, node: _Node) -> StatsRow:
+    """Compute one row's figures the way ``MainStatsTable._process_row`` does."""
+    count = len(node.points)
+    if not count:
+        return StatsRow(name, depth, None, None, None, None, None, None, None, 0)
+    points = sorted(node.points)
+    return StatsRow(
+        name=name,
+        depth=depth,
+        min=points[0],
+        avg=node.total / count,
+        max=points[-1],
+        median=percentile(points, 0.5, ignore_sorting=True),
+        p90=percentile(points, 0.9, ignore_sorting=True),
+        p95=percentile(points, 0.95, ignore_sorting=True),
+        success=node.successes / count,
+        count=count,
+    )
+
+
+def _flatten(name: str, node: _Node, depth: int, rows: list[StatsRow]) -> None:
+    """Append ``node``'s row, then its children's rows (depth-first)."""
+    rows.append(_row(name, depth, node))
+    for child_name, child in node.children.items():
+        _flatten(child_name, child, depth + 1, rows)
+
+
+def main_stats(workload: Workload) -> list[StatsRow]:
+    """Rows of Rally's main statistics table for ``workload``.
+
+    Atomic rows come first in order of first appearance, each followed by its
+    children; the ``total`` row (with ``duration`` and ``idle_duration``
+    children) is always last. Failed iterations count in all durations.
+    """
+    root: dict[str, _Node] = {}
+    for iteration in workload.iterations:
+        _add_data(_iteration_data(iteration), root)
+    # "total" goes last even if an atomic first appeared after iteration 1;
+    # with no iterations Rally still shows an empty "total" row.
+    root[TOTAL] = root.pop(TOTAL, None) or _Node()
+    rows: list[StatsRow] = []
+    for name, node in root.items():
+        _flatten(name, node, 0, rows)
+    return rows
+
+
+def throughput(workload: Workload) -> float | None:
+    """Successful iterations per second of load duration (None if it is 0)."""
+    if workload.load_duration <= 0:
+        return None
+    ok = sum(1 for iteration in workload.iterations if not iteration.error)
+    return ok / workload.load_duration

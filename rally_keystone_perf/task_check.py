@@ -1,0 +1,70 @@
+"""Check a Rally task file before any server starts (syntax and plugin schemas)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+
+class TaskFileError(Exception):
+    """The task file cannot be run; the message names the file and the problem."""
+
+
+def load_task_file(path: Path, task_args: dict[str, Any] | None = None) -> Any:
+    """Read, render (Rally's Jinja2 task args) and parse a task file."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise TaskFileError(f"{path}: cannot read the task file: {exc}") from None
+    if "{{" in text or "{%" in text:
+        try:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(str(path.parent)),
+                undefined=jinja2.StrictUndefined,
+            )
+            text = env.from_string(text).render(**(task_args or {}))
+        except jinja2.TemplateError as exc:
+            raise TaskFileError(f"{path}: cannot render the template: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problem = str(exc).replace("\n", " ")
+        raise TaskFileError(f"{path}: not valid JSON or YAML: {problem}") from None
+
+
+def validate_task(path: Path, task_args: dict[str, Any] | None = None) -> int:
+    """Validate the task's syntax the way ``rally task start`` does first.
+
+    Checks the task format, that every scenario, runner, context, SLA and hook
+    exists, and their arguments against the plugins' schemas. Platform and
+    semantic checks need a live environment and are left to Rally. Returns the
+    number of workloads.
+    """
+    from rally import exceptions, plugins
+    from rally.task import engine, task_cfg
+
+    config = load_task_file(path, task_args)
+    plugins.load()
+    try:
+        parsed = task_cfg.TaskConfig(config)
+    except exceptions.RallyException as exc:
+        raise TaskFileError(f"{path}: {exc.format_message()}") from None
+    checker = object.__new__(engine.TaskEngine)
+    count = 0
+    for subtask in parsed.subtasks:
+        for workload in subtask["workloads"]:
+            try:
+                checker._validate_workload(workload, vtype="syntax")
+            except exceptions.InvalidTaskConfig as exc:
+                reason = " ".join(str(exc.kwargs.get("reason", exc)).split())
+                raise TaskFileError(
+                    f"{path}: workload {workload['name']}[{workload['position']}]: "
+                    f"{reason}"
+                ) from None
+            count += 1
+    if not count:
+        raise TaskFileError(f"{path}: the task has no workloads")
+    return count
