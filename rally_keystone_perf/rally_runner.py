@@ -23,7 +23,7 @@ from rally_keystone_perf.deploy.rundir import RunDir
 
 ENV_NAME = "keystone-perf"
 EXIT_INTERRUPTED = 130
-_TASK_STARTED = re.compile(r"Task(?: \[tags: .*?\])? ([0-9a-f-]{36}): started")
+_TASK_STARTED = re.compile(r"Task\s+(?:\[tags: .*?\]\s+)?([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: (\d+) END: (\w+)")
 _SHOWN = re.compile(
     r"(Running workload|Context \S+ (setup|cleanup)\(\)\s+finished|"
@@ -190,7 +190,7 @@ class RallyRunner:
 
     def export_json(self, uuid: str, name: str) -> Path | None:
         """Write Rally's JSON report (format 1.2) of a task into results/."""
-        out = self.run.results / f"{name}.json"
+        out = self.run.results / f"{name}-{uuid[:8]}.json"
         try:
             self._call("task", "report", uuid, "--json", "--out", str(out))
         except RallyError as exc:

@@ -20,19 +20,29 @@ def load_task_file(path: Path, task_args: dict[str, Any] | None = None) -> Any:
     except OSError as exc:
         raise TaskFileError(f"{path}: cannot read the task file: {exc}") from None
     if "{{" in text or "{%" in text:
-        try:
-            env = jinja2.Environment(
-                loader=jinja2.FileSystemLoader(str(path.parent)),
-                undefined=jinja2.StrictUndefined,
-            )
-            text = env.from_string(text).render(**(task_args or {}))
-        except jinja2.TemplateError as exc:
-            raise TaskFileError(f"{path}: cannot render the template: {exc}") from None
+        text = _render(path, text, task_args or {})
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         problem = str(exc).replace("\n", " ")
         raise TaskFileError(f"{path}: not valid JSON or YAML: {problem}") from None
+
+
+def _render(path: Path, text: str, task_args: dict[str, Any]) -> str:
+    """Render Rally's Jinja2 task template exactly as ``rally task start`` does."""
+    from rally import api, exceptions
+
+    renderer = object.__new__(api._Task)
+    try:
+        return renderer.render_template(
+            task_template=text, template_dir=str(path.parent), **task_args
+        )
+    except exceptions.RallyException as exc:
+        raise TaskFileError(f"{path}: {exc.format_message()}") from None
+    except TypeError as exc:  # Rally's way of naming a missing task argument
+        raise TaskFileError(f"{path}: {exc}") from None
+    except jinja2.TemplateError as exc:
+        raise TaskFileError(f"{path}: cannot render the template: {exc}") from None
 
 
 def validate_task(path: Path, task_args: dict[str, Any] | None = None) -> int:

@@ -80,10 +80,14 @@ def port_is_free(host: str, port: int) -> bool:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
+        except OverflowError:
+            raise LaunchError(f"port {port} is out of range (1-65535)") from None
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 return False
-            raise
+            raise LaunchError(
+                f"cannot listen on {host}:{port}: {exc.strerror}"
+            ) from None
     return True
 
 
@@ -97,7 +101,10 @@ def pick_port(host: str, requested: int | None) -> int:
             )
         return requested
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
+        try:
+            sock.bind((host, 0))
+        except OSError as exc:
+            raise LaunchError(f"cannot listen on {host}: {exc.strerror}") from None
         return int(sock.getsockname()[1])
 
 
@@ -352,7 +359,8 @@ def _alive(pid: int) -> bool:
         return True
     try:
         with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split()[2] != "Z"
+            # the command name (2nd field) may hold spaces: split after it
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return True
 

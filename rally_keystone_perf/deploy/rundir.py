@@ -91,6 +91,7 @@ class RunDir:
 def write_private_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` to ``path`` readable by the owner only."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # also when the file existed with a wider mode
     with os.fdopen(fd, "w") as stream:
         json.dump(data, stream, indent=2)
         stream.write("\n")

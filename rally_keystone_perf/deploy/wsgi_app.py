@@ -5,15 +5,18 @@ database errors, e.g. SQLite's "database is locked"), uwsgi's HTTP router with
 keep-alive sends the client nothing and the client waits for its timeout.
 Apache's mod_wsgi answers such a request with a 500; this wrapper makes uwsgi
 do the same, so a failed request is counted as a failure at once, not as a
-2-minute stall. Keystone has already logged the traceback to keystone.log.
+2-minute stall. The traceback goes to keystone.log.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from keystone.wsgi.api import application as keystone_application
+
+LOG = logging.getLogger("keystone.wsgi.guard")
 
 _BODY = (
     b'{"error": {"code": 500, "title": "Internal Server Error", '
@@ -39,6 +42,7 @@ def application(
     try:
         body = keystone_application(environ, hold)
     except Exception:
+        LOG.exception("unhandled error in Keystone, answered with HTTP 500")
         start_response(
             "500 Internal Server Error",
             [

@@ -49,7 +49,12 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         return token
 
     def user_token(self) -> str:
-        """A token of this iteration's user, round robin over the user's tokens."""
+        """A token of this iteration's user, round robin over the user's tokens.
+
+        Rally's round robin comes back to a user every ``len(users)``
+        iterations; each return takes that user's next token.
+        """
         user_id = self.context["user"]["id"]
         tokens = self._pool()["users"][user_id]
-        return tokens[(self.context["iteration"] - 1) % len(tokens)]
+        visit = (self.context["iteration"] - 1) // max(len(self.context["users"]), 1)
+        return tokens[visit % len(tokens)]

@@ -1,0 +1,66 @@
+"""Fixtures that start a real local Keystone (uwsgi, SQLite) with the launcher."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from rally_keystone_perf import rally_runner
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir
+
+# bcrypt's minimum cost keeps the users contexts' setup short; the scenarios'
+# request counts do not depend on it.
+FAST_HASH_ROUNDS = 4
+
+
+def run_processes(run: RunDir) -> list[psutil.Process]:
+    """Live processes whose command line names this run folder."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if str(run.root) in cmdline:
+            found.append(proc)
+    return found
+
+
+@pytest.fixture(scope="session")
+def keystone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunDir]:
+    """One real Keystone for the session's read-mostly tests."""
+    runs = tmp_path_factory.mktemp("runs")
+    run = launcher.up(
+        runs, launcher.LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS)
+    )
+    try:
+        yield run
+    finally:
+        launcher.stop(run)
+    assert not run_processes(run), "server processes were left running"
+
+
+@pytest.fixture(scope="session")
+def rally(keystone: RunDir) -> rally_runner.RallyRunner:
+    """A Rally database and environment for the session's Keystone."""
+    secret = json.loads(keystone.admin_secret.read_text())["password"]
+    runner = rally_runner.RallyRunner(
+        keystone, rally_runner.Redactor([secret]), lambda _msg: None
+    )
+    runner.prepare()
+    return runner
+
+
+def write_task(path: Path, workloads: list[dict]) -> Path:
+    """Write a Rally v2 task with one subtask per workload."""
+    task = {
+        "version": 2,
+        "title": path.stem,
+        "subtasks": [
+            {"title": next(iter(w["scenario"])), "workloads": [w]} for w in workloads
+        ],
+    }
+    path.write_text(json.dumps(task, indent=2))
+    return path

@@ -1,0 +1,533 @@
+"""Tests for rally_keystone_perf.cli (launcher and Rally are faked: nothing starts)."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf import cli, paths, rally_runner
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+
+
+def _outcome(code: int, interrupted: bool = False, report: Path | None = None):
+    return rally_runner.TaskOutcome(Path("t.json"), "uuid", code, report, interrupted)
+
+
+def _good_task(tmp_path: Path, name: str = "good.json") -> Path:
+    path = tmp_path / name
+    path.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "title": "t",
+                "subtasks": [
+                    {
+                        "title": "s",
+                        "workloads": [
+                            {
+                                "scenario": {"KeystonePerf.list_projects": {}},
+                                "runner": {"constant": {"times": 1}},
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+    return path
+
+
+# --- parser ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ["up", "down", "status", "run", "report", "130 interrupted"]),
+        (
+            ["up"],
+            [
+                "--mode",
+                "--processes",
+                "--threads",
+                "--host",
+                "--port",
+                "--password-hash-rounds",
+                "--token-expiration",
+                "--start-timeout",
+                "--runs-dir",
+            ],
+        ),
+        (["down"], ["--run", "--runs-dir"]),
+        (["status"], ["--run", "--runs-dir"]),
+        (
+            ["run"],
+            ["--task", "--keep-running", "--processes", "--mode", "--runs-dir"],
+        ),
+        (["report"], ["RESULTS"]),
+    ],
+)
+def test_help(capsys: pytest.CaptureFixture[str], argv: list[str], expected: list[str]):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args([*argv, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: rally-keystone-perf")
+    words = " ".join(out.split())  # argparse wraps long lines
+    for text in expected:
+        assert text in words
+
+
+def test_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args([])
+    assert exit_info.value.code == 2
+    assert "required: COMMAND" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["up", "--processes", "0"],
+        ["run", "--threads", "-1"],
+        ["up", "--password-hash-rounds", "0"],
+        ["up", "--token-expiration", "0"],
+        ["up", "--processes", "two"],
+        ["up", "--mode", "apache"],
+        ["report"],
+    ],
+)
+def test_bad_arguments_exit_2(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err
+    if argv[-1] in ("0", "-1"):
+        assert "must be at least 1" in err
+
+
+def test_defaults() -> None:
+    args = cli.build_parser().parse_args(["run"])
+    assert args.task is None
+    assert args.keep_running is False
+    assert args.runs_dir == Path("runs")
+    assert cli._launch_options(args) == launcher.LaunchOptions()
+    assert cli._task_files(args) == [paths.tasks_dir() / "smoke.json"]
+
+
+def test_launch_options_from_arguments() -> None:
+    args = cli.build_parser().parse_args(
+        [
+            "up",
+            "--processes",
+            "4",
+            "--threads",
+            "3",
+            "--host",
+            "127.0.0.2",
+            "--port",
+            "5001",
+            "--password-hash-rounds",
+            "5",
+            "--token-expiration",
+            "120",
+            "--start-timeout",
+            "9.5",
+        ]
+    )
+    assert cli._launch_options(args) == launcher.LaunchOptions(
+        mode="uwsgi",
+        host="127.0.0.2",
+        port=5001,
+        processes=4,
+        threads=3,
+        password_hash_rounds=5,
+        token_expiration=120,
+        start_timeout=9.5,
+    )
+
+
+def test_repeated_tasks() -> None:
+    args = cli.build_parser().parse_args(["run", "--task", "a.json", "--task", "b"])
+    assert cli._task_files(args) == [Path("a.json"), Path("b")]
+
+
+# --- helpers -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("codes", "expected"),
+    [
+        ([], 0),
+        ([0], 0),
+        ([0, 0], 0),
+        ([2], 2),
+        ([0, 2], 2),
+        ([2, 1], 1),
+        ([1, 2, 0], 1),
+        ([2, 130, 1], 130),
+        ([130], 130),
+        ([0, 7], 1),
+        ([2, 7], 2),
+    ],
+)
+def test_combined_exit(codes: list[int], expected: int) -> None:
+    outcomes = [types.SimpleNamespace(exit_code=c) for c in codes]
+    assert cli._combined_exit(outcomes) == expected
+
+
+def test_config_columns() -> None:
+    state = {
+        "mode": "uwsgi",
+        "options": {"processes": 4, "threads": 2, "password_hash_rounds": None},
+    }
+    assert cli.config_columns(state) == {
+        "mode": "uwsgi",
+        "processes": "4",
+        "threads": "2",
+        "db": "sqlite",
+        "hash rounds": "default",
+    }
+    state["options"]["password_hash_rounds"] = 4
+    assert cli.config_columns(state)["hash rounds"] == "4"
+
+
+def test_config_columns_of_an_empty_state() -> None:
+    assert cli.config_columns({}) == {
+        "mode": "?",
+        "processes": "?",
+        "threads": "?",
+        "db": "sqlite",
+        "hash rounds": "default",
+    }
+
+
+# --- main: errors ------------------------------------------------------------
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "content", ["{not json", "", '{"some": "other document"}', "[]"]
+)
+def test_report_bad_file(tmp_path: Path, capsys, content: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    assert cli.main(["report", str(bad)]) == 1
+    line = _one_line_error(capsys)
+    assert line.startswith(f"error: {bad}: ")
+    assert capsys.readouterr().out == ""
+
+
+def test_report_missing_file(tmp_path: Path, capsys) -> None:
+    assert cli.main(["report", str(tmp_path / "missing.json")]) == 1
+    assert "missing.json" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize("command", ["status", "down"])
+def test_no_run_folder(tmp_path: Path, capsys, command: str) -> None:
+    assert cli.main([command, "--runs-dir", str(tmp_path)]) == 1
+    assert _one_line_error(capsys) == (
+        f"error: no run folder at {tmp_path / 'current'}; "
+        "start one with: rally-keystone-perf up"
+    )
+
+
+def test_no_run_folder_given_by_run_option(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "nope"
+    assert cli.main(["status", "--run", str(missing)]) == 1
+    assert f"no run folder at {missing}" in _one_line_error(capsys)
+
+
+@pytest.fixture
+def no_launch(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    calls: list[Any] = []
+
+    def up(*args: Any, **kwargs: Any) -> None:
+        calls.append((args, kwargs))
+        raise AssertionError("launcher.up must not be called")
+
+    monkeypatch.setattr(launcher, "up", up)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('{"version": 2, "subtasks": [', "not valid JSON or YAML"),
+        ("", "It is empty"),
+        (
+            json.dumps(
+                {
+                    "version": 2,
+                    "title": "t",
+                    "subtasks": [
+                        {
+                            "title": "s",
+                            "workloads": [
+                                {"scenario": {"KeystonePerf.create_token": {"x": 1}}}
+                            ],
+                        }
+                    ],
+                }
+            ),
+            "Unexpected argument(s) found ['x']",
+        ),
+    ],
+)
+def test_run_rejects_a_bad_task_before_starting(
+    tmp_path: Path, capsys, no_launch: list[Any], content: str, expected: str
+) -> None:
+    task = tmp_path / "bad.json"
+    task.write_text(content)
+    runs = tmp_path / "runs"
+    assert cli.main(["run", "--task", str(task), "--runs-dir", str(runs)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.startswith(f"error: {task}: ")
+    assert expected in err
+    assert no_launch == []
+    assert not runs.exists()
+
+
+def test_run_checks_every_task_first(tmp_path: Path, capsys, no_launch) -> None:
+    good = _good_task(tmp_path)
+    missing = tmp_path / "missing.json"
+    argv = ["run", "--task", str(good), "--task", str(missing)]
+    assert cli.main([*argv, "--runs-dir", str(tmp_path / "runs")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{good}: 1 workload(s), syntax OK"
+    assert err[1].startswith(f"error: {missing}: cannot read the task file")
+    assert no_launch == []
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        launcher.LaunchError("uwsgi is not installed; install it with: x"),
+        ValueError("unknown mode 'x' (known modes: uwsgi)"),
+        rally_runner.RallyError("the rally command is not installed"),
+    ],
+    ids=["LaunchError", "ValueError", "RallyError"],
+)
+def test_known_errors_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path, error: Exception
+) -> None:
+    def up(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(launcher, "up", up)
+    assert cli.main(["up", "--runs-dir", str(tmp_path)]) == 1
+    assert _one_line_error(capsys) == f"error: {error}"
+
+
+def test_keyboard_interrupt(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path):
+    def up(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(launcher, "up", up)
+    assert cli.main(["up", "--runs-dir", str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+# --- main: commands ----------------------------------------------------------
+
+
+def _fake_run(runs: Path, port: int = 5999) -> RunDir:
+    runs.mkdir(parents=True, exist_ok=True)
+    run = new_run_dir(runs, "uwsgi")
+    run.write_state(
+        status="running",
+        mode="uwsgi",
+        url=f"http://127.0.0.1:{port}",
+        auth_url=f"http://127.0.0.1:{port}/v3",
+        options={"processes": 2, "threads": 1, "password_hash_rounds": None},
+    )
+    write_private_json(run.admin_secret, {"username": "admin", "password": "PW"})
+    return run
+
+
+def test_up(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    def up(runs_root: Path, options: launcher.LaunchOptions, progress: Any) -> RunDir:
+        seen.append((runs_root, options))
+        return _fake_run(runs_root)
+
+    monkeypatch.setattr(launcher, "up", up)
+    runs = tmp_path / "runs"
+    assert cli.main(["up", "--runs-dir", str(runs), "--threads", "4"]) == 0
+    assert seen == [(runs, launcher.LaunchOptions(threads=4))]
+    out = capsys.readouterr().out
+    run = (runs / "current").resolve()
+    assert f"run folder: {run}\n" in out
+    assert "auth url:   http://127.0.0.1:5999/v3\n" in out
+    assert str(run / "private" / "rally-env.json") in out
+    assert "PW" not in out
+
+
+def test_status_not_running(tmp_path: Path, capsys) -> None:
+    run = _fake_run(tmp_path)
+    assert cli.main(["status", "--runs-dir", str(tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert f"run folder: {run.root}\n" in out
+    assert "server:     not running\n" in out
+
+
+def test_status_running(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _fake_run(tmp_path)
+    run.write_state(server_pid=4242)
+    monkeypatch.setattr(launcher, "is_running", lambda r: r.root == run.root)
+    monkeypatch.setattr(launcher, "probe", lambda url: 200)
+    assert cli.main(["status", "--run", str(run.root)]) == 0
+    out = capsys.readouterr().out
+    assert "server:     running (pid 4242, GET /v3 -> 200)\n" in out
+
+
+def test_down(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _fake_run(tmp_path)
+    stopped: list[Path] = []
+    monkeypatch.setattr(launcher, "stop", lambda r: stopped.append(r.root) or True)
+    assert cli.main(["down", "--runs-dir", str(tmp_path)]) == 0
+    assert stopped == [run.root]
+    assert capsys.readouterr().err == f"stopped the server of {run.root}\n"
+
+
+def test_down_nothing_running(tmp_path: Path, capsys) -> None:
+    run = _fake_run(tmp_path)
+    assert cli.main(["down", "--runs-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == f"no server was running for {run.root}\n"
+
+
+class FakeRunner:
+    """Stands in for RallyRunner; returns the outcomes it is given."""
+
+    outcomes: list[Any] = []
+    instances: list[FakeRunner] = []
+    prepare_error: BaseException | None = None
+
+    def __init__(self, run: RunDir, redact: Any, echo: Any) -> None:
+        self.run = run
+        self.redact = redact
+        self.started: list[tuple[Path, list[str]]] = []
+        FakeRunner.instances.append(self)
+
+    def prepare(self) -> None:
+        if FakeRunner.prepare_error is not None:
+            raise FakeRunner.prepare_error
+
+    def start_task(self, task: Path, tags: Any = ()) -> Any:
+        self.started.append((task, list(tags)))
+        return FakeRunner.outcomes.pop(0)
+
+
+@pytest.fixture
+def fake_run_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``run`` with launcher, Rally and the report printing faked."""
+    FakeRunner.outcomes = []
+    FakeRunner.instances = []
+    FakeRunner.prepare_error = None
+    record: dict[str, Any] = {"stopped": [], "printed": []}
+
+    def up(runs_root: Path, options: Any, progress: Any) -> RunDir:
+        record["run"] = _fake_run(runs_root)
+        return record["run"]
+
+    monkeypatch.setattr(launcher, "up", up)
+    monkeypatch.setattr(launcher, "stop", lambda run: record["stopped"].append(run))
+    monkeypatch.setattr(rally_runner, "RallyRunner", FakeRunner)
+    monkeypatch.setattr(
+        cli,
+        "_print_reports",
+        lambda files, columns, stream: record["printed"].append((files, columns)),
+    )
+    return record
+
+
+def _run_argv(tmp_path: Path, *tasks: Path) -> list[str]:
+    argv = ["run", "--runs-dir", str(tmp_path / "runs")]
+    for task in tasks:
+        argv += ["--task", str(task)]
+    return argv
+
+
+def test_run(tmp_path: Path, fake_run_command: dict, capsys) -> None:
+    a, b = _good_task(tmp_path, "a.json"), _good_task(tmp_path, "b.json")
+    report = tmp_path / "a-report.json"
+    FakeRunner.outcomes = [_outcome(0, report=report), _outcome(2)]
+    assert cli.main(_run_argv(tmp_path, a, b)) == 2
+    [runner] = FakeRunner.instances
+    assert runner.started == [(a, ["mode:uwsgi"]), (b, ["mode:uwsgi"])]
+    assert runner.redact("password PW") == "password ***"
+    assert fake_run_command["stopped"] == [fake_run_command["run"]]
+    assert fake_run_command["printed"] == [
+        (
+            [report],
+            {
+                "mode": "uwsgi",
+                "processes": "2",
+                "threads": "1",
+                "db": "sqlite",
+                "hash rounds": "default",
+            },
+        )
+    ]
+    err = capsys.readouterr().err
+    assert "stopped Keystone" in err
+    assert f"results: {fake_run_command['run'].results}" in err
+
+
+def test_run_interrupted_stops_after_that_task(
+    tmp_path: Path, fake_run_command: dict
+) -> None:
+    a, b = _good_task(tmp_path, "a.json"), _good_task(tmp_path, "b.json")
+    FakeRunner.outcomes = [_outcome(130, interrupted=True), _outcome(0)]
+    assert cli.main(_run_argv(tmp_path, a, b)) == 130
+    assert [t for t, _ in FakeRunner.instances[0].started] == [a]
+    assert fake_run_command["stopped"] == [fake_run_command["run"]]
+    assert fake_run_command["printed"] == []
+
+
+def test_run_interrupted_while_preparing(
+    tmp_path: Path, fake_run_command: dict, capsys
+) -> None:
+    FakeRunner.prepare_error = KeyboardInterrupt()
+    assert cli.main(_run_argv(tmp_path, _good_task(tmp_path))) == 130
+    assert FakeRunner.instances[0].started == []
+    assert fake_run_command["stopped"] == [fake_run_command["run"]]
+    assert "interrupted" in capsys.readouterr().err
+
+
+def test_run_rally_error_still_stops(
+    tmp_path: Path, fake_run_command: dict, capsys
+) -> None:
+    FakeRunner.prepare_error = rally_runner.RallyError("rally db create failed:\nx")
+    assert cli.main(_run_argv(tmp_path, _good_task(tmp_path))) == 1
+    assert fake_run_command["stopped"] == [fake_run_command["run"]]
+    assert "error: rally db create failed:" in capsys.readouterr().err
+
+
+def test_run_keep_running(tmp_path: Path, fake_run_command: dict, capsys) -> None:
+    FakeRunner.outcomes = [_outcome(0)]
+    argv = [*_run_argv(tmp_path, _good_task(tmp_path)), "--keep-running"]
+    assert cli.main(argv) == 0
+    assert fake_run_command["stopped"] == []
+    run = fake_run_command["run"]
+    err = capsys.readouterr().err
+    assert f"rally-keystone-perf down --run {run.root}" in err

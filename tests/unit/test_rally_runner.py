@@ -1,0 +1,384 @@
+"""Tests for rally_keystone_perf.rally_runner (with a fake ``rally`` executable)."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from rally.cli import cliutils
+
+from rally_keystone_perf import paths, rally_runner
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.rally_runner import (
+    RallyError,
+    RallyRunner,
+    Redactor,
+    _ProgressWatcher,
+)
+
+UUID = "58289582-3128-4858-8217-9628a4e4e333"
+OTHER_UUID = "11111111-2222-3333-4444-555555555555"
+SECRET = "hunter2-admin-password"
+PREFIX = "2024-05-01 10:00:00.123 4242 INFO rally.task.runner [-] "
+
+FAKE_RALLY = f"""\
+#!{sys.executable}
+import json, os, sys
+args = sys.argv[3:]  # after --config-file FILE
+with open(os.environ["FAKE_RECORD"], "a") as record:
+    record.write(json.dumps(sys.argv[1:]) + "\\n")
+if os.environ.get("FAKE_FAIL") == " ".join(args[:2]):
+    print("\\n".join(f"noise {{i}}" for i in range(20)))
+    print("Error: cannot connect as admin with password {SECRET}", file=sys.stderr)
+    sys.exit(1)
+if args[:2] == ["task", "start"]:
+    with open(os.environ["FAKE_OUTPUT"]) as out:
+        sys.stdout.write(out.read())
+    sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
+if args[:2] == ["task", "report"]:
+    with open(args[args.index("--out") + 1], "w") as out:
+        json.dump({{"uuid": args[2]}}, out)
+"""
+
+
+def _header(uuid: str, tags: list[str] | None = None) -> str:
+    """The header ``rally task start`` prints (rally/cli/commands/task.py)."""
+    tag_text = "[tags: '{}']".format("', '".join(tags)) if tags else ""
+    return cliutils.make_header(f"Task {tag_text} {uuid}: started")
+
+
+def _iter_end(n: int, ok: bool = True) -> str:
+    status = "OK" if ok else "Error KeystoneError: boom"
+    return f"{PREFIX}Task {UUID} | ITER: {n} END: {status}"
+
+
+# --- Redactor --------------------------------------------------------------
+
+
+def test_redactor_replaces_every_occurrence() -> None:
+    redact = Redactor(["s3cret"])
+    assert redact("a s3cret and s3cret again") == "a *** and *** again"
+
+
+def test_redactor_longest_first() -> None:
+    redact = Redactor(["abc", "abcdef"])
+    assert redact("token=abcdef; short=abc") == "token=***; short=***"
+
+
+def test_redactor_ignores_empty_secrets() -> None:
+    redact = Redactor(["", None, "x1"])  # type: ignore[list-item]
+    assert redact("ax1b") == "a***b"
+    assert Redactor([])("nothing to hide") == "nothing to hide"
+
+
+# --- _ProgressWatcher ------------------------------------------------------
+
+
+def _feed(text: str, watcher: _ProgressWatcher) -> None:
+    for line in text.splitlines():
+        watcher.feed(line)
+
+
+@pytest.fixture
+def echoed() -> list[str]:
+    return []
+
+
+def test_header_with_tags(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    _feed(_header(UUID, ["mode:uwsgi", "x"]), watcher)
+    assert watcher.uuid == UUID
+    assert echoed == [f"rally task {UUID} started"]
+
+
+def test_header_without_tags(echoed: list[str]) -> None:
+    header = _header(UUID)
+    assert f"Task  {UUID}: started" in header
+    watcher = _ProgressWatcher(echoed.append)
+    _feed(header, watcher)
+    assert watcher.uuid == UUID
+    assert echoed == [f"rally task {UUID} started"]
+
+
+def test_first_uuid_wins(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    _feed(_header(UUID, ["a"]) + _header(OTHER_UUID, ["b"]), watcher)
+    assert watcher.uuid == UUID
+    assert echoed == [f"rally task {UUID} started"]
+
+
+def test_iteration_counting(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    for n in range(1, 51):
+        watcher.feed(_iter_end(n, ok=n not in (3, 30, 31)))
+    assert (watcher.done, watcher.failed) == (50, 3)
+    assert echoed == [
+        "  25 iterations done (1 failed)",
+        "  50 iterations done (3 failed)",
+    ]
+
+
+def test_iteration_start_lines_are_not_counted(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    watcher.feed(f"{PREFIX}Task {UUID} | ITER: 1 START")
+    assert (watcher.done, watcher.failed) == (0, 0)
+    assert echoed == []
+
+
+def test_running_workload_resets_the_counters(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    for n in range(1, 5):
+        watcher.feed(_iter_end(n, ok=False))
+    watcher.feed(f"{PREFIX}Running workload: ")
+    assert (watcher.done, watcher.failed) == (0, 0)
+    assert echoed == ["  Running workload: "]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"Task {UUID} | Context users@openstack setup()  finished in 1.2 sec",
+        f"Task {UUID} | Context users@openstack cleanup() finished in 0.3 sec",
+        "Load duration is: 1.234567",
+        "Finished workload 1/4",
+        "Task validation of syntax.",
+        "ERROR rally.task.engine something broke",
+    ],
+)
+def test_shown_lines(echoed: list[str], message: str) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    watcher.feed(PREFIX + message)
+    assert echoed == [f"  {message}"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Running Task... This can take a while...",
+        "\trally task status",
+        f"{PREFIX}Task {UUID} | Context users@openstack setup() ",
+        "-" * 80,
+        "",
+    ],
+)
+def test_other_lines_are_quiet(echoed: list[str], line: str) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    watcher.feed(line)
+    assert echoed == []
+    assert watcher.uuid is None
+
+
+# --- RallyRunner -----------------------------------------------------------
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> RunDir:
+    run = RunDir(tmp_path / "run")
+    run.create()
+    return run
+
+
+@pytest.fixture
+def fake_rally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    rally = bin_dir / "rally"
+    rally.write_text(FAKE_RALLY)
+    rally.chmod(0o755)
+    files = {
+        "rally": rally,
+        "record": tmp_path / "calls.jsonl",
+        "output": tmp_path / "output.txt",
+    }
+    monkeypatch.setattr(paths, "venv_bin", lambda name: bin_dir / name)
+    monkeypatch.setenv("FAKE_RECORD", str(files["record"]))
+    monkeypatch.setenv("FAKE_OUTPUT", str(files["output"]))
+    for name in ("FAKE_FAIL", "FAKE_EXIT"):
+        monkeypatch.delenv(name, raising=False)
+    return files
+
+
+@pytest.fixture
+def runner(run: RunDir, fake_rally: dict[str, Path], echoed: list[str]) -> RallyRunner:
+    return RallyRunner(run, Redactor([SECRET]), echoed.append)
+
+
+def _calls(record: Path) -> list[list[str]]:
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def test_rally_not_installed(
+    run: RunDir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(paths, "venv_bin", lambda name: tmp_path / "none" / name)
+    with pytest.raises(RallyError, match="pip install rally"):
+        RallyRunner(run, Redactor([]), print)
+
+
+def test_prepare(runner: RallyRunner, run: RunDir, fake_rally: dict) -> None:
+    runner.prepare()
+    config = run.private / "rally.conf"
+    assert config.read_text() == (
+        f"[database]\nconnection = sqlite:///{run.private / 'rally.sqlite'}\n"
+    )
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    conf_args = ["--config-file", str(config)]
+    assert _calls(fake_rally["record"]) == [
+        [*conf_args, "db", "create"],
+        [
+            *conf_args,
+            "env",
+            "create",
+            "--name",
+            rally_runner.ENV_NAME,
+            "--spec",
+            str(run.env_spec),
+            "--no-use",
+        ],
+    ]
+    log = run.logs / "rally.log"
+    assert "$ rally db create\n" in log.read_text()
+
+
+def test_prepare_reuses_an_existing_database(
+    runner: RallyRunner, run: RunDir, fake_rally: dict
+) -> None:
+    (run.private / "rally.sqlite").write_text("")
+    runner.prepare()
+    assert _calls(fake_rally["record"]) == []
+    assert (run.private / "rally.conf").is_file()
+
+
+def test_failed_call_is_redacted(
+    runner: RallyRunner, run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_FAIL", "env create")
+    with pytest.raises(RallyError) as err:
+        runner.prepare()
+    message = str(err.value)
+    assert message.startswith("rally env create failed:\n")
+    assert "Error: cannot connect as admin with password ***" in message
+    assert SECRET not in message
+    assert len(message.splitlines()) == 1 + 15  # the last 15 lines
+    log = (run.logs / "rally.log").read_text()
+    assert "password ***" in log
+    assert SECRET not in log
+
+
+def test_start_task(
+    runner: RallyRunner, run: RunDir, fake_rally: dict, echoed: list[str]
+) -> None:
+    fake_rally["output"].write_text(
+        _header(UUID, ["mode:uwsgi"])
+        + f"{PREFIX}Running workload: \n"
+        + "".join(_iter_end(n) + "\n" for n in range(1, 26))
+        + f"{PREFIX}auth with password {SECRET}\n"
+        + f"{PREFIX}Finished workload 1/1\n"
+    )
+    task = run.root / "smoke.json"
+    outcome = runner.start_task(task, tags=["mode:uwsgi", "size:quick"])
+    assert outcome == rally_runner.TaskOutcome(
+        task_file=task,
+        uuid=UUID,
+        exit_code=0,
+        report=run.results / f"smoke-{UUID[:8]}.json",
+        interrupted=False,
+    )
+    assert json.loads((run.results / f"smoke-{UUID[:8]}.json").read_text()) == {
+        "uuid": UUID
+    }
+    config = ["--config-file", str(run.private / "rally.conf")]
+    assert _calls(fake_rally["record"]) == [
+        [
+            *config,
+            "task",
+            "start",
+            str(task),
+            "--env",
+            rally_runner.ENV_NAME,
+            "--no-use",
+            "--tag",
+            "mode:uwsgi",
+            "--tag",
+            "size:quick",
+        ],
+        [
+            *config,
+            "task",
+            "report",
+            UUID,
+            "--json",
+            "--out",
+            str(run.results / f"smoke-{UUID[:8]}.json"),
+        ],
+    ]
+    assert echoed == [
+        f"rally task {UUID} started",
+        "  Running workload: ",
+        "  25 iterations done (0 failed)",
+        "  Finished workload 1/1",
+    ]
+    log = (run.logs / "rally.log").read_text()
+    assert f"{PREFIX}auth with password ***\n" in log
+    assert SECRET not in log
+    assert "ITER: 25 END: OK" in log
+
+
+def test_start_task_sla_failure_keeps_the_report(
+    runner: RallyRunner, run: RunDir, fake_rally: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_rally["output"].write_text(_header(UUID, ["mode:uwsgi"]))
+    monkeypatch.setenv("FAKE_EXIT", "2")
+    outcome = runner.start_task(run.root / "t.json", tags=["mode:uwsgi"])
+    assert outcome.exit_code == 2
+    assert outcome.uuid == UUID
+    assert outcome.report == run.results / f"t-{UUID[:8]}.json"
+    assert not outcome.interrupted
+
+
+def test_start_task_that_never_started(
+    runner: RallyRunner, run: RunDir, fake_rally: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_rally["output"].write_text("Env 'keystone-perf' not found\n")
+    monkeypatch.setenv("FAKE_EXIT", "1")
+    outcome = runner.start_task(run.root / "t.json", tags=["mode:uwsgi"])
+    assert (outcome.uuid, outcome.exit_code, outcome.report) == (None, 1, None)
+    calls = _calls(fake_rally["record"])
+    assert [c[2:4] for c in calls] == [["task", "start"]]
+
+
+def test_export_failure_is_reported_not_raised(
+    runner: RallyRunner,
+    run: RunDir,
+    fake_rally: dict,
+    echoed: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake_rally["output"].write_text(_header(UUID, ["mode:uwsgi"]))
+    monkeypatch.setenv("FAKE_FAIL", "task report")
+    outcome = runner.start_task(run.root / "t.json", tags=["mode:uwsgi"])
+    assert outcome.report is None
+    assert outcome.exit_code == 0
+    assert echoed[0] == f"rally task {UUID} started"
+    assert echoed[1].startswith(
+        f"could not export the results of task {UUID}: rally task report failed:"
+    )
+    assert SECRET not in echoed[1]
+
+
+def test_reports_of_tasks_with_the_same_name_are_kept(
+    runner: RallyRunner, run: RunDir, fake_rally: dict, tmp_path: Path
+) -> None:
+    fake_rally["output"].write_text(_header(UUID, ["mode:uwsgi"]))
+    first = runner.start_task(tmp_path / "a" / "smoke.json", tags=["mode:uwsgi"])
+    fake_rally["output"].write_text(_header(OTHER_UUID, ["mode:uwsgi"]))
+    second = runner.start_task(tmp_path / "b" / "smoke.json", tags=["mode:uwsgi"])
+    assert first.report is not None and second.report is not None
+    assert first.report != second.report
+    assert json.loads(first.report.read_text()) == {"uuid": UUID}
+    assert json.loads(second.report.read_text()) == {"uuid": OTHER_UUID}
