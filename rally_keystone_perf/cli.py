@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="up, run Rally tasks, print the report, down",
-        description=cmd_run.__doc__ + " Exit code follows rally task start.",
+        description=f"{cmd_run.__doc__} Exit code follows rally task start.",
     )
     run.add_argument(
         "--task",

@@ -410,4 +410,4 @@ def _reap(pid: int) -> None:
 def is_running(run: RunDir) -> bool:
     """True when the run's server process is alive."""
     pid = run.read_state().get("server_pid")
-    return bool(pid) and _alive(int(pid))
+    return pid is not None and _alive(int(pid))

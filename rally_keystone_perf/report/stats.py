@@ -134,7 +134,7 @@ def main_stats(workload: Workload) -> list[StatsRow]:
         _add_data(_iteration_data(iteration), root)
     # "total" goes last even if an atomic first appeared after iteration 1;
     # with no iterations Rally still shows an empty "total" row.
-    root[TOTAL] = root.pop(TOTAL, None) or _Node()
+    root[TOTAL] = root.pop(TOTAL) if TOTAL in root else _Node()
     rows: list[StatsRow] = []
     for name, node in root.items():
         _flatten(name, node, 0, rows)
@@ -147,3 +147,8 @@ def throughput(workload: Workload) -> float | None:
         return None
     ok = sum(1 for iteration in workload.iterations if not iteration.error)
     return ok / workload.load_duration
+
+
+def total_row(rows: list[StatsRow]) -> StatsRow:
+    """The top-level ``total`` row of :func:`main_stats`' result."""
+    return next(row for row in rows if row.depth == 0 and row.name == TOTAL)

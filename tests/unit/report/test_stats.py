@@ -10,6 +10,7 @@ import pytest
 from rally.common import streaming_algorithms as streaming
 from rally.task.processing import charts
 
+from rally_keystone_perf.report import stats
 from rally_keystone_perf.report.load import Workload, load_report
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 from tests.unit.report import factory as f
@@ -206,3 +207,13 @@ def test_throughput(tmp_path: Path) -> None:
     workload = _load(tmp_path, CASES["failed"], load_duration=1.5)
     assert throughput(workload) == pytest.approx(1 / 1.5)
     assert throughput(_load(tmp_path, CASES["failed"], load_duration=0)) is None
+
+
+def test_total_row_is_the_top_level_total() -> None:
+    rows = [
+        stats.StatsRow("a", 0, 1, 1, 1, 1, 1, 1, 1.0, 1),
+        stats.StatsRow("total", 0, 2, 2, 2, 2, 2, 2, 0.5, 2),
+        stats.StatsRow("duration", 1, 2, 2, 2, 2, 2, 2, 0.5, 2),
+        stats.StatsRow("idle_duration", 1, 0, 0, 0, 0, 0, 0, 0.5, 2),
+    ]
+    assert stats.total_row(rows) is rows[1]

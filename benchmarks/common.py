@@ -1,0 +1,73 @@
+"""Shared setup of the benchmarks: a real local Keystone and a Rally runner."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rally_keystone_perf import rally_runner
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report import access_log, load, windows
+
+
+def echo(message: str) -> None:
+    """Progress to stderr, figures to stdout."""
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Bench:
+    """A running Keystone with a Rally environment."""
+
+    run: RunDir
+    rally: rally_runner.RallyRunner
+
+    def start_task(self, name: str, workloads: list[dict]) -> list[load.Workload]:
+        """Run workloads (one subtask each) and return Rally's loaded results."""
+        task = {
+            "version": 2,
+            "title": name,
+            "subtasks": [
+                {"title": next(iter(w["scenario"])), "workloads": [w]}
+                for w in workloads
+            ],
+        }
+        path = self.run.root / f"{name}.json"
+        path.write_text(json.dumps(task, indent=2))
+        outcome = self.rally.start_task(path)
+        if outcome.report is None:
+            raise SystemExit(f"rally task {name} produced no report")
+        return load.load_report(outcome.report)
+
+    def server_requests(
+        self, workload: load.Workload
+    ) -> list[access_log.ServerRequest]:
+        """The requests the server received inside the workload's load window."""
+        start, end = windows.load_window(workload)
+        return access_log.within(access_log.read(self.run.access_log), start, end)
+
+
+@contextlib.contextmanager
+def keystone(options: launcher.LaunchOptions, runs: Path | None) -> Iterator[Bench]:
+    """Start a local Keystone (stopped on exit) and prepare Rally for it."""
+    with contextlib.ExitStack() as stack:
+        if runs is None:
+            runs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        run = launcher.up(runs, options, progress=echo)
+        stack.callback(launcher.stop, run)
+        secret = json.loads(run.admin_secret.read_text())["password"]
+        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), echo)
+        runner.prepare()
+        yield Bench(run, runner)
+
+
+def median_ms(values: list[float]) -> float:
+    """Median of durations in seconds, as milliseconds."""
+    return statistics.median(values) * 1000 if values else float("nan")
