@@ -30,6 +30,12 @@ _SHOWN = re.compile(
     r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL)"
 )
 PROGRESS_EVERY = 25
+SERIAL_SETUP = """
+[openstack]
+users_context_resource_management_workers = 1
+roles_context_resource_management_workers = 1
+cleanup_threads = 1
+"""
 
 Echo = Callable[[str], None]
 
@@ -102,10 +108,19 @@ class RallyRunner:
             )
             raise RallyError(f"rally {args[0]} {args[1]} failed:\n{tail}")
 
-    def prepare(self) -> None:
-        """Create the run's Rally database and its environment for this Keystone."""
+    def prepare(self, serial_setup: bool = True) -> None:
+        """Create the run's Rally database and its environment for this Keystone.
+
+        ``serial_setup`` makes Rally's users/roles contexts and cleanup work one
+        request at a time: Keystone on SQLite admits one writer at a time, and
+        parallel setup or cleanup writes fail with "database is locked" (users
+        left behind). A task's own ``resource_management_workers`` still wins.
+        """
         db = self.run.private / "rally.sqlite"
-        self.config.write_text(f"[database]\nconnection = sqlite:///{db}\n")
+        config = f"[database]\nconnection = sqlite:///{db}\n"
+        if serial_setup:
+            config += SERIAL_SETUP
+        self.config.write_text(config)
         os.chmod(self.config, 0o600)
         if not db.exists():
             self._call("db", "create")

@@ -7,6 +7,7 @@ from typing import Any
 
 import jinja2
 import yaml
+from rally.cli import yamlutils
 
 
 class TaskFileError(Exception):
@@ -14,7 +15,7 @@ class TaskFileError(Exception):
 
 
 def load_task_file(path: Path, task_args: dict[str, Any] | None = None) -> Any:
-    """Read, render (Rally's Jinja2 task args) and parse a task file."""
+    """Read, render (Rally's Jinja2 task args) and parse a task file as Rally does."""
     try:
         text = path.read_text()
     except OSError as exc:
@@ -22,7 +23,7 @@ def load_task_file(path: Path, task_args: dict[str, Any] | None = None) -> Any:
     if "{{" in text or "{%" in text:
         text = _render(path, text, task_args or {})
     try:
-        return yaml.safe_load(text)
+        return yamlutils.safe_load(text)  # Rally's loader: same floats as rally
     except yaml.YAMLError as exc:
         problem = str(exc).replace("\n", " ")
         raise TaskFileError(f"{path}: not valid JSON or YAML: {problem}") from None

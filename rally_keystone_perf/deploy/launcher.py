@@ -31,6 +31,11 @@ REGION = "RegionOne"
 LOG_TAIL_LINES = 25
 
 Progress = Callable[[str], None]
+# keystone-manage logs its errors to keystone.log (log_file), not its output
+MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
+SERVER_LOGS = ("uwsgi.log", "keystone.log", "server-stdout.log")
+# eventlet's import-time deprecation notice would bury the real error
+QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
 
 
 class LaunchError(Exception):
@@ -162,13 +167,13 @@ def _run_manage(
             cmd,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, **QUIET_WARNINGS, **(env or {})},
             check=False,
         )
     if result.returncode != 0:
         raise LaunchError(
             f"keystone-manage {args[0]} failed (exit {result.returncode}); "
-            f"last lines of {log_path}:\n{log_tail(log_path)}"
+            f"last lines of its logs:\n{_log_tails(run, MANAGE_LOGS)}"
         )
 
 
@@ -267,8 +272,13 @@ def wait_healthy(
 
 
 def _server_log_tails(run: RunDir) -> str:
+    return _log_tails(run, SERVER_LOGS)
+
+
+def _log_tails(run: RunDir, names: tuple[str, ...]) -> str:
+    """The tails of the run's non-empty logs among ``names``."""
     parts = []
-    for name in ("uwsgi.log", "keystone.log", "server-stdout.log"):
+    for name in names:
         path = run.logs / name
         if path.exists() and path.stat().st_size:
             parts.append(f"--- {path}\n{log_tail(path)}")

@@ -1,12 +1,14 @@
-"""Rally-shaped objects shared by the plugin tests: credentials and contexts."""
+"""Rally-shaped objects shared by the unit tests: credentials, contexts, tasks."""
 
 from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
-from rally import plugins
+import pytest
+from rally import exceptions, plugins
 from rally_openstack.common.credential import OpenStackCredential
 
 AUTH_URL = "http://keystone.test:5000/v3"
@@ -56,6 +58,18 @@ def users_and_tenants(
     return users, tenant_map
 
 
+def users_context(tenants: int = 1, users_per_tenant: int = 1) -> dict[str, Any]:
+    """The context Rally builds for a task with an admin and ``users``."""
+    users, tenant_map = users_and_tenants(tenants, users_per_tenant)
+    return {
+        "task": {"uuid": TASK_UUID},
+        "owner_id": TASK_UUID,
+        "admin": {"credential": credential("admin", "admin")},
+        "users": users,
+        "tenants": tenant_map,
+    }
+
+
 def scenario_context(
     iteration: int = 1,
     tenants: int = 1,
@@ -65,16 +79,9 @@ def scenario_context(
     admin_token: str | None = ADMIN_TOKEN,
 ) -> dict[str, Any]:
     """The context Rally hands one iteration of an OpenStack scenario."""
-    users, tenant_map = users_and_tenants(tenants, users_per_tenant)
-    ctx: dict[str, Any] = {
-        "task": {"uuid": TASK_UUID},
-        "owner_id": TASK_UUID,
-        "admin": {"credential": credential("admin", "admin")},
-        "users": users,
-        "tenants": tenant_map,
-        "user_choice_method": "round_robin",
-        "iteration": iteration,
-    }
+    ctx = users_context(tenants, users_per_tenant)
+    ctx["user_choice_method"] = "round_robin"
+    ctx["iteration"] = iteration
     if pool:
         ctx["keystone_perf_tokens"] = {
             "admin": admin_token,
@@ -82,10 +89,36 @@ def scenario_context(
                 user["id"]: [
                     f"{user['id']}-T{k}" for k in range(1, tokens_per_user + 1)
                 ]
-                for user in users
+                for user in ctx["users"]
             },
         }
     return copy.deepcopy(ctx)
+
+
+def atomic_names(owner: Any) -> list[str]:
+    """The names of the atomic actions a scenario (or timer owner) recorded."""
+    return [a["name"] for a in owner.atomic_actions()]
+
+
+def run_refused(scen: Any, requests_mock: Any, **kwargs: Any) -> str:
+    """Run ``scen``, which must fail before sending anything; Rally's message."""
+    with pytest.raises(exceptions.RallyException) as err:
+        scen.run(**kwargs)
+    assert requests_mock.call_count == 0
+    return err.value.format_message()
+
+
+def run_failing(
+    scen: Any, error: type[Exception], requests_mock: Any, requests: int
+) -> list[dict[str, Any]]:
+    """Run ``scen``, which must raise ``error`` after ``requests`` requests.
+
+    Returns the atomic actions it recorded.
+    """
+    with pytest.raises(error):
+        scen.run()
+    assert requests_mock.call_count == requests
+    return scen.atomic_actions()
 
 
 def body(request: Any) -> Any:
@@ -110,3 +143,31 @@ def password_body(username: str, password: str, project: str | None) -> dict[str
     if project is not None:
         auth["scope"] = {"project": {"name": project, "domain": {"name": "Default"}}}
     return {"auth": auth}
+
+
+def workload(name: str = "KeystonePerf.list_projects", **fields: Any) -> dict:
+    """A small workload of scenario ``name``; ``fields`` replace its keys."""
+    return {
+        "scenario": {name: {}},
+        "runner": {"constant": {"times": 2, "concurrency": 1}},
+        "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
+        **fields,
+    }
+
+
+def task_document(*workloads: dict) -> dict[str, Any]:
+    """A Rally v2 task with one subtask per workload."""
+    return {
+        "version": 2,
+        "title": "t",
+        "subtasks": [
+            {"title": f"s{i}", "workloads": [w]} for i, w in enumerate(workloads)
+        ],
+    }
+
+
+def write_task(tmp_path: Path, *workloads: dict, name: str = "task.json") -> Path:
+    """``task_document(*workloads)`` written as JSON to ``tmp_path / name``."""
+    path = tmp_path / name
+    path.write_text(json.dumps(task_document(*workloads)))
+    return path

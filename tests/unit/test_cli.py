@@ -12,6 +12,7 @@ import pytest
 from rally_keystone_perf import cli, paths, rally_runner
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from tests.unit.rally_fakes import task_document, write_task
 
 
 def _outcome(code: int, interrupted: bool = False, report: Path | None = None):
@@ -19,27 +20,14 @@ def _outcome(code: int, interrupted: bool = False, report: Path | None = None):
 
 
 def _good_task(tmp_path: Path, name: str = "good.json") -> Path:
-    path = tmp_path / name
-    path.write_text(
-        json.dumps(
-            {
-                "version": 2,
-                "title": "t",
-                "subtasks": [
-                    {
-                        "title": "s",
-                        "workloads": [
-                            {
-                                "scenario": {"KeystonePerf.list_projects": {}},
-                                "runner": {"constant": {"times": 1}},
-                            }
-                        ],
-                    }
-                ],
-            }
-        )
+    return write_task(
+        tmp_path,
+        {
+            "scenario": {"KeystonePerf.list_projects": {}},
+            "runner": {"constant": {"times": 1}},
+        },
+        name=name,
     )
-    return path
 
 
 # --- parser ------------------------------------------------------------------
@@ -272,18 +260,7 @@ def no_launch(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         ("", "It is empty"),
         (
             json.dumps(
-                {
-                    "version": 2,
-                    "title": "t",
-                    "subtasks": [
-                        {
-                            "title": "s",
-                            "workloads": [
-                                {"scenario": {"KeystonePerf.create_token": {"x": 1}}}
-                            ],
-                        }
-                    ],
-                }
+                task_document({"scenario": {"KeystonePerf.create_token": {"x": 1}}})
             ),
             "Unexpected argument(s) found ['x']",
         ),

@@ -9,7 +9,7 @@ from rally.task import atomic
 from requests_mock import ANY
 
 from rally_keystone_perf import atomics, client
-from tests.unit.rally_fakes import body, password_body
+from tests.unit.rally_fakes import atomic_names, body, password_body
 
 ROOT = "http://keystone.test:5000/v3"
 USER = client.PasswordUser(
@@ -21,10 +21,8 @@ USER = client.PasswordUser(
 )
 
 
-@pytest.fixture(autouse=True)
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts with an empty per-process session cache."""
-    monkeypatch.setattr(client, "_SESSIONS", {})
+# Every test starts with an empty per-process session cache.
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture
@@ -38,14 +36,9 @@ def identity(owner: atomic.ActionTimerMixin) -> client.IdentityClient:
     return client.IdentityClient(client.shared_session(), ROOT, timer_owner=owner)
 
 
-def _names(owner: atomic.ActionTimerMixin) -> list[str]:
-    return [a["name"] for a in owner.atomic_actions()]
-
-
 def _only_atomic(owner: atomic.ActionTimerMixin, name: str) -> dict:
-    actions = owner.atomic_actions()
-    assert [a["name"] for a in actions] == [name]
-    action = actions[0]
+    assert atomic_names(owner) == [name]
+    action = owner.atomic_actions()[0]
     assert action["children"] == []
     assert action["finished_at"] >= action["started_at"] > 0
     return action
@@ -322,7 +315,7 @@ def test_each_call_is_its_own_atomic(requests_mock, identity, owner) -> None:
     identity.validate_token("T", "S")
     identity.list_projects("T")
     assert requests_mock.call_count == 3
-    assert _names(owner) == [
+    assert atomic_names(owner) == [
         atomics.LIST_PROJECTS,
         atomics.VALIDATE_TOKEN,
         atomics.LIST_PROJECTS,

@@ -12,27 +12,9 @@ from rally.task import scenario
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.task_check import TaskFileError, load_task_file, validate_task
+from tests.unit.rally_fakes import task_document, workload
 
 BUNDLED = sorted(paths.tasks_dir().glob("*.json"))
-
-
-def _workload(scenario: str = "KeystonePerf.list_projects", **extra: Any) -> dict:
-    return {
-        "scenario": {scenario: {}},
-        "runner": {"constant": {"times": 2, "concurrency": 1}},
-        "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
-        **extra,
-    }
-
-
-def _task(*workloads: dict) -> dict:
-    return {
-        "version": 2,
-        "title": "t",
-        "subtasks": [
-            {"title": f"s{i}", "workloads": [w]} for i, w in enumerate(workloads)
-        ],
-    }
 
 
 def _write(tmp_path: Path, content: Any, name: str = "task.json") -> Path:
@@ -68,8 +50,8 @@ def test_smoke_covers_every_scenario() -> None:
     names = {
         name
         for sub in smoke["subtasks"]
-        for workload in sub["workloads"]
-        for name in workload["scenario"]
+        for wl in sub["workloads"]
+        for name in wl["scenario"]
     }
     registered = {
         cls.get_name()
@@ -88,7 +70,7 @@ def test_smoke_covers_every_scenario() -> None:
 def test_good_task_counts_workloads(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
-        _task(_workload(), _workload("KeystonePerf.create_token"), _workload()),
+        task_document(workload(), workload("KeystonePerf.create_token"), workload()),
     )
     assert validate_task(path) == 3
 
@@ -123,7 +105,9 @@ def test_rally_v1_format(tmp_path: Path) -> None:
 
 
 def test_template_with_task_args(tmp_path: Path) -> None:
-    text = json.dumps(_task(_workload())).replace('"times": 2', '"times": {{ n }}')
+    text = json.dumps(task_document(workload())).replace(
+        '"times": 2', '"times": {{ n }}'
+    )
     path = _write(tmp_path, text)
     assert validate_task(path, {"n": 7}) == 1
     assert load_task_file(path, {"n": 7})["subtasks"][0]["workloads"][0]["runner"] == {
@@ -132,14 +116,16 @@ def test_template_with_task_args(tmp_path: Path) -> None:
 
 
 def test_template_missing_arg(tmp_path: Path) -> None:
-    text = json.dumps(_task(_workload())).replace('"times": 2', '"times": {{ n }}')
+    text = json.dumps(task_document(workload())).replace(
+        '"times": 2', '"times": {{ n }}'
+    )
     message = _error(_write(tmp_path, text))
     assert str(tmp_path) in message
     assert "Please specify template task argument: n" in message
 
 
 def test_template_default_filter(tmp_path: Path) -> None:
-    text = json.dumps(_task(_workload())).replace(
+    text = json.dumps(task_document(workload())).replace(
         '"times": 2', '"times": {{ n | default(4) }}'
     )
     assert validate_task(_write(tmp_path, text)) == 1
@@ -148,7 +134,7 @@ def test_template_default_filter(tmp_path: Path) -> None:
 def test_template_set_or_default_idiom(tmp_path: Path) -> None:
     from rally import api
 
-    text = "{% set n = n or 3 %}\n" + json.dumps(_task(_workload())).replace(
+    text = "{% set n = n or 3 %}\n" + json.dumps(task_document(workload())).replace(
         '"times": 2', '"times": {{ n }}'
     )
     # Rally itself renders this template without any task args
@@ -195,40 +181,40 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("workload", "expected"),
+    ("bad", "expected"),
     [
         (
-            _workload("KeystonePerf.nope"),
+            workload("KeystonePerf.nope"),
             "There is no Scenario plugin `KeystonePerf.nope`",
         ),
         (
-            _workload(runner={"constnt": {"times": 1}}),
+            workload(runner={"constnt": {"times": 1}}),
             "There is no ScenarioRunner plugin `constnt`",
         ),
         (
-            _workload(runner={"constant": {"times": 1, "concurrency": 2}}),
+            workload(runner={"constant": {"times": 1, "concurrency": 2}}),
             "check_constant",
         ),
         (
-            _workload(contexts={"no_such_ctx": {}}),
+            workload(contexts={"no_such_ctx": {}}),
             "There is no Context plugin `no_such_ctx`",
         ),
         (
-            _workload(sla={"failure_rte": {"max": 0}}),
+            workload(sla={"failure_rte": {"max": 0}}),
             "There is no SLA plugin `failure_rte`",
         ),
         (
-            _workload(contexts={"keystone_perf_tokens": {"foo": 1}}),
+            workload(contexts={"keystone_perf_tokens": {"foo": 1}}),
             "'foo' was unexpected",
         ),
     ],
 )
-def test_workload_errors(tmp_path: Path, workload: dict, expected: str) -> None:
-    task = _task(_workload())
-    task["subtasks"][0]["workloads"].append(workload)
+def test_workload_errors(tmp_path: Path, bad: dict, expected: str) -> None:
+    task = task_document(workload())
+    task["subtasks"][0]["workloads"].append(bad)
     path = _write(tmp_path, task)
     message = _error(path)
-    name = next(iter(workload["scenario"]))
+    name = next(iter(bad["scenario"]))
     # the workload is named with its position in its subtask
     assert message.startswith(f"{path}: workload {name}[1]: ")
     assert expected in message
@@ -236,6 +222,6 @@ def test_workload_errors(tmp_path: Path, workload: dict, expected: str) -> None:
 
 
 def test_first_bad_workload_is_reported(tmp_path: Path) -> None:
-    bad = _workload(runner={"constnt": {"times": 1}})
-    path = _write(tmp_path, _task(bad, _workload("KeystonePerf.nope")))
+    bad = workload(runner={"constnt": {"times": 1}})
+    path = _write(tmp_path, task_document(bad, workload("KeystonePerf.nope")))
     assert "constnt" in _error(path)

@@ -47,13 +47,6 @@ def _script(path: Path, text: str) -> Path:
 
 
 @pytest.fixture
-def run(tmp_path: Path) -> RunDir:
-    run = RunDir(tmp_path / "run")
-    run.create()
-    return run
-
-
-@pytest.fixture
 def bound_port() -> Iterator[int]:
     """A port on 127.0.0.1 that this test is listening on."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -574,16 +567,9 @@ def test_alive() -> None:
     assert launcher._alive(proc.pid) is False
 
 
-def test_a_zombie_is_not_alive() -> None:
-    proc = _zombie("server")
-    try:
-        assert launcher._alive(proc.pid) is False
-    finally:
-        proc.wait()
-
-
-def test_a_zombie_with_a_spaced_name_is_not_alive() -> None:
-    proc = _zombie("uWSGI master")
+@pytest.mark.parametrize("comm", ["server", "uWSGI master"])
+def test_a_zombie_is_not_alive(comm: str) -> None:
+    proc = _zombie(comm)
     try:
         assert launcher._alive(proc.pid) is False
     finally:

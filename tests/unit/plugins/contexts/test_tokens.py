@@ -8,21 +8,16 @@ from typing import Any
 import pytest
 from rally.task import context
 
-from rally_keystone_perf import client
 from rally_keystone_perf.plugins.contexts import tokens
 from tests.unit.rally_fakes import (
     TASK_UUID,
     TOKENS_URL,
     body,
-    credential,
     password_body,
-    users_and_tenants,
+    users_context,
 )
 
-
-@pytest.fixture(autouse=True)
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "_SESSIONS", {})
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture
@@ -41,14 +36,7 @@ def keystone(requests_mock):
 
 
 def _context(config: dict[str, Any] | None, tenants: int = 2, per_tenant: int = 2):
-    users, tenant_map = users_and_tenants(tenants, per_tenant)
-    ctx: dict[str, Any] = {
-        "task": {"uuid": TASK_UUID},
-        "owner_id": TASK_UUID,
-        "admin": {"credential": credential("admin", "admin")},
-        "users": users,
-        "tenants": tenant_map,
-    }
+    ctx = users_context(tenants, per_tenant)
     if config is not None:
         ctx["config"] = {"keystone_perf_tokens": config}
     return ctx
@@ -157,6 +145,17 @@ def test_cleanup_forgets_tokens_without_requests(keystone) -> None:
     assert keystone.call_count == sent
 
 
+def _validate(config: dict) -> list[str]:
+    """Rally's syntax check of ``config`` for this context: the errors."""
+    return context.Context.validate(
+        name=tokens.CONTEXT_REF,
+        context=None,
+        config=None,
+        plugin_cfg=config,
+        vtype="syntax",
+    )
+
+
 @pytest.mark.parametrize(
     "config",
     [
@@ -166,14 +165,7 @@ def test_cleanup_forgets_tokens_without_requests(keystone) -> None:
     ],
 )
 def test_schema_accepts(config: dict) -> None:
-    result = context.Context.validate(
-        name=tokens.CONTEXT_REF,
-        context=None,
-        config=None,
-        plugin_cfg=config,
-        vtype="syntax",
-    )
-    assert result == []
+    assert _validate(config) == []
 
 
 @pytest.mark.parametrize(
@@ -187,12 +179,6 @@ def test_schema_accepts(config: dict) -> None:
     ],
 )
 def test_schema_rejects(config: dict, detail: str) -> None:
-    result = context.Context.validate(
-        name=tokens.CONTEXT_REF,
-        context=None,
-        config=None,
-        plugin_cfg=config,
-        vtype="syntax",
-    )
+    result = _validate(config)
     assert len(result) == 1
     assert detail in result[0]

@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 from keystoneauth1 import exceptions as ks_exc
-from rally import exceptions
 from rally.task import scenario as rally_scenario
 
-from rally_keystone_perf import atomics, client
+from rally_keystone_perf import atomics
 from rally_keystone_perf.plugins.scenarios import identity
-from rally_keystone_perf.task_check import TaskFileError, validate_task
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,
     AUTH_URL,
     TASK_UUID,
+    atomic_names,
     body,
+    run_failing,
+    run_refused,
     scenario_context,
 )
 
 USERS_URL = f"{AUTH_URL}/users"
 PROJECTS_URL = f"{AUTH_URL}/projects"
 
-
-@pytest.fixture(autouse=True)
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "_SESSIONS", {})
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture
@@ -36,29 +30,6 @@ def users_api(requests_mock):
     requests_mock.post(USERS_URL, status_code=201, json={"user": {"id": "NEWID"}})
     requests_mock.delete(f"{USERS_URL}/NEWID", status_code=204)
     return requests_mock
-
-
-def _names(scen: Any) -> list[str]:
-    return [a["name"] for a in scen.atomic_actions()]
-
-
-def _task(tmp_path: Path, workload: dict[str, Any]) -> Path:
-    workload = {
-        "runner": {"constant": {"times": 2, "concurrency": 1}},
-        "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
-        **workload,
-    }
-    path = tmp_path / "task.json"
-    path.write_text(
-        json.dumps(
-            {
-                "version": 2,
-                "title": "t",
-                "subtasks": [{"title": "s", "workloads": [workload]}],
-            }
-        )
-    )
-    return path
 
 
 @pytest.mark.parametrize(
@@ -103,7 +74,7 @@ def test_create_delete_user(users_api) -> None:
     assert len(user["password"]) >= 16
     assert (delete.method, delete.url) == ("DELETE", f"{USERS_URL}/NEWID")
     assert delete.headers["X-Auth-Token"] == ADMIN_TOKEN
-    assert _names(scen) == [atomics.CREATE_USER, atomics.DELETE_USER]
+    assert atomic_names(scen) == [atomics.CREATE_USER, atomics.DELETE_USER]
 
 
 def test_create_delete_user_name_is_found_by_rally_cleanup(users_api) -> None:
@@ -140,10 +111,7 @@ def test_create_delete_user_deletes_the_returned_id(requests_mock) -> None:
 def test_create_delete_user_create_fails(requests_mock) -> None:
     requests_mock.post(USERS_URL, status_code=409, json={})
     scen = identity.CreateDeleteUser(scenario_context())
-    with pytest.raises(ks_exc.Conflict):
-        scen.run()
-    assert requests_mock.call_count == 1
-    [action] = scen.atomic_actions()
+    [action] = run_failing(scen, ks_exc.Conflict, requests_mock, requests=1)
     assert action["name"] == atomics.CREATE_USER
     assert action["failed"] is True
 
@@ -152,28 +120,26 @@ def test_create_delete_user_delete_fails(requests_mock) -> None:
     requests_mock.post(USERS_URL, status_code=201, json={"user": {"id": "X"}})
     requests_mock.delete(f"{USERS_URL}/X", status_code=500, json={})
     scen = identity.CreateDeleteUser(scenario_context())
-    with pytest.raises(ks_exc.InternalServerError):
-        scen.run()
-    assert requests_mock.call_count == 2
-    created, deleted = scen.atomic_actions()
+    created, deleted = run_failing(
+        scen, ks_exc.InternalServerError, requests_mock, requests=2
+    )
     assert created["name"] == atomics.CREATE_USER and "failed" not in created
     assert deleted["name"] == atomics.DELETE_USER and deleted["failed"] is True
 
 
-def test_create_delete_user_without_pool(requests_mock) -> None:
-    scen = identity.CreateDeleteUser(scenario_context(pool=False))
-    with pytest.raises(exceptions.RallyException) as err:
-        scen.run()
-    assert "keystone_perf_tokens context is missing" in err.value.format_message()
-    assert requests_mock.call_count == 0
-
-
-def test_create_delete_user_without_admin_token(requests_mock) -> None:
-    scen = identity.CreateDeleteUser(scenario_context(admin_token=None))
-    with pytest.raises(exceptions.RallyException) as err:
-        scen.run()
-    assert "no admin token" in err.value.format_message()
-    assert requests_mock.call_count == 0
+@pytest.mark.parametrize(
+    ("missing", "expected"),
+    [
+        ({"pool": False}, "keystone_perf_tokens context is missing"),
+        ({"admin_token": None}, "no admin token"),
+    ],
+    ids=["pool", "admin_token"],
+)
+def test_create_delete_user_without(
+    requests_mock, missing: dict, expected: str
+) -> None:
+    scen = identity.CreateDeleteUser(scenario_context(**missing))
+    assert expected in run_refused(scen, requests_mock)
 
 
 def test_admin_only_context_uses_the_admin_credential(users_api) -> None:
@@ -204,78 +170,18 @@ def test_list_projects(requests_mock) -> None:
     assert (req.method, req.url) == ("GET", PROJECTS_URL)
     assert req.headers["X-Auth-Token"] == ADMIN_TOKEN
     assert "X-Subject-Token" not in req.headers
-    assert _names(scen) == [atomics.LIST_PROJECTS]
+    assert atomic_names(scen) == [atomics.LIST_PROJECTS]
 
 
 def test_list_projects_without_pool(requests_mock) -> None:
     scen = identity.ListProjects(scenario_context(pool=False))
-    with pytest.raises(exceptions.RallyException) as err:
-        scen.run()
-    assert "keystone_perf_tokens context is missing" in err.value.format_message()
-    assert requests_mock.call_count == 0
+    message = run_refused(scen, requests_mock)
+    assert "keystone_perf_tokens context is missing" in message
     assert scen.atomic_actions() == []
 
 
 def test_list_projects_forbidden(requests_mock) -> None:
     requests_mock.get(PROJECTS_URL, status_code=403, json={})
     scen = identity.ListProjects(scenario_context())
-    with pytest.raises(ks_exc.Forbidden):
-        scen.run()
-    assert requests_mock.call_count == 1
-    assert scen.atomic_actions()[0]["failed"] is True
-
-
-# --- task syntax -----------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "workload",
-    [
-        {"scenario": {"KeystonePerf.list_projects": {}}},
-        {"scenario": {"KeystonePerf.create_delete_user": {}}},
-        {"scenario": {"KeystonePerf.create_delete_user": {"domain_id": "d"}}},
-        {
-            "scenario": {"KeystonePerf.list_projects": {}},
-            "runner": {"rps": {"times": 10, "rps": 5}},
-            "contexts": {"keystone_perf_tokens": {"admin_token": True}},
-        },
-    ],
-)
-def test_task_syntax_ok(tmp_path: Path, workload: dict) -> None:
-    assert validate_task(_task(tmp_path, workload)) == 1
-
-
-@pytest.mark.parametrize(
-    ("workload", "expected"),
-    [
-        (
-            {"scenario": {"KeystonePerf.list_projects": {"limit": 5}}},
-            "Unexpected argument(s) found ['limit']",
-        ),
-        (
-            {"scenario": {"KeystonePerf.create_delete_user": {"domain": "d"}}},
-            "Unexpected argument(s) found ['domain']",
-        ),
-        (
-            {
-                "scenario": {"KeystonePerf.list_projects": {}},
-                "runner": {"constnt": {"times": 2}},
-            },
-            "There is no ScenarioRunner plugin `constnt`",
-        ),
-        (
-            {
-                "scenario": {"KeystonePerf.list_projects": {}},
-                "contexts": {"keystone_perf_tokens": {"admin_token": "yes"}},
-            },
-            "'yes' is not of type 'boolean'",
-        ),
-    ],
-)
-def test_task_syntax_errors(tmp_path: Path, workload: dict, expected: str) -> None:
-    path = _task(tmp_path, workload)
-    with pytest.raises(TaskFileError) as err:
-        validate_task(path)
-    message = str(err.value)
-    assert message.startswith(f"{path}: workload KeystonePerf.")
-    assert expected in message
+    actions = run_failing(scen, ks_exc.Forbidden, requests_mock, requests=1)
+    assert actions[0]["failed"] is True

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
-from rally import exceptions
 from rally.task import scenario as rally_scenario
 
-from rally_keystone_perf import atomics, client
+from rally_keystone_perf import atomics
 from rally_keystone_perf.plugins.scenarios import tokens
-from rally_keystone_perf.task_check import TaskFileError, validate_task
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,
     TOKENS_URL,
+    atomic_names,
     body,
     password_body,
+    run_failing,
+    run_refused,
     scenario_context,
 )
 
-
-@pytest.fixture(autouse=True)
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "_SESSIONS", {})
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture
@@ -39,29 +33,6 @@ def issue(requests_mock):
 def validate(requests_mock):
     requests_mock.get(TOKENS_URL, json={"token": {"methods": ["password"]}})
     return requests_mock
-
-
-def _names(scen: Any) -> list[str]:
-    return [a["name"] for a in scen.atomic_actions()]
-
-
-def _task(tmp_path: Path, workload: dict[str, Any], name: str = "task.json") -> Path:
-    workload = {
-        "runner": {"constant": {"times": 2, "concurrency": 1}},
-        "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
-        **workload,
-    }
-    path = tmp_path / name
-    path.write_text(
-        json.dumps(
-            {
-                "version": 2,
-                "title": "t",
-                "subtasks": [{"title": "s", "workloads": [workload]}],
-            }
-        )
-    )
-    return path
 
 
 # --- registration --------------------------------------------------------
@@ -102,7 +73,7 @@ def test_create_token_scoped(issue) -> None:
     assert (req.method, req.url) == ("POST", TOKENS_URL)
     assert "X-Auth-Token" not in req.headers
     assert body(req) == password_body("user1-1", "user1-1-pw", "project1")
-    assert _names(scen) == [atomics.CREATE_TOKEN]
+    assert atomic_names(scen) == [atomics.CREATE_TOKEN]
 
 
 def test_create_token_unscoped(issue) -> None:
@@ -112,7 +83,7 @@ def test_create_token_unscoped(issue) -> None:
     sent = body(issue.last_request)
     assert "scope" not in sent["auth"]
     assert sent == password_body("user1-1", "user1-1-pw", None)
-    assert _names(scen) == [atomics.CREATE_TOKEN]
+    assert atomic_names(scen) == [atomics.CREATE_TOKEN]
 
 
 def test_create_token_needs_no_pool(issue) -> None:
@@ -147,10 +118,7 @@ def test_create_token_failure_is_a_failed_atomic(requests_mock) -> None:
 
     requests_mock.post(TOKENS_URL, status_code=401, json={})
     scen = tokens.CreateToken(scenario_context())
-    with pytest.raises(ks_exc.Unauthorized):
-        scen.run()
-    assert requests_mock.call_count == 1
-    [action] = scen.atomic_actions()
+    [action] = run_failing(scen, ks_exc.Unauthorized, requests_mock, requests=1)
     assert action["name"] == atomics.CREATE_TOKEN
     assert action["failed"] is True
 
@@ -170,7 +138,7 @@ def test_validate_token_as_admin(validate, iteration: int, subject: str) -> None
     assert req.headers["X-Auth-Token"] == ADMIN_TOKEN
     assert req.headers["X-Subject-Token"] == subject
     assert req.body is None
-    assert _names(scen) == [atomics.VALIDATE_TOKEN]
+    assert atomic_names(scen) == [atomics.VALIDATE_TOKEN]
 
 
 @pytest.mark.parametrize(
@@ -183,7 +151,7 @@ def test_validate_token_as_self(validate, iteration: int, subject: str) -> None:
     req = validate.last_request
     assert req.headers["X-Auth-Token"] == subject
     assert req.headers["X-Subject-Token"] == subject
-    assert _names(scen) == [atomics.VALIDATE_TOKEN]
+    assert atomic_names(scen) == [atomics.VALIDATE_TOKEN]
 
 
 def test_validate_token_as_self_needs_no_admin_token(validate) -> None:
@@ -215,83 +183,14 @@ def test_validate_token_rotates_every_users_tokens(validate) -> None:
 
 def test_validate_token_without_pool(requests_mock) -> None:
     scen = tokens.ValidateToken(scenario_context(pool=False))
-    with pytest.raises(exceptions.RallyException) as err:
-        scen.run()
-    message = err.value.format_message()
+    message = run_refused(scen, requests_mock)
     assert "keystone_perf_tokens context is missing" in message
     assert "add it to the workload's contexts" in message
-    assert requests_mock.call_count == 0
     assert scen.atomic_actions() == []
 
 
 def test_validate_token_as_admin_without_admin_token(requests_mock) -> None:
     scen = tokens.ValidateToken(scenario_context(admin_token=None))
-    with pytest.raises(exceptions.RallyException) as err:
-        scen.run(validator="admin")
-    assert "no admin token" in err.value.format_message()
-    assert "'admin_token'" in err.value.format_message()
-    assert requests_mock.call_count == 0
-
-
-# --- task syntax -----------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "workload",
-    [
-        {"scenario": {"KeystonePerf.create_token": {}}},
-        {"scenario": {"KeystonePerf.create_token": {"scope": "project"}}},
-        {"scenario": {"KeystonePerf.create_token": {"scope": "unscoped"}}},
-        {"scenario": {"KeystonePerf.validate_token": {"validator": "self"}}},
-        {
-            "scenario": {"KeystonePerf.validate_token": {"validator": "admin"}},
-            "contexts": {
-                "users": {"tenants": 2, "users_per_tenant": 2},
-                "keystone_perf_tokens": {"tokens_per_user": 5, "admin_token": True},
-            },
-        },
-    ],
-)
-def test_task_syntax_ok(tmp_path: Path, workload: dict) -> None:
-    assert validate_task(_task(tmp_path, workload)) == 1
-
-
-@pytest.mark.parametrize(
-    ("workload", "expected"),
-    [
-        (
-            {"scenario": {"KeystonePerf.create_token": {"scop": "project"}}},
-            "Unexpected argument(s) found ['scop']",
-        ),
-        (
-            {"scenario": {"KeystonePerf.create_token": {"scope": "domain"}}},
-            "scope is domain which is not a valid value from ['project', 'unscoped']",
-        ),
-        (
-            {"scenario": {"KeystonePerf.validate_token": {"validator": "root"}}},
-            "validator is root which is not a valid value from ['admin', 'self']",
-        ),
-        (
-            {
-                "scenario": {"KeystonePerf.validate_token": {}},
-                "contexts": {"keystone_perf_tokens": {"foo": 1}},
-            },
-            "'foo' was unexpected",
-        ),
-        (
-            {
-                "scenario": {"KeystonePerf.validate_token": {}},
-                "contexts": {"keystone_perf_tokens": {"tokens_per_user": 0}},
-            },
-            "0 is less than the minimum of 1",
-        ),
-    ],
-)
-def test_task_syntax_errors(tmp_path: Path, workload: dict, expected: str) -> None:
-    path = _task(tmp_path, workload)
-    with pytest.raises(TaskFileError) as err:
-        validate_task(path)
-    message = str(err.value)
-    assert message.startswith(f"{path}: workload KeystonePerf.")
-    assert "[0]: " in message
-    assert expected in message
+    message = run_refused(scen, requests_mock, validator="admin")
+    assert "no admin token" in message
+    assert "'admin_token'" in message

@@ -1,0 +1,146 @@
+"""``rally-keystone-perf run`` end to end: exit codes, faults, Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir
+from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+
+pytestmark = pytest.mark.functional
+
+FAST = ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
+
+
+def _token_workload(times: int, sla: dict) -> dict:
+    return {
+        "scenario": {"KeystonePerf.create_token": {}},
+        "runner": {"constant": {"times": times, "concurrency": 2}},
+        "contexts": {"users": {"tenants": 1, "users_per_tenant": 2}},
+        "sla": sla,
+    }
+
+
+def _only_run(runs: Path) -> RunDir:
+    (folder,) = [p for p in runs.iterdir() if p.is_dir() and not p.is_symlink()]
+    return RunDir(folder)
+
+
+def _local_users(run: RunDir) -> list[str]:
+    with sqlite3.connect(run.db / "keystone.sqlite") as conn:
+        return [row[0] for row in conn.execute("SELECT name FROM local_user")]
+
+
+def test_run_prints_the_table_and_stops_keystone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = write_task(
+        tmp_path / "ok.json", [_token_workload(6, {"failure_rate": {"max": 0}})]
+    )
+    runs = tmp_path / "runs"
+    code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "keystone.create_token" in out and "95 percentile" in out
+    assert "uwsgi" in out  # the config columns
+    run = _only_run(runs)
+    assert list(run.results.glob("ok-*.json"))
+    assert not run_processes(run)
+    assert run.read_state()["status"] == "stopped"
+
+
+def test_sla_failure_exits_2(tmp_path: Path) -> None:
+    task = write_task(
+        tmp_path / "sla.json",
+        [_token_workload(4, {"max_seconds_per_iteration": 0.000001})],
+    )
+    runs = tmp_path / "runs"
+    code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
+    assert code == 2
+    assert not run_processes(_only_run(runs))
+
+
+def test_port_in_use_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = cli.main(["up", "--port", str(port), "--runs-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"port {port} on 127.0.0.1 is in use" in err
+    assert "Traceback" not in err
+
+
+def test_keystone_failing_to_start_shows_its_log_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = launcher.template_values
+
+    def broken_database(*args, **kwargs):  # type: ignore[no-untyped-def]
+        values = real(*args, **kwargs)
+        values["database_connection"] = "sqlite:////nonexistent/dir/keystone.sqlite"
+        return values
+
+    monkeypatch.setattr(launcher, "template_values", broken_database)
+    code = cli.main(["up", "--runs-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "keystone-manage db_sync failed" in err
+    assert "unable to open database file" in err  # from keystone-manage's own log
+    run = _only_run(tmp_path)
+    assert run.read_state()["status"] == "failed"
+    assert not run_processes(run)
+
+
+def test_ctrl_c_stops_servers_cleans_up_and_keeps_results(tmp_path: Path) -> None:
+    task = write_task(
+        tmp_path / "long.json", [_token_workload(5000, {"failure_rate": {"max": 0}})]
+    )
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rally_keystone_perf.cli",
+            "run",
+            "--task",
+            str(task),
+            "--runs-dir",
+            str(runs),
+            *FAST,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 300
+    seen = []
+    for line in proc.stderr:  # wait until the load is running
+        seen.append(line)
+        if "iterations done" in line or time.monotonic() > deadline:
+            break
+    assert any("iterations done" in line for line in seen), "".join(seen)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert "aborting the Rally task" in err
+    assert "keystone.create_token" in out  # the partial results are reported
+    run = _only_run(runs)
+    (report,) = run.results.glob("long-*.json")
+    assert report.stat().st_size > 0
+    assert not run_processes(run)
+    assert _local_users(run) == ["admin"]  # the users context cleaned up

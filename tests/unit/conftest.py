@@ -1,0 +1,24 @@
+"""Fixtures shared by the unit tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import client
+from rally_keystone_perf.deploy.rundir import RunDir
+
+
+@pytest.fixture
+def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start with an empty per-process session cache."""
+    monkeypatch.setattr(client, "_SESSIONS", {})
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> RunDir:
+    """A created run directory ``tmp_path / "run"``."""
+    run = RunDir(tmp_path / "run")
+    run.create()
+    return run
