@@ -400,7 +400,7 @@ def test_up_fails_when_keystone_manage_fails(
     log = run.logs / "keystone-manage.log"
     message = str(err.value)
     assert message.startswith("keystone-manage db_sync failed (exit 1); ")
-    assert f"last lines of {log}:" in message
+    assert f"last lines of its logs:\n--- {log}\n" in message
     assert "$ keystone-manage db_sync" in message
     assert "Unhandled error: database exploded" in message
     assert started == []
