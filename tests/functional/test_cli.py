@@ -62,7 +62,7 @@ def test_run_prints_the_table_and_stops_keystone(
 def test_sla_failure_exits_2(tmp_path: Path) -> None:
     task = write_task(
         tmp_path / "sla.json",
-        [_token_workload(4, {"max_seconds_per_iteration": 0.000001})],
+        [_token_workload(4, {"max_seconds_per_iteration": 0.001})],
     )
     runs = tmp_path / "runs"
     code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
