@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 error, 2 an SLA failed (as ``rally task start``), 3 from
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from typing import Any, TextIO
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import launcher, modes
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report.config import config_columns
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 DEFAULT_RUNS = Path("runs")
@@ -111,19 +113,6 @@ def _resolve_run(args: argparse.Namespace) -> RunDir:
             f"no run folder at {target}; start one with: rally-keystone-perf up"
         )
     return RunDir(target.resolve())
-
-
-def config_columns(state: dict[str, Any]) -> dict[str, str]:
-    """The configuration columns a report shows for a run (from run.json)."""
-    options = state.get("options", {})
-    rounds = options.get("password_hash_rounds")
-    return {
-        "mode": str(state.get("mode", "?")),
-        "processes": str(options.get("processes", "?")),
-        "threads": str(options.get("threads", "?")),
-        "db": "sqlite",
-        "hash rounds": "default" if rounds is None else str(rounds),
-    }
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -222,18 +211,92 @@ def _combined_exit(outcomes: Sequence[Any]) -> int:
 
 
 def _print_reports(
-    files: Sequence[Path], columns: dict[str, str] | None, stream: TextIO
+    files: Sequence[Path],
+    columns: dict[str, str] | None,
+    stream: TextIO,
+    fmt: str = "table",
 ) -> None:
-    from rally_keystone_perf.report import load, render
+    """Write the report of ``files``; ``columns`` override their run config."""
+    from rally_keystone_perf.report import config, formats
 
-    for path in files:
-        render.render_report(load.load_report(path), stream, extra_columns=columns)
+    formats.write_report(config.load_reports(files, columns), stream, fmt)
+
+
+def _write_output(text: str, out: Path | None) -> None:
+    """Write finished output to ``out`` or stdout (nothing is written on error)."""
+    from rally_keystone_perf.report.load import ReportError
+
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{out}: cannot write: {exc.strerror}") from None
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Print the statistics tables of Rally JSON reports."""
-    _print_reports(args.results, None, sys.stdout)
+    """Print the statistics tables of Rally JSON reports.
+
+    One table per workload with Rally's figures, the throughput and the run's
+    configuration (mode, processes, threads, cache, db, hash rounds,
+    concurrency, times) as columns. A run folder stands for its results/*.json.
+    """
+    buffer = io.StringIO()
+    _print_reports(args.results, None, buffer, args.format)
+    _write_output(buffer.getvalue(), args.out)
     return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare runs side by side per scenario, concurrency and atomic action.
+
+    The first run is the baseline; each other run gets the ratio of medians and
+    a verdict from a two-sided Mann-Whitney U test of the per-iteration
+    durations ("faster"/"slower" only when p < alpha, else "not significant").
+    A run is a Rally JSON report or a run folder (its results/*.json); runs of
+    one configuration at several concurrency levels also give a
+    latency-vs-concurrency series.
+    """
+    from rally_keystone_perf.report import compare, compare_formats, config
+
+    runs = config.load_runs([args.baseline, *args.others])
+    comparison = compare.compare(
+        [(run.label, run.workloads) for run in runs], alpha=args.alpha
+    )
+    series = compare.series([(run.config_label, run.workloads) for run in runs])
+    buffer = io.StringIO()
+    compare_formats.write_compare(comparison, buffer, args.format, series, runs)
+    _write_output(buffer.getvalue(), args.out)
+    return EXIT_OK
+
+
+def _alpha(text: str) -> float:
+    """argparse type of ``--alpha``: a float strictly between 0 and 1."""
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--out`` of ``report`` and ``compare``."""
+    from rally_keystone_perf.report import FORMATS
+
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="output format (default: %(default)s); csv and json keep numbers "
+        "unrounded, json has a versioned schema",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of standard output",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -296,9 +359,37 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         type=Path,
         metavar="RESULTS",
-        help="Rally JSON report files (rally task report --json)",
+        help="Rally JSON reports (rally task report --json) or run folders",
     )
+    _add_output_options(report)
     report.set_defaults(func=cmd_report)
+
+    compare = sub.add_parser(
+        "compare",
+        help="compare runs with a baseline, with statistical verdicts",
+        description=cmd_compare.__doc__,
+    )
+    compare.add_argument(
+        "baseline",
+        type=Path,
+        metavar="A",
+        help="the baseline run: a Rally JSON report or a run folder",
+    )
+    compare.add_argument(
+        "others",
+        nargs="+",
+        type=Path,
+        metavar="B",
+        help="runs to compare with the baseline (reports or run folders)",
+    )
+    compare.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=0.05,
+        help="significance level of the Mann-Whitney U test (default: %(default)s)",
+    )
+    _add_output_options(compare)
+    compare.set_defaults(func=cmd_compare)
     return parser
 
 

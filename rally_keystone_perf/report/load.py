@@ -167,8 +167,55 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
     )
 
 
+_NUMBER_TYPES = (int, float)  # by exact type: bool is not a number here
+
+
+def _well_formed_atomics(atomics: list) -> bool:
+    """Quick check that atomics have the shape :func:`_check_atomics` accepts."""
+    for action in atomics:
+        if (
+            type(action) is not dict
+            or type(action.get("name")) is not str
+            or type(action.get("children")) is not list
+        ):
+            return False
+        started = action.get("started_at")
+        if started is not None and (
+            type(started) not in _NUMBER_TYPES
+            or type(action.get("finished_at")) not in _NUMBER_TYPES
+        ):
+            return False
+        if action["children"] and not _well_formed_atomics(action["children"]):
+            return False
+    return True
+
+
 def _iteration(raw: Any, where: str) -> Iteration:
-    """Build one :class:`Iteration`, validating its atomic actions."""
+    """Build one :class:`Iteration`, validating its atomic actions.
+
+    Well-formed iterations take a fast path (reports hold thousands); anything
+    else goes through the checks that name the problem.
+    """
+    if type(raw) is dict:
+        timestamp: Any = raw.get("timestamp")
+        duration: Any = raw.get("duration")
+        idle: Any = raw.get("idle_duration")
+        error, atomics = raw.get("error"), raw.get("atomic_actions")
+        if (
+            type(timestamp) in _NUMBER_TYPES
+            and type(duration) in _NUMBER_TYPES
+            and type(idle) in _NUMBER_TYPES
+            and type(error) is list
+            and type(atomics) is list
+            and _well_formed_atomics(atomics)
+        ):
+            return Iteration(
+                timestamp=float(timestamp),
+                duration=float(duration),
+                idle_duration=float(idle),
+                error=list(error),
+                atomic_actions=atomics,
+            )
     atomics = _list(raw, "atomic_actions", where)
     _check_atomics(atomics, f"{where}.atomic_actions")
     return Iteration(

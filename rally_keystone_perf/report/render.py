@@ -56,12 +56,11 @@ def _one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def error_summary(workload: Workload) -> list[str]:
-    """Lines counting failed iterations by error type and message.
+def error_counts(workload: Workload) -> list[tuple[str, str, int]]:
+    """``(type, message, count)`` of failed iterations, most frequent first.
 
     Rally stores errors as ``[type, message, traceback]``; the traceback is
-    deliberately ignored. At most :data:`MAX_ERROR_LINES` kinds are listed,
-    most frequent first.
+    deliberately ignored and type and message are flattened to one line.
     """
     counter: collections.Counter[tuple[str, str]] = collections.Counter()
     for iteration in workload.iterations:
@@ -70,14 +69,24 @@ def error_summary(workload: Workload) -> list[str]:
             kind = _one_line(err[0], 80) if len(err) > 0 else "unknown"
             message = _one_line(err[1]) if len(err) > 1 else ""
             counter[(kind, message)] += 1
-    failed = sum(counter.values())
+    return [(kind, message, count) for (kind, message), count in counter.most_common()]
+
+
+def error_summary(workload: Workload) -> list[str]:
+    """Lines counting failed iterations by error type and message.
+
+    At most :data:`MAX_ERROR_LINES` kinds are listed, most frequent first;
+    tracebacks are never shown (see :func:`error_counts`).
+    """
+    counts = error_counts(workload)
+    failed = sum(count for _, _, count in counts)
     if not failed:
         return ["errors: none"]
     head = f"errors: {failed} of {len(workload.iterations)} iterations failed"
-    if len(counter) > MAX_ERROR_LINES:
-        head += f" ({len(counter)} kinds, {MAX_ERROR_LINES} most frequent shown)"
+    if len(counts) > MAX_ERROR_LINES:
+        head += f" ({len(counts)} kinds, {MAX_ERROR_LINES} most frequent shown)"
     lines = [head]
-    for (kind, message), count in counter.most_common(MAX_ERROR_LINES):
+    for kind, message, count in counts[:MAX_ERROR_LINES]:
         line = f"{INDENT}{count} x {kind}"
         lines.append(f"{line}: {message}" if message else line)
     return lines

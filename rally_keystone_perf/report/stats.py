@@ -152,3 +152,35 @@ def throughput(workload: Workload) -> float | None:
 def total_row(rows: list[StatsRow]) -> StatsRow:
     """The top-level ``total`` row of :func:`main_stats`' result."""
     return next(row for row in rows if row.depth == 0 and row.name == TOTAL)
+
+
+def action_samples(workload: Workload) -> dict[str, list[float]]:
+    """Per-iteration durations of each top-level action, successful samples only.
+
+    The keys are the depth-0 row names of :func:`main_stats` (same merging and
+    ``name (xN)`` naming, same order, ``total`` last) except
+    ``<no-name-action>``. An atomic action contributes its merged duration
+    (``finished_at - started_at`` summed over its calls in the iteration) when
+    it did not fail; ``total`` is ``iteration.duration`` of iterations without
+    an error. A name whose every sample failed maps to an empty list.
+    """
+    samples: dict[str, list[float]] = {}
+    for iteration in workload.iterations:
+        # the atomic rows of _iteration_data, without the synthetic ones
+        data = merge_atomic_actions(iteration.atomic_actions)  # type: ignore[arg-type]
+        for name, item in data.items():
+            display = f"{name} (x{item['count']})" if item["count"] > 1 else name
+            points = samples.setdefault(display, [])
+            if not item.get("failed", False):
+                points.append(float(item["duration"]))
+    samples[TOTAL] = [float(it.duration) for it in workload.iterations if not it.error]
+    return samples
+
+
+def median_p95(points: list[float]) -> tuple[float | None, float | None]:
+    """Median and 95th percentile the way Rally computes them (None if empty)."""
+    ordered = sorted(points)
+    return (
+        percentile(ordered, 0.5, ignore_sorting=True),
+        percentile(ordered, 0.95, ignore_sorting=True),
+    )

@@ -508,3 +508,162 @@ def test_run_keep_running(tmp_path: Path, fake_run_command: dict, capsys) -> Non
     run = fake_run_command["run"]
     err = capsys.readouterr().err
     assert f"rally-keystone-perf down --run {run.root}" in err
+
+
+# --- report and compare ----------------------------------------------------------
+
+
+def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Two run folders: p2xt1 around 0.5 s, p4xt1 around 1.0 s per token."""
+    from tests.unit.report import runs as r
+
+    fast = r.make_run(tmp_path, "fast", [r.workload(r.gauss(1, 0.5))], r.state())
+    slow = r.make_run(
+        tmp_path, "slow", [r.workload(r.gauss(2, 1.0))], r.state(processes=4)
+    )
+    return fast, slow
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ["compare"]),
+        (["report"], ["RESULTS", "--format", "--out", "markdown", "csv", "json"]),
+        (["compare"], ["A", "B", "--alpha", "--format", "--out", "Mann-Whitney"]),
+    ],
+)
+def test_help_of_report_and_compare(
+    capsys: pytest.CaptureFixture[str], argv: list[str], expected: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args([*argv, "--help"])
+    assert exit_info.value.code == 0
+    words = " ".join(capsys.readouterr().out.split())
+    for text in expected:
+        assert text in words
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "a.json"],
+        ["compare", "a.json", "b.json", "--alpha", "1.5"],
+        ["compare", "a.json", "b.json", "--alpha", "0"],
+        ["report", "a.json", "--format", "html"],
+    ],
+)
+def test_bad_report_and_compare_arguments_exit_2(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "json"])
+def test_report_formats(tmp_path: Path, capsys, fmt: str) -> None:
+    fast, slow = _two_runs(tmp_path)
+    assert (
+        cli.main(["report", str(fast), str(slow.parent.parent), "--format", fmt]) == 0
+    )
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    out = captured.out
+    if fmt == "json":
+        document = json.loads(out)
+        assert (document["schema"], document["version"]) == (
+            "rally-keystone-perf/report",
+            1,
+        )
+        assert [r["file"] for r in document["reports"]] == [str(fast), str(slow)]
+    elif fmt == "csv":
+        import csv
+        import io
+
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert {row["processes"] for row in rows} == {"2", "4"}
+    else:
+        assert "keystone.create_token" in out
+        assert "throughput (iter/s)" in out
+        assert "concurrency" in out
+
+
+def test_report_out_file(tmp_path: Path, capsys) -> None:
+    fast, _ = _two_runs(tmp_path)
+    out = tmp_path / "report.md"
+    assert (
+        cli.main(["report", str(fast), "--format", "markdown", "--out", str(out)]) == 0
+    )
+    assert capsys.readouterr().out == ""
+    assert "| --- |" in out.read_text()
+
+
+def test_report_out_unwritable(tmp_path: Path, capsys) -> None:
+    fast, _ = _two_runs(tmp_path)
+    target = tmp_path / "missing" / "out.json"
+    assert cli.main(["report", str(fast), "--out", str(target)]) == 1
+    assert _one_line_error(capsys).startswith(f"error: {target}: cannot write")
+
+
+def test_print_reports_with_run_columns(tmp_path: Path) -> None:
+    import io
+
+    fast, _ = _two_runs(tmp_path)
+    stream = io.StringIO()
+    cli._print_reports([fast], {"mode": "from-run"}, stream)
+    assert "| from-run |" in stream.getvalue()
+
+
+def test_compare_end_to_end(tmp_path: Path, capsys) -> None:
+    fast, slow = _two_runs(tmp_path)
+    out = tmp_path / "compare.json"
+    argv = ["compare", str(fast.parent.parent), str(slow), "--format", "json"]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    document = json.loads(out.read_text())
+    assert (document["schema"], document["version"]) == (
+        "rally-keystone-perf/compare",
+        1,
+    )
+    assert document["baseline"] == "uwsgi p2xt1"
+    results = document["comparisons"][0]["actions"][0]["results"]
+    assert [x["verdict"] for x in results] == ["baseline", "slower"]
+    assert cli.main(["compare", str(slow), str(fast)]) == 0
+    table = capsys.readouterr().out
+    assert "baseline: uwsgi p4xt1" in table
+    assert "| faster" in table
+
+
+def test_compare_same_run_is_not_significant(tmp_path: Path, capsys) -> None:
+    fast, _ = _two_runs(tmp_path)
+    assert cli.main(["compare", str(fast), str(fast), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "not significant" in out
+    assert "slower" not in out and "faster" not in out
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        ('{"info": {"format_version": "1.2"}, "tasks": [', "truncated JSON"),
+        ("{not json}", "malformed JSON"),
+        ('{"info": {"format_version": "9.9"}, "tasks": []}', "unsupported"),
+        ('{"info": {"format_version": "1.2"}}', "missing key 'tasks'"),
+    ],
+)
+def test_compare_bad_file(tmp_path: Path, capsys, content: str, detail: str) -> None:
+    fast, _ = _two_runs(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    for argv in (["compare", str(fast), str(bad)], ["report", str(bad)]):
+        assert cli.main(argv) == 1
+        line = _one_line_error(capsys)
+        assert line.startswith(f"error: {bad}: ")
+        assert detail in line
+        assert capsys.readouterr().out == ""
+
+
+def test_compare_empty_folder(tmp_path: Path, capsys) -> None:
+    fast, _ = _two_runs(tmp_path)
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["compare", str(fast), str(tmp_path / "empty")]) == 1
+    assert "no Rally JSON reports" in _one_line_error(capsys)

@@ -1,0 +1,363 @@
+"""Write a comparison (and its concurrency series) as text, markdown, CSV or JSON.
+
+``table`` and ``markdown`` round durations like Rally (3 decimals), print
+ratios with 3 decimals and p-values with 3 significant digits; ``csv`` and
+``json`` keep every number unrounded. The CSV has one row per record:
+``record`` is ``compare`` (one run's figures for one action of one matched
+workload) or ``series`` (one point of a latency-vs-concurrency series);
+columns that do not apply to a record are empty.
+
+The compare JSON document (schema version 1)::
+
+    {"schema": "rally-keystone-perf/compare", "version": 1,
+     "test": "mann-whitney-u, two-sided", "alpha": 0.05, "min_samples": 5,
+     "baseline": "uwsgi p2xt1",
+     "runs": [{"label": "uwsgi p2xt1", "config": {...}, "files": ["..."]}, ...],
+     "comparisons": [{
+       "scenario": "KeystonePerf.create_token", "concurrency": 4,  # or null
+       "occurrence": 0,
+       "actions": [{
+         "action": "keystone.create_token",                # ... "total" last
+         "results": [{"run": "uwsgi p2xt1", "count": 100,  # successful samples
+                      "median": 0.23, "p95": 0.31,         # seconds or null
+                      "ratio": 1.0,                        # median / baseline's
+                      "p_value": null,                     # null: no test made
+                      "verdict": "baseline"}, ...]}]}],
+     "series": [{"config": "uwsgi p2xt1", "scenario": "...",
+                 "points": [{"concurrency": 1, "median": 0.2, "p90": 0.3,
+                             "p95": 0.3, "throughput": 4.1, "success": 1.0,
+                             "count": 100}, ...]}]}
+
+Verdicts: ``baseline``, ``faster``, ``slower``, ``not significant``,
+``too few samples``, ``missing``, ``no baseline`` (see :mod:`.compare`).
+New keys may be added within version 1; removing or changing the meaning of
+one raises the version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, TextIO
+
+from prettytable import PrettyTable
+
+from rally_keystone_perf.report.compare import (
+    MIN_SAMPLES,
+    Comparison,
+    ScenarioComparison,
+    SeriesRow,
+)
+from rally_keystone_perf.report.config import Run
+from rally_keystone_perf.report.formats import (
+    SCHEMA_VERSION,
+    check_format,
+    markdown_table,
+    md_cell,
+    write_csv,
+    write_json,
+)
+from rally_keystone_perf.report.render import format_number, format_success
+
+COMPARE_SCHEMA = "rally-keystone-perf/compare"
+TEST = "mann-whitney-u, two-sided"
+COMPARE_COLUMNS = (
+    "action",
+    "run",
+    "n",
+    "median (sec)",
+    "95 percentile",
+    "ratio",
+    "p-value",
+    "verdict",
+)
+TEXT_COLUMNS = ("action", "run", "verdict")
+SERIES_COLUMNS = (
+    "concurrency",
+    "median (sec)",
+    "90 percentile",
+    "95 percentile",
+    "throughput (iter/s)",
+    "success",
+    "count",
+)
+CSV_COLUMNS = (
+    "record",
+    "scenario",
+    "concurrency",
+    "occurrence",
+    "action",
+    "run",
+    "count",
+    "median",
+    "p90",
+    "p95",
+    "ratio",
+    "p_value",
+    "verdict",
+    "throughput",
+    "success",
+)
+
+
+def format_p(value: float | None) -> str:
+    """A p-value with 3 significant digits; empty when no test was made."""
+    return "" if value is None else f"{value:.3g}"
+
+
+def _ratio(value: float | None) -> str:
+    """A ratio to the baseline with three decimals."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def group_title(group: ScenarioComparison) -> str:
+    """``scenario, concurrency N`` (with ``#k`` for repeated workloads)."""
+    title = f"{group.scenario}, concurrency {group.concurrency}"
+    if group.concurrency is None:
+        title = f"{group.scenario}, no concurrency"
+    return f"{title} #{group.occurrence + 1}" if group.occurrence else title
+
+
+def _group_rows(group: ScenarioComparison) -> list[list[str]]:
+    """Rows of one group: each action's runs, the action named on its first."""
+    rows = []
+    for action in group.actions:
+        for index, result in enumerate(action.results):
+            rows.append(
+                [
+                    action.action if index == 0 else "",
+                    result.label,
+                    str(result.count),
+                    format_number(result.median),
+                    format_number(result.p95),
+                    _ratio(result.ratio),
+                    format_p(result.p_value),
+                    result.verdict,
+                ]
+            )
+    return rows
+
+
+def series_groups(rows: Sequence[SeriesRow]) -> dict[tuple[str, str], list[SeriesRow]]:
+    """Series rows by (config, scenario), in order."""
+    groups: dict[tuple[str, str], list[SeriesRow]] = {}
+    for row in rows:
+        groups.setdefault((row.config, row.scenario), []).append(row)
+    return groups
+
+
+def _series_rows(rows: Sequence[SeriesRow]) -> list[list[str]]:
+    """Text rows of one series."""
+    return [
+        [
+            str(row.concurrency),
+            format_number(row.median),
+            format_number(row.p90),
+            format_number(row.p95),
+            format_number(row.throughput),
+            format_success(row.success),
+            str(row.count),
+        ]
+        for row in rows
+    ]
+
+
+def _intro(comparison: Comparison, runs: Sequence[Run]) -> list[str]:
+    """Baseline, test and the runs' files."""
+    lines = [
+        f"baseline: {comparison.baseline}; verdicts: two-sided Mann-Whitney U test "
+        f"of successful iteration durations, alpha {comparison.alpha:g}, "
+        f"at least {MIN_SAMPLES} samples per side"
+    ]
+    for run in runs:
+        lines.append(f"run {run.label}: {', '.join(str(p) for p in run.paths)}")
+    return lines
+
+
+def _pretty(header: Sequence[str], rows: list[list[str]], left: Collection[str]) -> str:
+    """A prettytable; the columns named in ``left`` align left."""
+    table = PrettyTable(list(header))
+    table.align = "r"
+    for name in left:
+        table.align[name] = "l"
+    table.add_rows(rows)
+    return table.get_string()
+
+
+def _table(
+    comparison: Comparison,
+    series: Sequence[SeriesRow],
+    runs: Sequence[Run],
+    stream: TextIO,
+) -> None:
+    """prettytable tables: one per matched workload, one per series."""
+    blocks = ["\n".join(_intro(comparison, runs))]
+    for group in comparison.groups:
+        table = _pretty(COMPARE_COLUMNS, _group_rows(group), TEXT_COLUMNS)
+        blocks.append(f"{group_title(group)}\n{table}")
+    for (config, scenario), rows in series_groups(series).items():
+        table = _pretty(SERIES_COLUMNS, _series_rows(rows), ())
+        blocks.append(f"latency vs concurrency: {config}, {scenario}\n{table}")
+    stream.write("\n\n".join(blocks) + "\n")
+
+
+def _markdown(
+    comparison: Comparison,
+    series: Sequence[SeriesRow],
+    runs: Sequence[Run],
+    stream: TextIO,
+) -> None:
+    """Markdown sections: one table per matched workload, one per series."""
+    parts = [
+        "## comparison",
+        "\n".join(f"- {md_cell(x)}" for x in _intro(comparison, runs)),
+    ]
+    for group in comparison.groups:
+        parts.append(f"### {md_cell(group_title(group))}")
+        parts.append(markdown_table(COMPARE_COLUMNS, _group_rows(group), TEXT_COLUMNS))
+    for (config, scenario), rows in series_groups(series).items():
+        parts.append(
+            f"### latency vs concurrency: {md_cell(config)}, {md_cell(scenario)}"
+        )
+        parts.append(markdown_table(SERIES_COLUMNS, _series_rows(rows), ()))
+    stream.write("\n\n".join(parts) + "\n")
+
+
+def _csv(comparison: Comparison, series: Sequence[SeriesRow], stream: TextIO) -> None:
+    """One row per compare record and per series point (see module docstring)."""
+    rows: list[list[Any]] = []
+    for group in comparison.groups:
+        for action in group.actions:
+            for r in action.results:
+                rows.append(
+                    [
+                        "compare",
+                        group.scenario,
+                        group.concurrency,
+                        group.occurrence,
+                        action.action,
+                        r.label,
+                        r.count,
+                        r.median,
+                        None,
+                        r.p95,
+                        r.ratio,
+                        r.p_value,
+                        r.verdict,
+                        None,
+                        None,
+                    ]
+                )
+    for s in series:
+        rows.append(
+            [
+                "series",
+                s.scenario,
+                s.concurrency,
+                None,
+                "total",
+                s.config,
+                s.count,
+                s.median,
+                s.p90,
+                s.p95,
+                None,
+                None,
+                None,
+                s.throughput,
+                s.success,
+            ]
+        )
+    write_csv(stream, CSV_COLUMNS, rows)
+
+
+def compare_document(
+    comparison: Comparison,
+    series: Sequence[SeriesRow] = (),
+    runs: Sequence[Run] = (),
+) -> dict[str, Any]:
+    """The versioned JSON document of a comparison (see the module docstring)."""
+    return {
+        "schema": COMPARE_SCHEMA,
+        "version": SCHEMA_VERSION,
+        "test": TEST,
+        "alpha": comparison.alpha,
+        "min_samples": MIN_SAMPLES,
+        "baseline": comparison.baseline,
+        "runs": [
+            {
+                "label": run.label,
+                "config": run.config,
+                "files": [str(path) for path in run.paths],
+            }
+            for run in runs
+        ],
+        "comparisons": [
+            {
+                "scenario": group.scenario,
+                "concurrency": group.concurrency,
+                "occurrence": group.occurrence,
+                "actions": [
+                    {
+                        "action": action.action,
+                        "results": [
+                            {
+                                "run": r.label,
+                                "count": r.count,
+                                "median": r.median,
+                                "p95": r.p95,
+                                "ratio": r.ratio,
+                                "p_value": r.p_value,
+                                "verdict": r.verdict,
+                            }
+                            for r in action.results
+                        ],
+                    }
+                    for action in group.actions
+                ],
+            }
+            for group in comparison.groups
+        ],
+        "series": [
+            {
+                "config": config,
+                "scenario": scenario,
+                "points": [
+                    {
+                        "concurrency": row.concurrency,
+                        "median": row.median,
+                        "p90": row.p90,
+                        "p95": row.p95,
+                        "throughput": row.throughput,
+                        "success": row.success,
+                        "count": row.count,
+                    }
+                    for row in rows
+                ],
+            }
+            for (config, scenario), rows in series_groups(series).items()
+        ],
+    }
+
+
+def write_compare(
+    comparison: Comparison,
+    stream: TextIO,
+    fmt: str,
+    series: Sequence[SeriesRow] = (),
+    runs: Sequence[Run] = (),
+) -> None:
+    """Write ``comparison`` (and ``series``) in format ``fmt``.
+
+    ``runs`` only adds their configurations and files to the output.
+
+    :raises ValueError: unknown format.
+    """
+    check_format(fmt)
+    if fmt == "table":
+        _table(comparison, series, runs, stream)
+    elif fmt == "markdown":
+        _markdown(comparison, series, runs, stream)
+    elif fmt == "csv":
+        _csv(comparison, series, stream)
+    else:
+        write_json(compare_document(comparison, series, runs), stream)

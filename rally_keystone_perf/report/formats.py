@@ -1,0 +1,317 @@
+"""Write the report tables as text (prettytable), markdown, CSV or JSON.
+
+``table`` and ``markdown`` round like Rally (see :mod:`.render`); ``csv`` and
+``json`` keep every number unrounded (``repr`` of the float; empty cell /
+``null`` for Rally's ``n/a``).
+
+The report JSON document (schema version 1)::
+
+    {"schema": "rally-keystone-perf/report", "version": 1,
+     "reports": [{
+       "file": "runs/.../results/smoke-1234abcd.json",
+       "config": {"mode": "uwsgi", "processes": "2", ...},   # run-level, strings
+       "workloads": [{
+         "scenario": "KeystonePerf.create_token", "position": 0,
+         "runner_type": "constant", "runner": {...},          # as in Rally's JSON
+         "config": {..., "concurrency": "2", "times": "10"},  # the table's columns
+         "load_duration": 1.5, "full_duration": 2.5,          # seconds
+         "throughput": 6.6, "iterations": 10, "failed_iterations": 0,
+         "pass_sla": true,
+         "errors": [{"type": "...", "message": "...", "count": 1}],
+         "rows": [{"name": "keystone.create_token", "depth": 0,
+                   "min": 0.1, "avg": 0.1, "max": 0.2, "median": 0.1,
+                   "p90": 0.2, "p95": 0.2,                     # seconds or null
+                   "success": 1.0,                             # fraction or null
+                   "count": 10}, ...]}]}]}
+
+Rows are Rally's main statistics rows in Rally's order (nested rows follow
+their parent with a larger ``depth``; ``total`` last). New keys may be added
+within version 1; removing or changing the meaning of one raises the version.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from rally_keystone_perf.report import FORMATS, render
+from rally_keystone_perf.report.config import LoadedReport
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+
+SCHEMA_VERSION = 1
+REPORT_SCHEMA = "rally-keystone-perf/report"
+THROUGHPUT = "throughput (iter/s)"
+ROW_FIELDS = ("min", "avg", "max", "median", "p90", "p95", "success", "count")
+
+
+@dataclass(frozen=True)
+class ReportEntry:
+    """One workload of a report file with its statistics and columns."""
+
+    workload: Workload
+    columns: dict[str, str]
+    rows: list[StatsRow]
+    throughput: float | None
+
+
+@dataclass(frozen=True)
+class FileEntries:
+    """One report file, its run-level config and its workloads' entries."""
+
+    file: str
+    config: dict[str, str]
+    entries: list[ReportEntry]
+
+
+def report_entries(reports: Iterable[LoadedReport]) -> list[FileEntries]:
+    """Compute every workload's statistics once, in file and workload order."""
+    return [
+        FileEntries(
+            file=str(report.path),
+            config=report.config,
+            entries=[
+                ReportEntry(
+                    workload=workload,
+                    columns=report.columns(workload),
+                    rows=main_stats(workload),
+                    throughput=throughput(workload),
+                )
+                for workload in report.workloads
+            ],
+        )
+        for report in reports
+    ]
+
+
+# --- shared helpers -----------------------------------------------------------
+
+
+def check_format(fmt: str) -> None:
+    """:raises ValueError: ``fmt`` is not one of :data:`FORMATS`."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def md_cell(value: object) -> str:
+    """A markdown table cell: one line, pipes escaped."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def markdown_table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    left: Collection[str] = ("action",),
+) -> str:
+    """A GitHub markdown table; the columns named in ``left`` align left."""
+    align = ["---" if name in left else "---:" for name in header]
+    lines = [
+        "| " + " | ".join(md_cell(cell) for cell in cells) + " |"
+        for cells in (header, align, *rows)
+    ]
+    return "\n".join(lines)
+
+
+def csv_value(value: Any) -> str:
+    """A CSV cell: unrounded numbers, empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_csv(stream: TextIO, header: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """Write a header and rows with the csv module (``\\n`` line ends)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([csv_value(v) for v in row] for row in rows)
+
+
+def write_json(document: dict[str, Any], stream: TextIO) -> None:
+    """Write strict JSON (no NaN), indented, with a final newline."""
+    json.dump(document, stream, indent=2, allow_nan=False)
+    stream.write("\n")
+
+
+def union_keys(mappings: Iterable[dict[str, str]]) -> list[str]:
+    """Every key of ``mappings`` in order of first appearance."""
+    keys: dict[str, None] = {}
+    for mapping in mappings:
+        keys.update(dict.fromkeys(mapping))
+    return list(keys)
+
+
+# --- report ---------------------------------------------------------------------
+
+
+def _rate(value: float | None) -> str:
+    """Throughput rounded like the durations."""
+    return render.format_number(value)
+
+
+def _table(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """A ``report:`` line per file, then its workloads' prettytable tables."""
+    for index, item in enumerate(files):
+        if index:
+            stream.write("\n")
+        stream.write(f"report: {item.file}\n")
+        if not item.entries:
+            stream.write("no workloads\n")
+        for number, entry in enumerate(item.entries):
+            if number:
+                stream.write("\n")
+            extra = {THROUGHPUT: _rate(entry.throughput), **entry.columns}
+            render.render_workload(entry.workload, entry.rows, stream, extra)
+
+
+def _md_rows(entry: ReportEntry) -> list[list[str]]:
+    """Table rows of one workload (nested rows as Rally's ``-> name``)."""
+    extra = [_rate(entry.throughput), *entry.columns.values()]
+    return [
+        [
+            f"{'-' * row.depth}> {row.name}" if row.depth else row.name,
+            render.format_number(row.min),
+            render.format_number(row.avg),
+            render.format_number(row.max),
+            render.format_number(row.p90),
+            render.format_number(row.p95),
+            render.format_success(row.success),
+            str(row.count),
+            *extra,
+        ]
+        for row in entry.rows
+    ]
+
+
+def _md_workload(entry: ReportEntry) -> list[str]:
+    """Heading, table and summary paragraphs of one workload."""
+    header = [*render.COLUMNS, THROUGHPUT, *entry.columns]
+    summary = render.error_summary(entry.workload)
+    parts = [
+        f"### {md_cell(render.heading(entry.workload))}",
+        markdown_table(header, _md_rows(entry)),
+        f"load duration: {render.format_number(entry.workload.load_duration)} s, "
+        f"throughput: {_rate(entry.throughput)} iterations/s; " + md_cell(summary[0]),
+    ]
+    if len(summary) > 1:
+        parts.append("\n".join(f"- {md_cell(line)}" for line in summary[1:]))
+    return parts
+
+
+def _markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """One section per file, one table per workload."""
+    parts: list[str] = []
+    for item in files:
+        parts.append(f"## {md_cell(item.file)}")
+        if not item.entries:
+            parts.append("no workloads")
+        for entry in item.entries:
+            parts += _md_workload(entry)
+    stream.write("\n\n".join(parts) + "\n")
+
+
+def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """One CSV row per statistics row; config columns are the union over files."""
+    config_keys = union_keys(e.columns for item in files for e in item.entries)
+    header = [
+        "file",
+        "scenario",
+        "position",
+        "runner",
+        *config_keys,
+        "load_duration",
+        "throughput",
+        "action",
+        "depth",
+        *ROW_FIELDS,
+    ]
+    rows = (
+        [
+            item.file,
+            entry.workload.scenario_name,
+            entry.workload.position,
+            entry.workload.runner_type,
+            *(entry.columns.get(key, "") for key in config_keys),
+            entry.workload.load_duration,
+            entry.throughput,
+            row.name,
+            row.depth,
+            *(getattr(row, name) for name in ROW_FIELDS),
+        ]
+        for item in files
+        for entry in item.entries
+        for row in entry.rows
+    )
+    write_csv(stream, header, rows)
+
+
+def _workload_document(entry: ReportEntry) -> dict[str, Any]:
+    """The JSON object of one workload."""
+    workload = entry.workload
+    return {
+        "scenario": workload.scenario_name,
+        "position": workload.position,
+        "runner_type": workload.runner_type,
+        "runner": workload.runner,
+        "config": entry.columns,
+        "load_duration": workload.load_duration,
+        "full_duration": workload.full_duration,
+        "throughput": entry.throughput,
+        "iterations": len(workload.iterations),
+        "failed_iterations": sum(1 for it in workload.iterations if it.error),
+        "pass_sla": workload.pass_sla,
+        "errors": [
+            {"type": kind, "message": message, "count": count}
+            for kind, message, count in render.error_counts(workload)
+        ],
+        "rows": [
+            {"name": row.name, "depth": row.depth}
+            | {name: getattr(row, name) for name in ROW_FIELDS}
+            for row in entry.rows
+        ],
+    }
+
+
+def report_document(files: Sequence[FileEntries]) -> dict[str, Any]:
+    """The versioned JSON document of a report (see the module docstring)."""
+    return {
+        "schema": REPORT_SCHEMA,
+        "version": SCHEMA_VERSION,
+        "reports": [
+            {
+                "file": item.file,
+                "config": item.config,
+                "workloads": [_workload_document(entry) for entry in item.entries],
+            }
+            for item in files
+        ],
+    }
+
+
+def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:
+    """Write computed :func:`report_entries` in format ``fmt``.
+
+    :raises ValueError: unknown format.
+    """
+    check_format(fmt)
+    if fmt == "table":
+        _table(files, stream)
+    elif fmt == "markdown":
+        _markdown(files, stream)
+    elif fmt == "csv":
+        _csv(files, stream)
+    else:
+        write_json(report_document(files), stream)
+
+
+def write_report(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) -> None:
+    """Write the statistics of every workload of ``reports`` in format ``fmt``.
+
+    :raises ValueError: unknown format.
+    """
+    check_format(fmt)
+    write_entries(report_entries(reports), stream, fmt)

@@ -1,0 +1,98 @@
+"""Run folders and timed iterations for the report, compare and CLI tests.
+
+Reports are written by Rally's own exporter (see :mod:`.factory`) into
+``<run>/results/`` next to a ``run.json`` like the launcher writes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.unit.report import factory as f
+
+SCENARIO = "KeystonePerf.create_token"
+ACTION = "keystone.create_token"
+
+
+def timed(
+    durations: Sequence[float],
+    action: str = ACTION,
+    errors: Sequence[int] = (),
+    overhead: float = 0.01,
+) -> list[dict[str, Any]]:
+    """One iteration per duration, each with one atomic action of that duration.
+
+    Iterations whose index is in ``errors`` fail inside the atomic action.
+    """
+    data = []
+    for index, duration in enumerate(durations):
+        start = 1000.0 + index
+        failed = index in errors
+        atomics = [f.atomic(action, start, start + duration, failed=failed)]
+        error = ("HttpError", "database is locked") if failed else None
+        data.append(f.iteration(start, duration + overhead, 0.0, atomics, error))
+    return data
+
+
+def gauss(seed: int, mean: float, count: int = 50) -> list[float]:
+    """``count`` seeded normal durations around ``mean`` (10 % spread)."""
+    rng = random.Random(seed)
+    return [max(0.001, rng.gauss(mean, mean / 10)) for _ in range(count)]
+
+
+def workload(
+    durations: Sequence[float],
+    concurrency: int | None = 2,
+    name: str = SCENARIO,
+    position: int = 0,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """A Rally workload of :func:`timed` iterations with a constant runner."""
+    runner: dict[str, Any] = {"times": len(durations)}
+    if concurrency is not None:
+        runner["concurrency"] = concurrency
+    return f.workload(
+        timed(durations, **kwargs), name=name, runner=runner, position=position
+    )
+
+
+def state(
+    mode: str = "uwsgi", processes: int = 2, threads: int = 1, rounds: Any = None
+) -> dict[str, Any]:
+    """A run.json as the launcher writes it (the parts the report reads)."""
+    return {
+        "mode": mode,
+        "status": "stopped",
+        "options": {
+            "mode": mode,
+            "processes": processes,
+            "threads": threads,
+            "password_hash_rounds": rounds,
+        },
+    }
+
+
+def make_run(
+    root: Path,
+    name: str,
+    workloads: list[dict[str, Any]],
+    run_state: dict[str, Any] | None = None,
+    report: str = "smoke-0123abcd.json",
+    tags: list[str] | None = None,
+) -> Path:
+    """A run folder ``root/name`` with run.json and one report; returns the report.
+
+    ``run_state`` None writes no run.json.
+    """
+    run = root / name
+    (run / "results").mkdir(parents=True, exist_ok=True)
+    if run_state is not None:
+        (run / "run.json").write_text(json.dumps(run_state))
+    task = f.task([[w] for w in workloads], uuid=f"task-{name}")
+    if tags is not None:
+        task["tags"] = tags
+    return f.write_report(run / "results" / report, [task])

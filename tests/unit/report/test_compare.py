@@ -1,0 +1,272 @@
+"""Tests for rally_keystone_perf.report.compare (verdicts, matching, series)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.report import compare as c
+from rally_keystone_perf.report import stats
+from rally_keystone_perf.report.load import Workload, load_report
+from tests.unit.report import factory as f
+from tests.unit.report import runs as r
+
+
+def _load(tmp_path: Path, name: str, *workloads: dict) -> list[Workload]:
+    """Export workloads (one subtask each) with Rally's exporter, load them."""
+    path = f.write_report(tmp_path / f"{name}.json", [f.task([[w] for w in workloads])])
+    return load_report(path)
+
+
+def _result(comparison: c.Comparison, action: str, run: int = 1) -> c.RunResult:
+    """One run's result for ``action`` of the only group."""
+    (group,) = comparison.groups
+    found = next(a for a in group.actions if a.action == action)
+    return found.results[run]
+
+
+# --- verdicts ------------------------------------------------------------------
+
+
+def test_same_distribution_is_not_significant(tmp_path: Path) -> None:
+    # 100 seeded trials, both sides drawn from the same distribution; one
+    # workload per trial, told apart by concurrency so compare pairs them
+    trials = range(1, 101)
+    base = _load(
+        tmp_path, "a", *(r.workload(r.gauss(2 * t, 0.5), concurrency=t) for t in trials)
+    )
+    other = _load(
+        tmp_path,
+        "b",
+        *(r.workload(r.gauss(2 * t + 1, 0.5), concurrency=t) for t in trials),
+    )
+    comparison = c.compare([("a", base), ("b", other)])
+    assert len(comparison.groups) == 100
+    verdicts = [
+        action.results[1].verdict
+        for group in comparison.groups
+        for action in group.actions
+        if action.action == stats.TOTAL
+    ]
+    assert set(verdicts) <= {c.NOT_SIGNIFICANT, c.FASTER, c.SLOWER}
+    assert verdicts.count(c.NOT_SIGNIFICANT) >= 90
+
+
+def test_clearly_slower_and_faster(tmp_path: Path) -> None:
+    fast = _load(tmp_path, "fast", r.workload(r.gauss(1, 0.5)))
+    slow = _load(tmp_path, "slow", r.workload(r.gauss(2, 1.0)))
+    slower = c.compare([("fast", fast), ("slow", slow)])
+    for action in (r.ACTION, stats.TOTAL):
+        result = _result(slower, action)
+        assert result.verdict == c.SLOWER
+        assert result.p_value is not None and result.p_value < 1e-6
+        assert result.ratio == pytest.approx(2.0, rel=0.1)
+        assert result.count == 50
+    assert _result(slower, r.ACTION, run=0).verdict == c.BASELINE
+    faster = c.compare([("slow", slow), ("fast", fast)])
+    assert _result(faster, r.ACTION).verdict == c.FASTER
+    # a strict enough alpha turns the same data into "not significant"
+    strict = c.compare([("fast", fast), ("slow", slow)], alpha=1e-30)
+    assert _result(strict, r.ACTION).verdict == c.NOT_SIGNIFICANT
+
+
+def test_ratio_median_and_p95(tmp_path: Path) -> None:
+    base = _load(tmp_path, "a", r.workload([0.1, 0.2, 0.3, 0.4, 0.5]))
+    other = _load(tmp_path, "b", r.workload([0.2, 0.4, 0.6, 0.8, 1.0]))
+    comparison = c.compare([("a", base), ("b", other)])
+    baseline = _result(comparison, r.ACTION, run=0)
+    result = _result(comparison, r.ACTION)
+    assert baseline.median == pytest.approx(0.3)
+    assert baseline.ratio == pytest.approx(1.0)
+    assert baseline.p_value is None
+    assert result.median == pytest.approx(0.6)
+    assert result.p95 == pytest.approx(0.96)  # Rally's interpolated percentile
+    assert result.ratio == pytest.approx(2.0)
+    # the exact test with 5 vs 5 samples, 2 pairs out of order
+    assert result.verdict == c.NOT_SIGNIFICANT
+    assert 0.05 < result.p_value < 0.2
+    total = _result(comparison, stats.TOTAL)
+    assert total.median == pytest.approx(0.61)  # iteration.duration
+    assert total.ratio == pytest.approx(0.61 / 0.31)
+
+
+def test_too_few_samples(tmp_path: Path) -> None:
+    base = _load(tmp_path, "a", r.workload([0.1] * 4))
+    other = _load(tmp_path, "b", r.workload([9.0] * 50))
+    result = _result(c.compare([("a", base), ("b", other)]), r.ACTION)
+    assert result.verdict == c.TOO_FEW
+    assert result.p_value is None
+    assert result.ratio == pytest.approx(90.0)
+
+
+def test_verdict_function() -> None:
+    assert c.verdict([1.0] * 4, [2.0] * 10) == (c.TOO_FEW, None)
+    assert c.verdict([1.0] * 10, [1.0] * 10)[0] == c.NOT_SIGNIFICANT
+    outcome, p_value = c.verdict([1.0, 1.1, 1.2, 1.3, 1.4], [2.0, 2.1, 2.2, 2.3, 2.4])
+    assert outcome == c.SLOWER
+    assert p_value == pytest.approx(2 / 252)  # exact: 2 of C(10, 5) orderings
+
+
+def test_only_successful_samples(tmp_path: Path) -> None:
+    durations = [0.1] * 10
+    base = _load(tmp_path, "a", r.workload(durations))
+    other = _load(tmp_path, "b", r.workload([5.0] + durations[1:], errors=[0]))
+    comparison = c.compare([("a", base), ("b", other)])
+    action = _result(comparison, r.ACTION)
+    total = _result(comparison, stats.TOTAL)
+    assert (action.count, action.median) == (9, pytest.approx(0.1))
+    assert (total.count, total.median) == (9, pytest.approx(0.11))
+
+
+# --- matching -------------------------------------------------------------------
+
+
+def test_matching_by_scenario_and_concurrency(tmp_path: Path) -> None:
+    base = _load(
+        tmp_path,
+        "a",
+        r.workload([0.1] * 5, concurrency=1, name="KeystonePerf.list_projects"),
+        r.workload([0.1] * 5, concurrency=2),
+        r.workload([0.1] * 5, concurrency=4),
+    )
+    other = _load(
+        tmp_path,
+        "b",
+        r.workload([0.3] * 5, concurrency=4),  # other order
+        r.workload([0.2] * 5, concurrency=2),
+        r.workload([0.2] * 5, concurrency=8),  # not in the baseline
+    )
+    comparison = c.compare([("a", base), ("b", other)])
+    keys = [(g.scenario, g.concurrency) for g in comparison.groups]
+    assert keys == [
+        ("KeystonePerf.list_projects", 1),
+        (r.SCENARIO, 2),
+        (r.SCENARIO, 4),
+        (r.SCENARIO, 8),
+    ]
+    medians = {
+        (g.concurrency, a.action): [x.median for x in a.results]
+        for g in comparison.groups
+        for a in g.actions
+    }
+    assert medians[(2, r.ACTION)] == [pytest.approx(0.1), pytest.approx(0.2)]
+    assert medians[(4, r.ACTION)] == [pytest.approx(0.1), pytest.approx(0.3)]
+    missing = comparison.groups[0].actions[0].results[1]
+    assert (missing.verdict, missing.count, missing.median) == (c.MISSING, 0, None)
+    no_base = comparison.groups[3].actions[0].results
+    assert [x.verdict for x in no_base] == [c.MISSING, c.NO_BASELINE]
+
+
+def test_repeated_workloads_match_in_order(tmp_path: Path) -> None:
+    base = _load(tmp_path, "a", r.workload([0.1] * 5), r.workload([0.5] * 5))
+    other = _load(tmp_path, "b", r.workload([0.2] * 5), r.workload([1.0] * 5))
+    comparison = c.compare([("a", base), ("b", other)])
+    assert [g.occurrence for g in comparison.groups] == [0, 1]
+    ratios = [g.actions[0].results[1].ratio for g in comparison.groups]
+    assert ratios == [pytest.approx(2.0), pytest.approx(2.0)]
+
+
+def test_actions_are_main_stats_top_level_rows(tmp_path: Path) -> None:
+    a = f.atomic
+    atomics = [
+        a("keystone.create_user", 0.0, 0.1, children=[a("inner", 0.0, 0.05)]),
+        a("keystone.list_projects", 0.1, 0.2),
+        a("keystone.list_projects", 0.2, 0.4),
+    ]
+    data = [f.iteration(float(i), 0.5, 0.0, atomics) for i in range(6)]
+    data.append(f.iteration(9.0, 0.5, 0.0, [], error=("E", "outside atomics")))
+    failed = [a("keystone.delete_user", 0.0, 0.1, failed=True)]
+    data.append(f.iteration(10.0, 0.5, 0.0, failed, ("E", "in an atomic")))
+    after = [a("keystone.create_user", 0.0, 0.2)]  # failed after its atomic
+    data.append(f.iteration(11.0, 0.5, 0.0, after, ("E", "after the atomic")))
+    (workload,) = _load(tmp_path, "a", f.workload(data))
+    samples = stats.action_samples(workload)
+    rows = stats.main_stats(workload)
+    assert stats.NO_NAME_ACTION in [row.name for row in rows]
+    top = [
+        row.name for row in rows if row.depth == 0 and row.name != stats.NO_NAME_ACTION
+    ]
+    assert (
+        list(samples)
+        == top
+        == [
+            "keystone.create_user",
+            "keystone.list_projects (x2)",
+            "keystone.delete_user",
+            "total",
+        ]
+    )
+    assert samples["keystone.list_projects (x2)"] == [pytest.approx(0.3)] * 6
+    assert samples["keystone.delete_user"] == []  # it failed
+    # the atomic succeeded before its iteration failed: it is a sample
+    assert samples["keystone.create_user"] == [pytest.approx(0.1)] * 6 + [0.2]
+    assert samples["total"] == [0.5] * 6
+    comparison = c.compare([("a", [workload]), ("b", [workload])])
+    names = [x.action for x in comparison.groups[0].actions]
+    assert names == top
+    deleted = comparison.groups[0].actions[2].results[1]
+    assert (deleted.verdict, deleted.count) == (c.TOO_FEW, 0)
+
+
+@pytest.mark.parametrize(
+    ("labels", "alpha", "message"),
+    [
+        (["a"], 0.05, "at least two runs"),
+        (["a", "a"], 0.05, "unique"),
+        (["a", "b"], 1.0, "alpha"),
+        (["a", "b"], 0.0, "alpha"),
+    ],
+)
+def test_compare_rejects(labels: list[str], alpha: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        c.compare([(label, []) for label in labels], alpha=alpha)
+
+
+# --- series ----------------------------------------------------------------------
+
+
+def test_series_sorted_by_concurrency(tmp_path: Path) -> None:
+    first = _load(
+        tmp_path,
+        "a",
+        r.workload([0.4] * 5, concurrency=8),
+        r.workload([0.1] * 5, concurrency=1),
+        r.workload([0.2] * 5, concurrency=1, name="KeystonePerf.list_projects"),
+    )
+    second = _load(tmp_path, "b", r.workload([0.2] * 5, concurrency=4))
+    single = _load(tmp_path, "c", r.workload([0.3] * 5, concurrency=2))
+    rows = c.series(
+        [("uwsgi p2xt1", first), ("uwsgi p2xt1", second), ("uwsgi p4xt1", single)]
+    )
+    assert [(x.config, x.scenario, x.concurrency) for x in rows] == [
+        ("uwsgi p2xt1", r.SCENARIO, 1),
+        ("uwsgi p2xt1", r.SCENARIO, 4),
+        ("uwsgi p2xt1", r.SCENARIO, 8),
+    ]
+    assert [x.median for x in rows] == [
+        pytest.approx(0.11),
+        pytest.approx(0.21),
+        pytest.approx(0.41),
+    ]
+    workload = first[1]
+    total = stats.total_row(stats.main_stats(workload))
+    assert rows[0] == c.SeriesRow(
+        config="uwsgi p2xt1",
+        scenario=r.SCENARIO,
+        concurrency=1,
+        median=total.median,
+        p90=total.p90,
+        p95=total.p95,
+        throughput=stats.throughput(workload),
+        success=1.0,
+        count=5,
+    )
+
+
+def test_series_needs_two_levels(tmp_path: Path) -> None:
+    base = _load(tmp_path, "a", r.workload([0.1] * 5, concurrency=2))
+    assert c.series([("x", base), ("y", base)]) == []
+    no_conc = _load(tmp_path, "b", r.workload([0.1] * 5, concurrency=None))
+    rows = c.series([("x", base), ("x", no_conc)])
+    assert [row.concurrency for row in rows] == [2, None]  # None sorts last

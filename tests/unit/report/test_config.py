@@ -1,0 +1,169 @@
+"""Tests for rally_keystone_perf.report.config (columns and labels of runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.report import config
+from rally_keystone_perf.report.load import ReportError, load_report
+from tests.unit.report import runs as r
+
+RUN_COLUMNS = {
+    "mode": "uwsgi",
+    "processes": "4",
+    "threads": "2",
+    "cache": "off",
+    "db": "sqlite",
+    "hash rounds": "default",
+}
+
+
+def test_cli_uses_this_module() -> None:
+    assert cli.config_columns is config.config_columns
+
+
+def test_config_columns() -> None:
+    assert config.config_columns(r.state(processes=4, threads=2, rounds=4)) == {
+        "mode": "uwsgi",
+        "processes": "4",
+        "threads": "2",
+        "db": "sqlite",
+        "hash rounds": "4",
+    }
+
+
+def test_config_for_reads_run_json(tmp_path: Path) -> None:
+    report = r.make_run(
+        tmp_path, "run", [r.workload([0.1] * 3, concurrency=8)], r.state("uwsgi", 4, 2)
+    )
+    (workload,) = load_report(report)
+    assert config.config_for(report) == RUN_COLUMNS
+    assert config.config_for(report, workload) == {
+        **RUN_COLUMNS,
+        "concurrency": "8",
+        "times": "3",
+    }
+    assert list(config.config_for(report, workload)) == [
+        "mode",
+        "processes",
+        "threads",
+        "cache",
+        "db",
+        "hash rounds",
+        "concurrency",
+        "times",
+    ]
+
+
+def test_config_for_cache_option(tmp_path: Path) -> None:
+    state = r.state()
+    state["options"]["cache"] = True
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], state)
+    assert config.config_for(report)["cache"] == "on"
+
+
+def test_config_from_tags_without_run_json(tmp_path: Path) -> None:
+    tags = ["mode:uwsgi", "processes: 4", "seed", "broken:"]
+    report = r.make_run(
+        tmp_path, "run", [r.workload([0.1] * 2, concurrency=None)], None, tags=tags
+    )
+    (workload,) = load_report(report)
+    assert config.config_for(report, workload) == {
+        "mode": "uwsgi",
+        "processes": "4",
+        "times": "2",
+    }
+
+
+def test_config_from_file_name(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], None, tags=["seed"])
+    (workload,) = load_report(report)
+    assert config.config_for(report, workload) == {
+        "file": report.name,
+        "concurrency": "2",
+        "times": "1",
+    }
+
+
+@pytest.mark.parametrize("content", ["{broken", "[1, 2]", '{"options": 3}'])
+def test_bad_run_json(tmp_path: Path, content: str) -> None:
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
+    (tmp_path / "run" / "run.json").write_text(content)
+    with pytest.raises(ReportError) as info:
+        config.config_for(report)
+    message = str(info.value)
+    assert message.startswith(f"{tmp_path / 'run' / 'run.json'}: ")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("columns", "label"),
+    [
+        (RUN_COLUMNS, "uwsgi p4xt2"),
+        ({**RUN_COLUMNS, "hash rounds": "4"}, "uwsgi p4xt2 hash rounds 4"),
+        (
+            {**RUN_COLUMNS, "cache": "on", "db": "mysql"},
+            "uwsgi p4xt2 cache on db mysql",
+        ),
+        (config.config_columns({}), "x.json"),
+        ({"mode": "uwsgi"}, "uwsgi"),
+        ({"file": "x.json"}, "x.json"),
+    ],
+)
+def test_run_label(columns: dict[str, str], label: str) -> None:
+    assert config.run_label(columns, "x.json") == label
+
+
+def test_unique_labels() -> None:
+    paths = [Path("a/one.json"), Path("b/two.json"), Path("c/three.json")]
+    assert config.unique_labels(["x", "y", "x"], paths) == [
+        "x (one.json)",
+        "y",
+        "x (three.json)",
+    ]
+    same_names = [Path("a/r.json"), Path("b/r.json")]
+    assert config.unique_labels(["x", "x"], same_names) == [
+        "x (a/r.json)",
+        "x (b/r.json)",
+    ]
+    twice = [Path("a/r.json")] * 3
+    assert config.unique_labels(["x", "x", "x"], twice) == [
+        "x (a/r.json)",
+        "x (a/r.json) #2",
+        "x (a/r.json) #3",
+    ]
+
+
+def test_load_runs_labels_and_folders(tmp_path: Path) -> None:
+    one = r.make_run(tmp_path, "one", [r.workload([0.1])], r.state(processes=2))
+    r.make_run(tmp_path, "one", [r.workload([0.2])], None, report="z-second.json")
+    two = r.make_run(tmp_path, "two", [r.workload([0.1])], r.state(processes=4))
+    three = r.make_run(tmp_path, "three", [r.workload([0.1])], r.state(processes=2))
+    runs = config.load_runs([tmp_path / "one", two, three.parent])
+    assert [run.label for run in runs] == [
+        "uwsgi p2xt1 (one)",
+        "uwsgi p4xt1",
+        "uwsgi p2xt1 (three)",
+    ]
+    bases = ["uwsgi p2xt1", "uwsgi p4xt1", "uwsgi p2xt1"]
+    assert [run.config_label for run in runs] == bases
+    assert runs[0].paths == [one, tmp_path / "one" / "results" / "z-second.json"]
+    assert len(runs[0].workloads) == 2
+    assert runs[1].config["processes"] == "4"
+
+
+def test_empty_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="no Rally JSON reports"):
+        config.report_files(tmp_path)
+
+
+def test_load_reports_overrides(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
+    (loaded,) = config.load_reports([tmp_path / "run"], {"mode": "other", "x": "1"})
+    assert loaded.path == report
+    assert loaded.config["mode"] == "other"
+    assert list(loaded.config)[-1] == "x"
+    assert loaded.columns(loaded.workloads[0])["concurrency"] == "2"
