@@ -26,14 +26,6 @@ from rally_keystone_perf import atomics
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.report import access_log, load
 
-# atomic action -> the route its one request goes to
-ATOMIC_ROUTES = {
-    atomics.CREATE_TOKEN: "POST /v3/auth/tokens",
-    atomics.VALIDATE_TOKEN: "GET /v3/auth/tokens",
-    atomics.LIST_PROJECTS: "GET /v3/projects",
-    atomics.CREATE_USER: "POST /v3/users",
-    atomics.DELETE_USER: "DELETE /v3/users/{id}",
-}
 SCENARIOS = [
     "KeystonePerf.create_token",
     "KeystonePerf.validate_token",
@@ -98,7 +90,7 @@ def overhead_table(
             server_by_route[request.route].append(request.server_time)
         for name, durations in _atomic_durations(workload).items():
             client = median_ms(durations)
-            server = median_ms(server_by_route[ATOMIC_ROUTES[name]])
+            server = median_ms(server_by_route[atomics.ROUTES[name]])
             gap = client - server
             limit = max(0.05 * server, 3.0)
             within = abs(gap) <= limit

@@ -7,3 +7,13 @@ CREATE_USER = "keystone.create_user"
 DELETE_USER = "keystone.delete_user"
 
 ALL = (CREATE_TOKEN, VALIDATE_TOKEN, LIST_PROJECTS, CREATE_USER, DELETE_USER)
+
+# atomic action -> the route (``METHOD /path``, ids as ``{id}``) of the one
+# request it sends; one-to-one, read by the server-side view and the benchmarks
+ROUTES = {
+    CREATE_TOKEN: "POST /v3/auth/tokens",
+    VALIDATE_TOKEN: "GET /v3/auth/tokens",
+    LIST_PROJECTS: "GET /v3/projects",
+    CREATE_USER: "POST /v3/users",
+    DELETE_USER: "DELETE /v3/users/{id}",
+}

@@ -162,6 +162,7 @@ def _task_files(args: argparse.Namespace) -> list[Path]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start Keystone, run the tasks through Rally, print the report, stop."""
     from rally_keystone_perf import rally_runner, task_check
+    from rally_keystone_perf.deploy import sampler
 
     tasks = _task_files(args)
     for task in tasks:  # reject bad input before anything starts
@@ -169,6 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _echo(f"{task}: {count} workload(s), syntax OK")
     args.runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(args.runs_dir, _launch_options(args), progress=_echo)
+    resources = sampler.start_for_run(run)  # the server's CPU and memory
     outcomes: list[rally_runner.TaskOutcome] = []
     try:
         secret = json.loads(run.admin_secret.read_text())["password"]
@@ -189,6 +191,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
         )
     finally:
+        if resources is not None:
+            resources.stop()
         if args.keep_running:
             _echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
         else:

@@ -3,8 +3,9 @@
 ``load`` parses the file written by ``rally task report UUID --json``
 (format_version "1.2"), ``stats`` reproduces Rally's ``MainStatsTable``
 figures and ``render`` prints them as text tables; ``formats`` writes them as
-text, markdown, CSV or JSON. ``config`` labels runs by their configuration,
-``compare`` compares runs with a baseline and ``compare_formats`` writes that.
+text, markdown, CSV, JSON or a self-contained HTML page (``html``). ``config``
+labels runs by their configuration, ``compare`` compares runs with a baseline
+and ``compare_formats`` writes that.
 """
 
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS = ("table", "markdown", "csv", "json", "html")

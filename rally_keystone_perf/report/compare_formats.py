@@ -359,5 +359,9 @@ def write_compare(
         _markdown(comparison, series, runs, stream)
     elif fmt == "csv":
         _csv(comparison, series, stream)
+    elif fmt == "html":
+        from rally_keystone_perf.report import html  # imports this module
+
+        html.write_compare(comparison, stream, series, runs)
     else:
         write_json(compare_document(comparison, series, runs), stream)

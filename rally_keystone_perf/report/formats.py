@@ -24,6 +24,24 @@ The report JSON document (schema version 1)::
                    "success": 1.0,                             # fraction or null
                    "count": 10}, ...]}]}]}
 
+When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
+(see :mod:`.server_view`), each workload also has a ``"server"`` object::
+
+    "server": {
+      "routes": [{"route": "POST /v3/auth/tokens", "count": 10, "failed": 0,
+                  "median": 0.1, "p95": 0.2}, ...],        # null: no access log
+      "actions": [{"action": "keystone.create_token",
+                   "route": "POST /v3/auth/tokens",         # null: not mapped
+                   "client_median": 0.11, "server_median": 0.1,
+                   "gap": 0.01}, ...],                      # seconds or null
+      "resources": {"cpu_seconds": 2.0, "cpu_per_iteration": 0.2,
+                    "busy_cores": 1.3, "peak_rss_bytes": 262144000,
+                    "peak_rss_mb": 250.0, "peak_processes": 3,
+                    "samples": 5}}                          # null: no samples
+
+The table and markdown outputs print it under each workload's table, the CSV
+adds ``client_median`` ... ``server_peak_rss_mb`` columns.
+
 Rows are Rally's main statistics rows in Rally's order (nested rows follow
 their parent with a larger ``depth``; ``total`` last). New keys may be added
 within version 1; removing or changing the meaning of one raises the version.
@@ -32,14 +50,22 @@ within version 1; removing or changing the meaning of one raises the version.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from prettytable import PrettyTable
+
 from rally_keystone_perf.report import FORMATS, render
 from rally_keystone_perf.report.config import LoadedReport
 from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.server_view import (
+    ServerView,
+    WorkloadServerView,
+    server_view,
+)
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 
 SCHEMA_VERSION = 1
@@ -65,6 +91,7 @@ class FileEntries:
     file: str
     config: dict[str, str]
     entries: list[ReportEntry]
+    server: ServerView | None = None  # the run folder's server-side files
 
 
 def report_entries(reports: Iterable[LoadedReport]) -> list[FileEntries]:
@@ -82,6 +109,7 @@ def report_entries(reports: Iterable[LoadedReport]) -> list[FileEntries]:
                 )
                 for workload in report.workloads
             ],
+            server=server_view(report.path, report.workloads),
         )
         for report in reports
     ]
@@ -145,6 +173,175 @@ def union_keys(mappings: Iterable[dict[str, str]]) -> list[str]:
     return list(keys)
 
 
+# --- server side (report.server_view) -------------------------------------------
+
+
+SERVER_COLUMNS = (
+    "action",
+    "route",
+    "requests",
+    "failed",
+    "client median ms",
+    "server median ms",
+    "server p95 ms",
+    "gap ms",
+)
+LEFT_SERVER = ("action", "route")
+SERVER_CSV_FIELDS = (
+    "client_median",
+    "server_median",
+    "server_p95",
+    "gap",
+    "server_cpu_per_iteration",
+    "server_busy_cores",
+    "server_peak_rss_mb",
+)
+
+
+def _view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView | None:
+    """The server side of ``entry``, when its run folder has server files."""
+    if item.server is None:
+        return None
+    for other, view in zip(item.entries, item.server.workloads, strict=True):
+        if other is entry:
+            return None if view.empty else view
+    return None
+
+
+def _ms(value: float | None, digits: int = 1) -> str:
+    """Seconds as milliseconds, or ``n/a``."""
+    return "n/a" if value is None else f"{value * 1000:.{digits}f}"
+
+
+def _server_rows(view: WorkloadServerView) -> list[list[str]]:
+    """One row per atomic action, then one per route no action maps to."""
+    routes = {r.route: r for r in view.routes or []}
+    rows = []
+    for gap in view.actions or []:
+        times = routes.get(gap.route) if gap.route else None
+        rows.append(
+            [
+                gap.action,
+                gap.route or "-",
+                str(times.count if times else 0),
+                str(times.failed if times else 0),
+                _ms(gap.client_median),
+                _ms(gap.server_median),
+                _ms(times.p95 if times else None),
+                _ms(gap.gap, 2),
+            ]
+        )
+    mapped = {gap.route for gap in view.actions or []}
+    for times in view.routes or []:
+        if times.route not in mapped:
+            rows.append(
+                [
+                    "-",
+                    times.route,
+                    str(times.count),
+                    str(times.failed),
+                    "n/a",
+                    _ms(times.median),
+                    _ms(times.p95),
+                    "n/a",
+                ]
+            )
+    return rows
+
+
+def _resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
+    """Server CPU per iteration and peak memory in the load window."""
+    usage = view.resources
+    if usage is None:
+        if item.server is None or item.server.resources_csv is None:
+            return None
+        return "server CPU: n/a (no resource sample near the load window)"
+    per_iteration = (
+        "n/a" if usage.cpu_per_iteration is None else f"{usage.cpu_per_iteration:.4f}"
+    )
+    cores = "n/a" if usage.busy_cores is None else f"{usage.busy_cores:.2f}"
+    return (
+        f"server CPU: {per_iteration} s/iteration ({cores} cores busy), "
+        f"peak RSS: {usage.peak_rss_mb:.1f} MB ({usage.peak_processes} processes)"
+    )
+
+
+def _table_server(item: FileEntries, entry: ReportEntry, stream: TextIO) -> None:
+    """The server-side table and resource line under a workload's table."""
+    view = _view(item, entry)
+    if view is None:
+        return
+    lines = ["server side (inside the load window):"]
+    if view.actions is not None:
+        table = PrettyTable(list(SERVER_COLUMNS))
+        table.align = "r"
+        table.align["action"] = table.align["route"] = "l"
+        table.add_rows(_server_rows(view))
+        lines.append(table.get_string())
+    resources = _resources_line(item, view)
+    if resources:
+        lines.append(resources)
+    stream.write("\n".join(lines) + "\n")
+
+
+def _md_server(item: FileEntries, entry: ReportEntry) -> list[str]:
+    """The markdown parts of a workload's server side (none without server files)."""
+    view = _view(item, entry)
+    if view is None:
+        return []
+    parts = ["server side (inside the load window):"]
+    if view.actions is not None:
+        parts.append(markdown_table(SERVER_COLUMNS, _server_rows(view), LEFT_SERVER))
+    resources = _resources_line(item, view)
+    if resources:
+        parts.append(md_cell(resources))
+    return parts
+
+
+def _csv_server(item: FileEntries, entry: ReportEntry, row: StatsRow) -> list[Any]:
+    """The server columns of one CSV row (action figures on its action's row)."""
+    view = _view(item, entry)
+    if view is None:
+        return [None] * len(SERVER_CSV_FIELDS)
+    routes = {r.route: r for r in view.routes or []}
+    gap = next(
+        (g for g in view.actions or [] if row.depth == 0 and g.action == row.name),
+        None,
+    )
+    times = routes.get(gap.route) if gap and gap.route else None
+    usage = view.resources
+    return [
+        gap.client_median if gap else None,
+        gap.server_median if gap else None,
+        times.p95 if times else None,
+        gap.gap if gap else None,
+        usage.cpu_per_iteration if usage else None,
+        usage.busy_cores if usage else None,
+        usage.peak_rss_mb if usage else None,
+    ]
+
+
+def _server_document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
+    """``{"server": {...}}`` for a workload's JSON object, or ``{}``."""
+    view = _view(item, entry)
+    if view is None:
+        return {}
+    usage = view.resources
+    return {
+        "server": {
+            "routes": None
+            if view.routes is None
+            else [dataclasses.asdict(times) for times in view.routes],
+            "actions": None
+            if view.actions is None
+            else [dataclasses.asdict(gap) | {"gap": gap.gap} for gap in view.actions],
+            "resources": None
+            if usage is None
+            else dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb},
+        }
+    }
+
+
 # --- report ---------------------------------------------------------------------
 
 
@@ -166,6 +363,7 @@ def _table(files: Sequence[FileEntries], stream: TextIO) -> None:
                 stream.write("\n")
             extra = {THROUGHPUT: _rate(entry.throughput), **entry.columns}
             render.render_workload(entry.workload, entry.rows, stream, extra)
+            _table_server(item, entry, stream)
 
 
 def _md_rows(entry: ReportEntry) -> list[list[str]]:
@@ -174,13 +372,7 @@ def _md_rows(entry: ReportEntry) -> list[list[str]]:
     return [
         [
             f"{'-' * row.depth}> {row.name}" if row.depth else row.name,
-            render.format_number(row.min),
-            render.format_number(row.avg),
-            render.format_number(row.max),
-            render.format_number(row.p90),
-            render.format_number(row.p95),
-            render.format_success(row.success),
-            str(row.count),
+            *render.stats_cells(row),
             *extra,
         ]
         for row in entry.rows
@@ -211,6 +403,7 @@ def _markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
             parts.append("no workloads")
         for entry in item.entries:
             parts += _md_workload(entry)
+            parts += _md_server(item, entry)
     stream.write("\n\n".join(parts) + "\n")
 
 
@@ -229,6 +422,9 @@ def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
         "depth",
         *ROW_FIELDS,
     ]
+    server = any(item.server is not None for item in files)
+    if server:
+        header += SERVER_CSV_FIELDS
     rows = (
         [
             item.file,
@@ -241,6 +437,7 @@ def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
             row.name,
             row.depth,
             *(getattr(row, name) for name in ROW_FIELDS),
+            *(_csv_server(item, entry, row) if server else []),
         ]
         for item in files
         for entry in item.entries
@@ -285,7 +482,10 @@ def report_document(files: Sequence[FileEntries]) -> dict[str, Any]:
             {
                 "file": item.file,
                 "config": item.config,
-                "workloads": [_workload_document(entry) for entry in item.entries],
+                "workloads": [
+                    _workload_document(entry) | _server_document(item, entry)
+                    for entry in item.entries
+                ],
             }
             for item in files
         ],
@@ -304,6 +504,10 @@ def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> Non
         _markdown(files, stream)
     elif fmt == "csv":
         _csv(files, stream)
+    elif fmt == "html":
+        from rally_keystone_perf.report import html  # imports this module
+
+        html.write_entries(files, stream)
     else:
         write_json(report_document(files), stream)
 

@@ -41,6 +41,19 @@ def format_success(value: float | None) -> str:
     return "n/a" if value is None else "%.1f%%" % (value * 100)
 
 
+def stats_cells(row: StatsRow) -> list[str]:
+    """The figures of one row, formatted: min, avg, max, p90, p95, success, count."""
+    return [
+        format_number(row.min),
+        format_number(row.avg),
+        format_number(row.max),
+        format_number(row.p90),
+        format_number(row.p95),
+        format_success(row.success),
+        str(row.count),
+    ]
+
+
 def heading(workload: Workload) -> str:
     """One line naming the scenario, its position and the runner settings."""
     parts = [f"position {workload.position}", f"runner {workload.runner_type}"]
@@ -107,13 +120,7 @@ def build_table(
         table.add_row(
             [
                 INDENT * row.depth + row.name,
-                format_number(row.min),
-                format_number(row.avg),
-                format_number(row.max),
-                format_number(row.p90),
-                format_number(row.p95),
-                format_success(row.success),
-                str(row.count),
+                *stats_cells(row),
                 *(str(value) for value in extra.values()),
             ]
         )

@@ -133,3 +133,23 @@ def test_results_are_kept_in_the_run_folder(
 ) -> None:
     (report,) = keystone.results.glob("all-scenarios-*.json")
     assert load.load_report(report) == results
+
+
+def test_server_view_client_waits_for_the_server(
+    results: list[load.Workload], keystone: RunDir
+) -> None:
+    from rally_keystone_perf.report import server_view
+
+    (report,) = keystone.results.glob("all-scenarios-*.json")
+    view = server_view.server_view(report, results)
+    assert view is not None
+    assert view.access_log == keystone.access_log
+    for workload, side in zip(results, view.workloads, strict=True):
+        assert side.actions, workload.scenario_name
+        for gap in side.actions:
+            where = f"{workload.scenario_name} {gap.action}"
+            assert gap.client_median is not None, where
+            assert gap.server_median is not None and gap.server_median > 0, where
+            assert gap.client_median >= gap.server_median, where
+            assert gap.gap is not None
+            assert gap.gap <= max(0.05 * gap.server_median, 0.010), where

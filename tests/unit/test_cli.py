@@ -549,7 +549,7 @@ def test_help_of_report_and_compare(
         ["compare", "a.json"],
         ["compare", "a.json", "b.json", "--alpha", "1.5"],
         ["compare", "a.json", "b.json", "--alpha", "0"],
-        ["report", "a.json", "--format", "html"],
+        ["report", "a.json", "--format", "xml"],
     ],
 )
 def test_bad_report_and_compare_arguments_exit_2(argv: list[str], capsys) -> None:

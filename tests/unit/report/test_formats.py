@@ -176,8 +176,8 @@ def test_report_without_workloads(tmp_path: Path) -> None:
 
 
 def test_unknown_format(reports: list[config.LoadedReport]) -> None:
-    with pytest.raises(ValueError, match="unknown format 'html'"):
-        _write(reports, "html")
+    with pytest.raises(ValueError, match="unknown format 'xml'"):
+        _write(reports, "xml")
 
 
 # --- compare -------------------------------------------------------------------
