@@ -96,3 +96,27 @@ def make_run(
     if tags is not None:
         task["tags"] = tags
     return f.write_report(run / "results" / report, [task])
+
+
+def write_compare(inputs: tuple, fmt: str) -> str:
+    """Render (comparison, series, runs) with ``compare_formats.write_compare``."""
+    import io
+
+    from rally_keystone_perf.report import compare_formats
+
+    comparison, series, runs = inputs
+    stream = io.StringIO()
+    compare_formats.write_compare(comparison, stream, fmt, series, runs)
+    return stream.getvalue()
+
+
+CONFIG_KEYS = [
+    "mode",
+    "processes",
+    "threads",
+    "cache",
+    "db",
+    "hash rounds",
+    "concurrency",
+    "times",
+]

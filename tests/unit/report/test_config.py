@@ -46,16 +46,7 @@ def test_config_for_reads_run_json(tmp_path: Path) -> None:
         "concurrency": "8",
         "times": "3",
     }
-    assert list(config.config_for(report, workload)) == [
-        "mode",
-        "processes",
-        "threads",
-        "cache",
-        "db",
-        "hash rounds",
-        "concurrency",
-        "times",
-    ]
+    assert list(config.config_for(report, workload)) == r.CONFIG_KEYS
 
 
 def test_config_for_cache_option(tmp_path: Path) -> None:

@@ -22,16 +22,7 @@ from rally_keystone_perf.report.stats import main_stats, throughput
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
-CONFIG_KEYS = [
-    "mode",
-    "processes",
-    "threads",
-    "cache",
-    "db",
-    "hash rounds",
-    "concurrency",
-    "times",
-]
+CONFIG_KEYS = r.CONFIG_KEYS
 
 
 @pytest.fixture
@@ -204,15 +195,8 @@ def comparison_inputs(
     return comparison, series, runs
 
 
-def _write_compare(inputs: tuple, fmt: str) -> str:
-    comparison, series, runs = inputs
-    stream = io.StringIO()
-    compare_formats.write_compare(comparison, stream, fmt, series, runs)
-    return stream.getvalue()
-
-
 def test_compare_json(comparison_inputs: tuple) -> None:
-    document = json.loads(_write_compare(comparison_inputs, "json"))
+    document = json.loads(r.write_compare(comparison_inputs, "json"))
     assert document["schema"] == "rally-keystone-perf/compare"
     assert document["version"] == 1
     assert document["alpha"] == 0.05
@@ -233,7 +217,7 @@ def test_compare_json(comparison_inputs: tuple) -> None:
 
 
 def test_compare_csv(comparison_inputs: tuple) -> None:
-    rows = list(csv.DictReader(io.StringIO(_write_compare(comparison_inputs, "csv"))))
+    rows = list(csv.DictReader(io.StringIO(r.write_compare(comparison_inputs, "csv"))))
     assert list(rows[0]) == list(compare_formats.CSV_COLUMNS)
     records = [row["record"] for row in rows]
     # 2 groups x 2 actions x 2 runs, then 2 series points
@@ -247,14 +231,14 @@ def test_compare_csv(comparison_inputs: tuple) -> None:
 
 
 def test_compare_markdown_and_table(comparison_inputs: tuple) -> None:
-    markdown = _write_compare(comparison_inputs, "markdown")
+    markdown = r.write_compare(comparison_inputs, "markdown")
     tables = _md_tables(markdown)
     assert len(tables) == 3  # 2 matched workloads and 1 series
     assert tables[0][0] == list(compare_formats.COMPARE_COLUMNS)
     assert tables[0][2][:2] == [r.ACTION, "uwsgi p2xt1"]
     assert tables[0][3][-1] == "slower"
     assert tables[2][0] == list(compare_formats.SERIES_COLUMNS)
-    table = _write_compare(comparison_inputs, "table")
+    table = r.write_compare(comparison_inputs, "table")
     assert table.startswith("baseline: uwsgi p2xt1; verdicts: two-sided Mann-Whitney")
     assert f"{r.SCENARIO}, concurrency 2\n+--" in table
     assert "latency vs concurrency: uwsgi p2xt1, " in table
@@ -263,6 +247,6 @@ def test_compare_markdown_and_table(comparison_inputs: tuple) -> None:
 
 def test_every_format_writes_something(comparison_inputs: tuple) -> None:
     for fmt in FORMATS:
-        assert _write_compare(comparison_inputs, fmt).endswith("\n")
+        assert r.write_compare(comparison_inputs, fmt).endswith("\n")
     with pytest.raises(ValueError, match="unknown format"):
-        _write_compare(comparison_inputs, "xml")
+        r.write_compare(comparison_inputs, "xml")

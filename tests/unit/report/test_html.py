@@ -312,18 +312,11 @@ def comparison_inputs(
     return comparison, series, runs
 
 
-def _write_compare(inputs: tuple, fmt: str) -> str:
-    comparison, series, runs = inputs
-    stream = io.StringIO()
-    compare_formats.write_compare(comparison, stream, fmt, series, runs)
-    return stream.getvalue()
-
-
 def test_compare_tables_equal_the_table_format(comparison_inputs: tuple) -> None:
     comparison, series, _ = comparison_inputs
-    out = _write_compare(comparison_inputs, "html")
+    out = r.write_compare(comparison_inputs, "html")
     page = assert_valid_page(out)
-    expected = text_tables(_write_compare(comparison_inputs, "table"))
+    expected = text_tables(r.write_compare(comparison_inputs, "table"))
     groups = compare_formats.series_groups(series)
     assert len(groups) == 1
     assert len(page.tables) == len(expected) == len(comparison.groups) + 1 == 5
@@ -350,7 +343,7 @@ def test_compare_tables_equal_the_table_format(comparison_inputs: tuple) -> None
 
 def test_compare_intro_and_runs(comparison_inputs: tuple) -> None:
     _, _, runs = comparison_inputs
-    page = Page(_write_compare(comparison_inputs, "html"))
+    page = Page(r.write_compare(comparison_inputs, "html"))
     text = "".join(page.text)
     assert "baseline: uwsgi p2xt1; verdicts: two-sided Mann-Whitney U" in text
     assert page.title is not None and "uwsgi p2xt1" in page.title
@@ -361,7 +354,7 @@ def test_compare_intro_and_runs(comparison_inputs: tuple) -> None:
 
 def test_compare_series_plots(comparison_inputs: tuple) -> None:
     _, series, _ = comparison_inputs
-    plots = svgs(_write_compare(comparison_inputs, "html"))
+    plots = svgs(r.write_compare(comparison_inputs, "html"))
     titles = [plot.findtext("title") for plot in plots]
     assert titles == [
         "latency (total) vs concurrency",
@@ -384,7 +377,7 @@ def test_compare_series_plots(comparison_inputs: tuple) -> None:
 
 def test_compare_without_series_has_no_plots(comparison_inputs: tuple) -> None:
     comparison, _, runs = comparison_inputs
-    out = _write_compare((comparison, [], runs), "html")
+    out = r.write_compare((comparison, [], runs), "html")
     page = assert_valid_page(out)
     assert len(page.tables) == len(comparison.groups)
     assert svgs(out) == []
