@@ -1,7 +1,8 @@
 """``rally-keystone-perf``: start a local Keystone, run Rally tasks, print reports.
 
-Exit codes: 0 ok, 1 error, 2 an SLA failed (as ``rally task start``), 3 from
-``status`` when no server runs, 130 interrupted by Ctrl-C.
+Exit codes: 0 ok, 1 error (bad arguments included), 2 an SLA or the
+regression gate failed (as ``rally task start``), 3 from ``status`` when no
+server runs, 130 interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import launcher, modes
@@ -275,6 +276,54 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_gate(args: argparse.Namespace) -> int:
+    """Gate a run against a baseline: exit 0 pass, 2 fail, 1 unusable input.
+
+    Fails when a workload's SLA failed, when its success rate dropped
+    significantly (one-sided Fisher exact test), or when the median or p95 of
+    any atomic action (or of the total) is worse than the baseline's by more
+    than --max-regression with significance (one-sided Mann-Whitney U test
+    against the baseline scaled by 1 + max regression; a seeded bootstrap for
+    p95). A baseline workload missing from the current run fails too.
+    CURRENT and BASELINE are Rally JSON reports, run folders or Rally task
+    UUIDs (looked up in --runs-dir, then in Rally's default database).
+    """
+    import tempfile
+
+    from rally_keystone_perf import report_source
+    from rally_keystone_perf.report import config, gate, gate_formats
+
+    with tempfile.TemporaryDirectory(prefix="keystone-perf-gate-") as scratch:
+        base_path, cur_path = (
+            report_source.resolve(name, args.runs_dir, Path(scratch))
+            for name in (args.baseline, args.current)
+        )
+        baseline, current = config.load_runs([base_path, cur_path])
+    result = gate.gate(
+        baseline.workloads, current.workloads, args.max_regression, args.alpha
+    )
+    _echo(f"baseline: {baseline.label} ({base_path})")
+    _echo(f"current:  {current.label} ({cur_path})")
+    buffer = io.StringIO()
+    gate_formats.write_gate(result, buffer, args.format)
+    if args.junit is not None:
+        _write_output(gate_formats.junit_xml(result), args.junit)
+    _write_output(buffer.getvalue(), args.out)
+    _echo(gate_formats.headline(result))
+    return EXIT_OK if result.passed else EXIT_SLA
+
+
+def _percentage(text: str) -> float:
+    """argparse type of ``--max-regression``: ``10%`` or ``10`` -> 0.10."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value < 1000:
+        raise argparse.ArgumentTypeError(f"must be between 0% and 1000%, got {text}")
+    return value / 100
+
+
 def _alpha(text: str) -> float:
     """argparse type of ``--alpha``: a float strictly between 0 and 1."""
     value = float(text)
@@ -303,13 +352,21 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors exiting 1, so that 2 always means "failed"."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rally-keystone-perf",
         description="Benchmark OpenStack Keystone with Rally against a real local "
-        "Keystone. Exit codes: 0 ok, 1 error, 2 SLA failed, 3 not running "
-        "(status), 130 interrupted.",
+        "Keystone. Exit codes: 0 ok, 1 error (bad arguments included), 2 SLA or "
+        "gate failed, 3 not running (status), 130 interrupted.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -394,6 +451,56 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output_options(compare)
     compare.set_defaults(func=cmd_compare)
+
+    from rally_keystone_perf.report import GATE_FORMATS
+
+    gate_cmd = sub.add_parser(
+        "gate",
+        help="fail (exit 2) when a run regressed against a baseline",
+        description=cmd_gate.__doc__,
+    )
+    gate_cmd.add_argument(
+        "current",
+        metavar="CURRENT",
+        help="the run under test: a Rally JSON report, a run folder or a task UUID",
+    )
+    gate_cmd.add_argument(
+        "--baseline",
+        required=True,
+        metavar="BASELINE",
+        help="the reference run: a Rally JSON report, a run folder or a task UUID",
+    )
+    gate_cmd.add_argument(
+        "--max-regression",
+        type=_percentage,
+        default=0.10,
+        metavar="PERCENT",
+        help="tolerated slowdown of a median or p95, e.g. 10%% (default: 10%%)",
+    )
+    gate_cmd.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=0.05,
+        help="significance level of the tests (default: %(default)s)",
+    )
+    gate_cmd.add_argument(
+        "--junit",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write JUnit XML (a test case per workload and criterion)",
+    )
+    gate_cmd.add_argument(
+        "--format",
+        choices=GATE_FORMATS,
+        default="table",
+        help="output format (default: %(default)s)",
+    )
+    gate_cmd.add_argument(
+        "--out", type=Path, default=None, metavar="FILE", help="write to FILE"
+    )
+    _add_runs_dir(gate_cmd)
+    gate_cmd.set_defaults(func=cmd_gate)
     return parser
 
 

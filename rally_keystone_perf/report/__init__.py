@@ -9,3 +9,4 @@ and ``compare_formats`` writes that.
 """
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
+GATE_FORMATS = ("table", "markdown", "json")

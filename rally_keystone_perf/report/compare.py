@@ -122,7 +122,7 @@ def concurrency(workload: Workload) -> Any:
     return workload.runner.get("concurrency")
 
 
-def _keyed(workloads: Sequence[Workload]) -> dict[Key, Workload]:
+def keyed_workloads(workloads: Sequence[Workload]) -> dict[Key, Workload]:
     """Workloads by (scenario, concurrency, occurrence), in run order."""
     seen: dict[tuple[str, Any], int] = {}
     keyed: dict[Key, Workload] = {}
@@ -216,7 +216,7 @@ def compare(runs: Sequence[RunInput], alpha: float = ALPHA) -> Comparison:
         raise ValueError(f"run labels must be unique: {labels}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-    keyed = [_keyed(workloads) for _, workloads in runs]
+    keyed = [keyed_workloads(workloads) for _, workloads in runs]
     keys: dict[Key, None] = {}
     for run_keys in keyed:
         keys.update(dict.fromkeys(run_keys))

@@ -19,7 +19,7 @@ naming the file and what is wrong.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,11 @@ class Iteration:
 
 @dataclass(frozen=True)
 class Workload:
-    """One workload (scenario + runner + contexts) of a Rally task."""
+    """One workload (scenario + runner + contexts) of a Rally task.
+
+    ``sla_results`` are Rally's checked SLA criteria, each a dict with
+    ``criterion``, ``success`` and ``detail``.
+    """
 
     task_uuid: str
     task_title: str
@@ -70,6 +74,7 @@ class Workload:
     start_time: float | None
     iterations: list[Iteration]
     position: int
+    sla_results: list[dict] = field(default_factory=list)
 
 
 def load_report(path: str | Path) -> list[Workload]:
@@ -164,7 +169,24 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
             for i, item in enumerate(_list(raw, "data", where))
         ],
         position=_int(raw, "position", where),
+        sla_results=_sla_results(raw, where),
     )
+
+
+def _sla_results(raw: dict, where: str) -> list[dict]:
+    """The workload's ``sla_results.sla`` list (empty when absent)."""
+    results = raw.get("sla_results", {})
+    where = f"{where}.sla_results"
+    if not isinstance(results, dict):
+        raise _Invalid(f"{where} must be an object")
+    checked = _list(results, "sla", where) if "sla" in results else []
+    for index, item in enumerate(checked):
+        item_where = f"{where}.sla[{index}]"
+        _str(item, "criterion", item_where)
+        _bool(item, "success", item_where)
+        if not isinstance(item.get("detail", ""), str):
+            raise _Invalid(f"{item_where}.detail must be a string")
+    return [dict(item) for item in checked]
 
 
 _NUMBER_TYPES = (int, float)  # by exact type: bool is not a number here

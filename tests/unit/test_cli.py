@@ -74,7 +74,7 @@ def test_help(capsys: pytest.CaptureFixture[str], argv: list[str], expected: lis
 def test_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.build_parser().parse_args([])
-    assert exit_info.value.code == 2
+    assert exit_info.value.code == 1
     assert "required: COMMAND" in capsys.readouterr().err
 
 
@@ -90,10 +90,10 @@ def test_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
         ["report"],
     ],
 )
-def test_bad_arguments_exit_2(argv: list[str], capsys) -> None:
+def test_bad_arguments_exit_1(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.build_parser().parse_args(argv)
-    assert exit_info.value.code == 2
+    assert exit_info.value.code == 1
     err = capsys.readouterr().err
     assert "error:" in err
     if argv[-1] in ("0", "-1"):
@@ -552,10 +552,10 @@ def test_help_of_report_and_compare(
         ["report", "a.json", "--format", "xml"],
     ],
 )
-def test_bad_report_and_compare_arguments_exit_2(argv: list[str], capsys) -> None:
+def test_bad_report_and_compare_arguments_exit_1(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.build_parser().parse_args(argv)
-    assert exit_info.value.code == 2
+    assert exit_info.value.code == 1
     assert "error:" in capsys.readouterr().err
 
 
@@ -667,3 +667,80 @@ def test_compare_empty_folder(tmp_path: Path, capsys) -> None:
     (tmp_path / "empty").mkdir()
     assert cli.main(["compare", str(fast), str(tmp_path / "empty")]) == 1
     assert "no Rally JSON reports" in _one_line_error(capsys)
+
+
+# --- gate ----------------------------------------------------------------------
+
+
+def test_gate_help(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args(["gate", "--help"])
+    assert exit_info.value.code == 0
+    words = " ".join(capsys.readouterr().out.split())
+    for text in ("CURRENT", "--baseline", "--max-regression", "--junit", "UUID"):
+        assert text in words
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("10%", 0.10), ("25", 0.25), (" 0% ", 0.0), ("2.5%", 0.025)]
+)
+def test_max_regression_is_a_percentage(text: str, value: float) -> None:
+    args = cli.build_parser().parse_args(
+        ["gate", "a.json", "--baseline", "b.json", "--max-regression", text]
+    )
+    assert args.max_regression == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gate", "a.json"],  # no baseline
+        ["gate", "a.json", "--baseline", "b.json", "--max-regression", "ten"],
+        ["gate", "a.json", "--baseline", "b.json", "--max-regression", "-5%"],
+        ["gate", "a.json", "--baseline", "b.json", "--format", "csv"],
+    ],
+)
+def test_bad_gate_arguments_exit_1(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args(argv)
+    assert exit_info.value.code == 1
+    assert "error:" in capsys.readouterr().err
+
+
+def test_gate_passes_fails_and_writes_junit(tmp_path: Path, capsys) -> None:
+    fast, slow = _two_runs(tmp_path)
+    junit = tmp_path / "junit.xml"
+    argv = ["gate", str(fast), "--baseline", str(fast.parent.parent)]
+    assert cli.main([*argv, "--junit", str(junit)]) == 0
+    captured = capsys.readouterr()
+    assert "| PASS" in captured.out and "FAIL" not in captured.out
+    assert "gate PASSED" in captured.err
+    assert 'failures="0"' in junit.read_text()
+
+    argv = ["gate", str(slow), "--baseline", str(fast), "--junit", str(junit)]
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert "FAIL KeystonePerf.create_token c2: median keystone.create_token" in (
+        captured.out
+    )
+    assert "gate FAILED" in captured.err
+    assert 'failures="4"' in junit.read_text()
+    # the other way round it is faster: a pass
+    assert cli.main(["gate", str(fast), "--baseline", str(slow)]) == 0
+
+
+def test_gate_exit_codes(tmp_path: Path, capsys) -> None:
+    fast, slow = _two_runs(tmp_path)
+    assert cli.main(["gate", str(slow), "--baseline", str(fast)]) == 2
+    out = tmp_path / "gate.json"
+    argv = ["gate", str(slow), "--baseline", str(fast), "--format", "json"]
+    assert cli.main([*argv, "--out", str(out), "--max-regression", "200%"]) == 0
+    assert json.loads(out.read_text())["passed"] is True
+    capsys.readouterr()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert cli.main(["gate", str(bad), "--baseline", str(fast)]) == 1
+    assert _one_line_error(capsys).startswith(f"error: {bad}: truncated JSON")
+    other = tmp_path / "missing.json"
+    assert cli.main(["gate", str(fast), "--baseline", str(other)]) == 1
+    assert "no such file or folder" in _one_line_error(capsys)

@@ -208,3 +208,32 @@ def test_tasks_not_a_list(report: Path) -> None:
     document["tasks"] = {"oops": 1}
     f.write_json(report, document)
     _assert_error(report, "tasks must be a list, got dict")
+
+
+def test_sla_results(report: Path) -> None:
+    document = _document(report)
+    workload = document["tasks"][0]["subtasks"][0]["workloads"][0]
+    checked = {"criterion": "failure_rate", "success": False, "detail": "Failed"}
+    workload["sla_results"] = {"sla": [checked]}
+    f.write_json(report, document)
+    assert load_report(report)[0].sla_results == [checked]
+    del workload["sla_results"]  # older exports: nothing checked
+    f.write_json(report, document)
+    assert load_report(report)[0].sla_results == []
+
+
+@pytest.mark.parametrize(
+    ("sla_results", "fragment"),
+    [
+        ([], "sla_results must be an object"),
+        ({"sla": {}}, "sla_results.sla must be a list"),
+        ({"sla": [{"success": True}]}, "missing key 'criterion'"),
+        ({"sla": [{"criterion": "x", "success": "yes"}]}, "success must be a boolean"),
+        ({"sla": [{"criterion": "x", "success": True, "detail": 1}]}, "detail must"),
+    ],
+)
+def test_bad_sla_results(report: Path, sla_results: object, fragment: str) -> None:
+    document = _document(report)
+    document["tasks"][0]["subtasks"][0]["workloads"][0]["sla_results"] = sla_results
+    f.write_json(report, document)
+    _assert_error(report, fragment)

@@ -1,0 +1,88 @@
+"""``rally-keystone-perf gate`` on real runs: an injected slowdown fails it.
+
+Three runs of one token-create workload against real local Keystones: a
+baseline with 2 server processes, the same config again, and one with a
+single process (the injected slowdown: at concurrency 4 on 2 cores its
+requests queue behind each other).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from tests.functional.conftest import FAST_HASH_ROUNDS, write_task
+
+pytestmark = pytest.mark.functional
+
+TOKEN_WORKLOAD = {
+    "scenario": {"KeystonePerf.create_token": {}},
+    "runner": {"constant": {"times": 40, "concurrency": 4}},
+    "contexts": {"users": {"tenants": 2, "users_per_tenant": 2}},
+    "sla": {"failure_rate": {"max": 0}},
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Rally JSON reports of the baseline, the same config and the slowed run."""
+    root = tmp_path_factory.mktemp("gate")
+    task = write_task(root / "gate-token.json", [TOKEN_WORKLOAD])
+    found = {}
+    for name, processes in (("baseline", 2), ("same", 2), ("slowed", 1)):
+        runs = root / name
+        code = cli.main(
+            [
+                "run",
+                "--task",
+                str(task),
+                "--runs-dir",
+                str(runs),
+                "--processes",
+                str(processes),
+                "--password-hash-rounds",
+                str(FAST_HASH_ROUNDS),
+            ]
+        )
+        assert code == 0, f"the {name} run failed"
+        (found[name],) = (runs / "current" / "results").glob("*.json")
+    return found
+
+
+def _gate(current: Path, baseline: Path, junit: Path) -> int:
+    return cli.main(
+        ["gate", str(current), "--baseline", str(baseline), "--junit", str(junit)]
+    )
+
+
+def test_same_config_passes(
+    reports: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    code = _gate(reports["same"], reports["baseline"], tmp_path / "junit.xml")
+    out = capsys.readouterr()
+    assert code == 0, out.out
+    assert "gate PASSED" in out.err
+    suites = ET.parse(tmp_path / "junit.xml").getroot()
+    assert suites.get("failures") == "0"
+    assert int(suites.get("tests", "0")) >= 6  # sla, success, median/p95 x2
+
+
+def test_injected_slowdown_fails_with_exit_2_naming_the_figures(
+    reports: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    code = _gate(reports["slowed"], reports["baseline"], tmp_path / "junit.xml")
+    out = capsys.readouterr()
+    assert code == 2, out.out
+    assert "gate FAILED" in out.err
+    assert "FAIL KeystonePerf.create_token c4: median keystone.create_token" in out.out
+    failed = {
+        case.get("name")
+        for case in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+        if case.find("failure") is not None
+    }
+    assert {"median keystone.create_token", "median total"} <= failed
