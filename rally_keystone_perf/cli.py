@@ -45,16 +45,45 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
         help="deployment mode (default: %(default)s)",
     )
     group.add_argument(
+        "--profile",
+        default=modes.DEFAULT_PROFILE,
+        choices=sorted({p for m in modes.MODES.values() for p in m.profiles}),
+        help="the mode's settings: stock (a fresh install) or tuned (seed 003; "
+        "apache and nginx-uwsgi) (default: %(default)s)",
+    )
+    group.add_argument(
         "--processes",
         type=_positive,
-        default=2,
-        help="server worker processes (default: %(default)s)",
+        default=None,
+        help="server worker processes (default: the profile's; 2 for uwsgi "
+        "and eventlet, 5 for apache)",
     )
     group.add_argument(
         "--threads",
         type=_positive,
-        default=1,
-        help="threads per process (default: %(default)s)",
+        default=None,
+        help="threads per process (default: the profile's, 1 when stock)",
+    )
+    group.add_argument(
+        "--listen-backlog",
+        type=_positive,
+        default=None,
+        help="listen queue length (default: the profile's; capped at the "
+        "kernel's net.core.somaxconn)",
+    )
+    group.add_argument(
+        "--cache",
+        default="none",
+        choices=sorted(modes.CACHES),
+        help="Keystone's cache: none (SQL only) or memcached (a local "
+        "memcached, oslo.cache on) (default: %(default)s)",
+    )
+    group.add_argument(
+        "--db",
+        default="sqlite",
+        choices=sorted(modes.DATABASES),
+        help="Keystone's database: sqlite (a file in the run folder) or mysql "
+        "(a local MariaDB) (default: %(default)s)",
     )
     group.add_argument(
         "--host",
@@ -97,10 +126,14 @@ def _add_runs_dir(parser: argparse.ArgumentParser) -> None:
 def _launch_options(args: argparse.Namespace) -> launcher.LaunchOptions:
     return launcher.LaunchOptions(
         mode=args.mode,
+        profile=args.profile,
         host=args.host,
         port=args.port,
         processes=args.processes,
         threads=args.threads,
+        listen_backlog=args.listen_backlog,
+        cache=args.cache,
+        db=args.db,
         password_hash_rounds=args.password_hash_rounds,
         token_expiration=args.token_expiration,
         start_timeout=args.start_timeout,

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import grp
+import importlib.util
 import os
 import pwd
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +25,7 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy import backends, modes, services
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 
 ADMIN_USER = "admin"
@@ -33,9 +36,24 @@ LOG_TAIL_LINES = 25
 Progress = Callable[[str], None]
 # keystone-manage logs its errors to keystone.log (log_file), not its output
 MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
-SERVER_LOGS = ("uwsgi.log", "keystone.log", "server-stdout.log")
+SERVER_LOGS = (
+    "uwsgi.log",
+    "apache-error.log",
+    "nginx-error.log",
+    "keystone.log",
+    "uwsgi-stdout.log",
+    "apache2-stdout.log",
+    "nginx-stdout.log",
+    "eventlet-stdout.log",
+)
+SECRETS_CONF = "keystone-secrets.conf"
+SYSTEM_BIN_DIRS = ("/usr/sbin", "/sbin", "/usr/local/sbin")
+SOMAXCONN = Path("/proc/sys/net/core/somaxconn")
+APACHE_MODULES = "/usr/lib/apache2/modules"  # Debian's apache2
+APACHE_USER = "www-data"
 # eventlet's import-time deprecation notice would bury the real error
 QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
+VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
 
 
 class LaunchError(Exception):
@@ -44,17 +62,64 @@ class LaunchError(Exception):
 
 @dataclass(frozen=True)
 class LaunchOptions:
-    """What to start: mode, parallelism and the Keystone settings a run varies."""
+    """What to start: mode, parallelism and the Keystone settings a run varies.
+
+    ``processes``, ``threads`` and ``listen_backlog`` left None take the
+    mode's profile values.
+    """
 
     mode: str = modes.DEFAULT_MODE
+    profile: str = modes.DEFAULT_PROFILE
     host: str = "127.0.0.1"
     port: int | None = None
-    processes: int = 2
-    threads: int = 1
-    listen_backlog: int = 100
+    processes: int | None = None
+    threads: int | None = None
+    listen_backlog: int | None = None
     password_hash_rounds: int | None = None
     token_expiration: int = 3600
+    cache: str = "none"
+    db: str = "sqlite"
     start_timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective parallelism of a run: options over the mode's profile."""
+
+    processes: int
+    threads: int
+    listen_backlog: int
+    somaxconn: int | None
+    values: dict[str, str]
+
+
+def somaxconn() -> int | None:
+    """The kernel's cap on listen backlogs (None when unknown)."""
+    try:
+        return int(SOMAXCONN.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def resolve_settings(mode: modes.Mode, options: LaunchOptions) -> Settings:
+    """Options over the profile; a backlog above the kernel's cap is lowered.
+
+    :raises ValueError: unknown profile, or threads for a mode without them.
+    """
+    profile = modes.get_profile(mode, options.profile)
+    if options.threads not in (None, 1) and not mode.threads_configurable:
+        raise ValueError(f"mode {mode.name} has no threads setting (use --processes)")
+    cap = somaxconn()
+    backlog = options.listen_backlog or profile.listen_backlog
+    if cap is not None:
+        backlog = min(backlog, cap)
+    return Settings(
+        processes=options.processes or profile.processes,
+        threads=options.threads or profile.threads,
+        listen_backlog=backlog,
+        somaxconn=cap,
+        values=dict(profile.values),
+    )
 
 
 def _quiet(_: str) -> None:
@@ -62,11 +127,13 @@ def _quiet(_: str) -> None:
 
 
 def find_executable(req: modes.Requirement) -> Path:
-    """Locate ``req`` beside the interpreter (venv) or on PATH."""
+    """Locate ``req`` beside the interpreter (venv), on PATH or in sbin."""
     candidate = paths.venv_bin(req.executable)
     if req.in_venv and candidate.is_file() and os.access(candidate, os.X_OK):
         return candidate
     found = shutil.which(req.executable)
+    if not found and not req.in_venv:  # daemons live in sbin, often off PATH
+        found = shutil.which(req.executable, path=os.pathsep.join(SYSTEM_BIN_DIRS))
     if found:
         return Path(found)
     raise LaunchError(
@@ -74,9 +141,26 @@ def find_executable(req: modes.Requirement) -> Path:
     )
 
 
-def check_requirements(mode: modes.Mode) -> dict[str, Path]:
-    """Return every executable ``mode`` needs, or raise naming what is missing."""
-    return {req.executable: find_executable(req) for req in mode.requirements}
+def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
+    """What the mode, the cache and the database need, without repeats."""
+    mode = modes.get_mode(options.mode)
+    if options.cache not in modes.CACHES:
+        raise ValueError(f"unknown cache {options.cache!r} ({', '.join(modes.CACHES)})")
+    if options.db not in modes.DATABASES:
+        raise ValueError(f"unknown db {options.db!r} ({', '.join(modes.DATABASES)})")
+    found: dict[str, modes.Requirement] = {}
+    for req in (
+        *mode.requirements,
+        *modes.CACHES[options.cache],
+        *modes.DATABASES[options.db],
+    ):
+        found.setdefault(req.executable, req)
+    return tuple(found.values())
+
+
+def check_requirements(reqs: tuple[modes.Requirement, ...]) -> dict[str, Path]:
+    """Return every executable in ``reqs``, or raise naming what is missing."""
+    return {req.executable: find_executable(req) for req in reqs}
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -125,19 +209,102 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
 def render_templates(run: RunDir, mode: modes.Mode, values: dict[str, str]) -> None:
     """Render the mode's templates into ``run.conf``."""
     root = paths.deployments_dir()
+    for folder in mode.run_dirs:
+        (run.root / folder).mkdir(exist_ok=True)
     for template, target in mode.templates.items():
         text = Template((root / template).read_text()).substitute(values)
         (run.conf / target).write_text(text)
 
 
-def template_values(run: RunDir, options: LaunchOptions, port: int) -> dict[str, str]:
-    """The values every template may use."""
+def config_files(run: RunDir) -> list[Path]:
+    """Keystone's config files: keystone.conf, then the private secrets file.
+
+    The secrets file exists only when a setting holds a generated password
+    (the MariaDB connection URL); oslo.config lets later files override.
+    """
+    files = [run.conf / "keystone.conf"]
+    secret = run.private / SECRETS_CONF
+    return [*files, secret] if secret.exists() else files
+
+
+def write_secret_config(run: RunDir, database_connection: str) -> None:
+    """Write ``private/keystone-secrets.conf`` (mode 0600)."""
+    path = run.private / SECRETS_CONF
+    path.touch(mode=0o600)
+    os.chmod(path, 0o600)
+    path.write_text(
+        "# generated by rally-keystone-perf: holds the database password\n"
+        f"[database]\nconnection = {database_connection}\n"
+    )
+
+
+def cache_config(options: LaunchOptions, cache_port: int | None) -> str:
+    """The ``[cache]`` section: off, or oslo.cache on the run's memcached.
+
+    With the global switch on, Keystone caches tokens, the catalog,
+    identity, resource, role and assignment lookups (each subsystem's
+    ``caching`` option defaults to true).
+    """
+    if options.cache == "memcached":
+        return (
+            "[cache]\nenabled = true\nbackend = dogpile.cache.pymemcache\n"
+            f"memcache_servers = {options.host}:{cache_port}\n"
+        )
+    return "[cache]\nenabled = false\n"
+
+
+def mod_wsgi_module() -> str:
+    """The mod_wsgi module of the ``mod-wsgi`` package built for this Python."""
+    spec = importlib.util.find_spec("mod_wsgi")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    folder = Path(next(iter(spec.submodule_search_locations))) / "server"
+    found = sorted(folder.glob("mod_wsgi-py*.so"))
+    return str(found[0]) if found else ""
+
+
+def apache_user_lines() -> str:
+    """``User``/``Group`` for Apache's children: it refuses to serve as root.
+
+    As root the children (and mod_wsgi's daemons) drop to ``www-data``, which
+    :func:`grant_server_user` lets into the run folder; as another user
+    Apache cannot switch and runs everything as that user.
+    """
+    if os.geteuid() != 0:
+        return "# not root: Apache's children run as the user who started it"
+    return f"User {APACHE_USER}\nGroup {APACHE_USER}"
+
+
+def template_values(
+    run: RunDir,
+    options: LaunchOptions,
+    port: int,
+    settings: Settings | None = None,
+    executables: dict[str, Path] | None = None,
+    sockets: Path | None = None,
+    cache_port: int | None = None,
+) -> dict[str, str]:
+    """The values every template and process argv may use."""
+    if settings is None:
+        settings = resolve_settings(modes.get_mode(options.mode), options)
     rounds = options.password_hash_rounds
-    return {
+    sqlite = f"sqlite:///{run.db / 'keystone.sqlite'}?timeout=30"
+    database_line = (
+        f"connection = {sqlite}"
+        if options.db == "sqlite"
+        else f"# connection: in {run.private / SECRETS_CONF} (holds the password)"
+    )
+    socket_dir = sockets or run.root
+    values = {
         "run_dir": str(run.root),
+        "conf_dir": str(run.conf),
         "log_dir": str(run.logs),
+        "python": sys.executable,
+        "venv": sys.prefix,
         "keystone_conf": str(run.conf / "keystone.conf"),
-        "database_connection": f"sqlite:///{run.db / 'keystone.sqlite'}?timeout=30",
+        "keystone_config_files": ";".join(str(f) for f in config_files(run)),
+        "database_connection_line": database_line,
+        "cache_config": cache_config(options, cache_port),
         "fernet_keys": str(run.keys / "fernet"),
         "credential_keys": str(run.keys / "credential"),
         "token_expiration": str(options.token_expiration),
@@ -148,10 +315,20 @@ def template_values(run: RunDir, options: LaunchOptions, port: int) -> dict[str,
         ),
         "host": options.host,
         "port": str(port),
-        "processes": str(options.processes),
-        "threads": str(options.threads),
-        "listen_backlog": str(options.listen_backlog),
+        "processes": str(settings.processes),
+        "threads": str(settings.threads),
+        "listen_backlog": str(settings.listen_backlog),
+        "uwsgi_socket": str(socket_dir / "uwsgi.sock"),
+        "user": pwd.getpwuid(os.geteuid()).pw_name,
+        "group": grp.getgrgid(os.getegid()).gr_name,
+        "apache_user_lines": apache_user_lines(),
+        "apache_modules": APACHE_MODULES,
+        "mod_wsgi_so": mod_wsgi_module(),
+        **settings.values,
     }
+    for name, path in (executables or {}).items():
+        values[f"exe_{name.replace('-', '_').replace('.', '_')}"] = str(path)
+    return values
 
 
 def _run_manage(
@@ -159,7 +336,8 @@ def _run_manage(
 ) -> None:
     """Run one keystone-manage command, its output appended to a log."""
     log_path = run.logs / "keystone-manage.log"
-    cmd = [str(manage), "--config-file", str(run.conf / "keystone.conf"), *args]
+    files = [arg for f in config_files(run) for arg in ("--config-file", str(f))]
+    cmd = [str(manage), *files, *args]
     with open(log_path, "a") as log:
         log.write(f"$ keystone-manage {args[0]}\n")
         log.flush()
@@ -196,7 +374,9 @@ def init_keystone(run: RunDir, manage: Path, url: str, password: str) -> None:
     group = grp.getgrgid(os.getgid()).gr_name
     owner = ["--keystone-user", user, "--keystone-group", group]
     _run_manage(run, manage, ["db_sync"])
-    enable_sqlite_wal(run.db / "keystone.sqlite")
+    sqlite = run.db / "keystone.sqlite"
+    if sqlite.exists():
+        enable_sqlite_wal(sqlite)
     _run_manage(run, manage, ["fernet_setup", *owner])
     _run_manage(run, manage, ["credential_setup", *owner])
     _run_manage(
@@ -224,20 +404,29 @@ def init_keystone(run: RunDir, manage: Path, url: str, password: str) -> None:
     )
 
 
-def start_server(run: RunDir, uwsgi: Path) -> subprocess.Popen[bytes]:
-    """Start uwsgi in its own session so a terminal Ctrl-C reaches us, not it."""
-    out = open(run.logs / "server-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
-    try:
-        return subprocess.Popen(
-            [str(uwsgi), "--ini", str(run.conf / "uwsgi.ini")],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            cwd=run.root,
-        )
-    finally:
-        out.close()
+def start_processes(
+    run: RunDir, mode: modes.Mode, values: dict[str, str], timeout: float
+) -> subprocess.Popen[bytes]:
+    """Start the mode's processes in order; return the one running Keystone."""
+    keystone: subprocess.Popen[bytes] | None = None
+    for process in mode.processes:
+        argv = [Template(arg).substitute(values) for arg in process.argv]
+        proc = services.start(run, process.name, argv, QUIET_WARNINGS)
+        if process.runs_keystone:
+            keystone = proc
+            run.write_state(server_pid=proc.pid)
+        if process.ready_socket:
+            path = Path(values[process.ready_socket])
+            services.wait_until(
+                functools.partial(services.unix_socket_open, path),
+                proc,
+                process.name,
+                timeout,
+                lambda: _server_log_tails(run),
+            )
+    if keystone is None:
+        raise LaunchError(f"mode {mode.name} starts no Keystone process")
+    return keystone
 
 
 def probe(url: str, timeout: float = 2.0) -> int | None:
@@ -292,6 +481,42 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def _sockets_dir() -> Path:
+    """A short private folder for unix sockets (paths are capped at 107 bytes)."""
+    return Path(tempfile.mkdtemp(prefix="ksp-"))
+
+
+def _start_backends(
+    run: RunDir,
+    options: LaunchOptions,
+    executables: dict[str, Path],
+    sockets: Path,
+    progress: Progress,
+) -> int | None:
+    """Start MariaDB and memcached when asked; return memcached's port."""
+    timeout = options.start_timeout
+    if options.db == "mysql":
+        db_port = pick_port(options.host, None)
+        progress(f"starting MariaDB on {options.host}:{db_port}")
+        _, url = backends.start_mariadb(
+            run,
+            dict(executables),
+            options.host,
+            db_port,
+            sockets / "mariadb.sock",
+            timeout,
+        )
+        write_secret_config(run, url)
+    if options.cache != "memcached":
+        return None
+    cache_port = pick_port(options.host, None)
+    progress(f"starting memcached on {options.host}:{cache_port}")
+    backends.start_memcached(
+        run, executables["memcached"], options.host, cache_port, timeout
+    )
+    return cache_port
+
+
 def up(
     runs_root: Path,
     options: LaunchOptions,
@@ -300,36 +525,55 @@ def up(
 ) -> RunDir:
     """Prepare and start Keystone in a new run folder; stop everything on failure."""
     mode = modes.get_mode(options.mode)
-    executables = check_requirements(mode)
+    settings = resolve_settings(mode, options)
+    executables = check_requirements(requirements(options))
     port = pick_port(options.host, options.port)
     if run is None:
         run = new_run_dir(runs_root, mode.name)
     else:
         run.create()
     url = f"http://{options.host}:{port}"
+    effective = asdict(options) | {
+        "port": port,
+        "processes": settings.processes,
+        "threads": settings.threads,
+        "listen_backlog": settings.listen_backlog,
+    }
+    sockets = _sockets_dir()
     run.write_state(
         status="preparing",
         mode=mode.name,
         url=url,
         auth_url=f"{url}/v3",
-        options=asdict(options) | {"port": port},
-        versions={d: _version(d) for d in ("keystone", "uwsgi", "rally")},
+        options=effective,
+        profile_values=settings.values,
+        somaxconn=settings.somaxconn,
+        sockets_dir=str(sockets),
+        versions={d: _version(d) for d in VERSIONED},
         created_at=time.time(),
     )
     password = secrets.token_urlsafe(24)
     write_private_json(run.admin_secret, {"username": ADMIN_USER, "password": password})
     try:
+        cache_port = _start_backends(run, options, executables, sockets, progress)
         progress(f"rendering {mode.name} configuration in {run.conf}")
-        render_templates(run, mode, template_values(run, options, port))
+        values = template_values(
+            run, options, port, settings, executables, sockets, cache_port
+        )
+        render_templates(run, mode, values)
         progress("initialising Keystone (db_sync, fernet keys, bootstrap)")
         init_keystone(run, executables["keystone-manage"], f"{url}/v3", password)
         progress(
-            f"starting {mode.name} ({options.processes} processes x "
-            f"{options.threads} threads) on {url}"
+            f"starting {mode.name} ({settings.processes} processes x "
+            f"{settings.threads} threads) on {url}"
         )
-        proc = start_server(run, executables["uwsgi"])
-        run.write_state(status="starting", server_pid=proc.pid)
+        proc = start_processes(run, mode, values, options.start_timeout)
+        run.write_state(status="starting")
         waited = wait_healthy(f"{url}/v3", proc, run, options.start_timeout)
+    except services.ServiceError as exc:
+        stop(run)
+        run.write_state(status="failed")
+        raise LaunchError(str(exc)) from None
     except BaseException:
         stop(run)
         run.write_state(status="failed")
@@ -360,64 +604,24 @@ def write_env_spec(run: RunDir, auth_url: str, password: str) -> None:
     write_private_json(run.env_spec, spec)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            # the command name (2nd field) may hold spaces: split after it
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def stop(run: RunDir, timeout: float = 20.0) -> bool:
-    """Stop the run's server and every process of its group; True if one ran."""
+    """Stop every process of the run, last started first; True if one ran."""
     state = run.read_state()
-    pid = state.get("server_pid")
-    if not pid:
+    was_running = False
+    if state.get("services") or state.get("server_pid"):
+        was_running = services.stop_all(run, timeout)
+    sockets = state.get("sockets_dir")
+    if sockets:
+        shutil.rmtree(sockets, ignore_errors=True)
+    if not was_running and not state.get("services") and not state.get("server_pid"):
         return False
-    was_running = _group_alive(pid)
-    if was_running:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(pid):
-            _reap(pid)
-            time.sleep(0.1)
-        # whatever is left of the group (workers, router) goes too
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _reap(pid)
-    run.write_state(status="stopped", server_pid=None, stopped_at=time.time())
+    run.write_state(
+        status="stopped", server_pid=None, services={}, stopped_at=time.time()
+    )
     return was_running
 
 
-def _reap(pid: int) -> None:
-    """Collect our own child's exit status so it does not linger as a zombie."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-
-
 def is_running(run: RunDir) -> bool:
-    """True when the run's server process is alive."""
+    """True when the run's Keystone process is alive."""
     pid = run.read_state().get("server_pid")
-    return pid is not None and _alive(int(pid))
+    return pid is not None and services.alive(int(pid))

@@ -1,13 +1,28 @@
-"""The one list of deployment modes: name -> what to render and start."""
+"""The one list of deployment modes: name -> what to render and start.
+
+A mode names the templates it renders into the run folder's ``conf/``, the
+executables it needs, the processes it starts (argv as ``$name`` templates
+filled with the same values as the config templates) and its profiles: the
+process/thread counts and tuning it starts with unless the user says
+otherwise. ``stock`` is what a fresh install of that server looks like;
+``tuned`` is seed 003's tuned setup where a mode has one.
+
+The cache and database backends are orthogonal to the mode: see
+:data:`CACHES` and :data:`DATABASES`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Requirement:
-    """An executable a mode needs, and how a user gets it."""
+    """An executable a mode needs, and how a user gets it.
+
+    ``in_venv`` False: a system program (from a Debian package), looked up on
+    PATH and in the sbin folders.
+    """
 
     executable: str
     install_hint: str
@@ -15,21 +30,72 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class Process:
+    """A long-running process a mode starts, in order.
+
+    ``argv`` items are :class:`string.Template` strings. ``runs_keystone``
+    marks the process whose tree runs Keystone's code (its CPU and memory are
+    sampled, its pid is the run's ``server_pid``); ``ready_socket`` names a
+    template value holding a unix socket path to wait for before the next
+    process starts.
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    runs_keystone: bool = False
+    ready_socket: str | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Default parallelism and tuning of a mode.
+
+    ``values`` are extra template values (e.g. nginx's worker_connections).
+    """
+
+    processes: int
+    threads: int
+    listen_backlog: int
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Mode:
     """A way of serving Keystone locally.
 
     ``templates`` maps a template under ``deployments/`` to the file it is
-    rendered to inside the run folder's ``conf/``.
+    rendered to inside the run folder's ``conf/``; ``run_dirs`` are folders
+    the servers expect to exist in the run folder.
     """
 
     name: str
     description: str
     templates: dict[str, str]
     requirements: tuple[Requirement, ...]
+    processes: tuple[Process, ...]
+    profiles: dict[str, Profile]
+    threads_configurable: bool = True
+    run_dirs: tuple[str, ...] = ()
 
 
 KEYSTONE_MANAGE = Requirement("keystone-manage", "pip install keystone")
 UWSGI = Requirement("uwsgi", "pip install uwsgi")
+NGINX = Requirement("nginx", "apt-get install nginx", in_venv=False)
+APACHE = Requirement("apache2", "apt-get install apache2", in_venv=False)
+MOD_WSGI = Requirement(
+    "mod_wsgi-express",
+    "apt-get install apache2-dev && pip install mod-wsgi",
+)
+MEMCACHED = Requirement("memcached", "apt-get install memcached", in_venv=False)
+MARIADB = Requirement("mariadbd", "apt-get install mariadb-server", in_venv=False)
+MARIADB_INSTALL_DB = Requirement(
+    "mariadb-install-db", "apt-get install mariadb-server", in_venv=False
+)
+
+KEYSTONE_CONF = {"common/keystone.conf.tmpl": "keystone.conf"}
+UWSGI_PROCESS = Process(
+    "uwsgi", ("$exe_uwsgi", "--ini", "$conf_dir/uwsgi.ini"), runs_keystone=True
+)
 
 MODES: dict[str, Mode] = {
     mode.name: mode
@@ -38,16 +104,140 @@ MODES: dict[str, Mode] = {
             name="uwsgi",
             description="Keystone under uwsgi's HTTP router (keep-alive), "
             "N processes x M threads",
-            templates={
-                "common/keystone.conf.tmpl": "keystone.conf",
-                "uwsgi/uwsgi.ini.tmpl": "uwsgi.ini",
-            },
+            templates={**KEYSTONE_CONF, "uwsgi/uwsgi.ini.tmpl": "uwsgi.ini"},
             requirements=(KEYSTONE_MANAGE, UWSGI),
+            processes=(UWSGI_PROCESS,),
+            profiles={"stock": Profile(2, 1, 100)},
+        ),
+        Mode(
+            name="nginx-uwsgi",
+            description="nginx in front of uwsgi (uwsgi protocol on a unix "
+            "socket), N uwsgi processes x M threads",
+            templates={
+                **KEYSTONE_CONF,
+                "nginx-uwsgi/uwsgi.ini.tmpl": "uwsgi.ini",
+                "nginx-uwsgi/nginx.conf.tmpl": "nginx.conf",
+            },
+            requirements=(KEYSTONE_MANAGE, UWSGI, NGINX),
+            processes=(
+                Process(
+                    "uwsgi",
+                    ("$exe_uwsgi", "--ini", "$conf_dir/uwsgi.ini"),
+                    runs_keystone=True,
+                    ready_socket="uwsgi_socket",
+                ),
+                Process(
+                    "nginx",
+                    ("$exe_nginx", "-p", "$run_dir", "-c", "$conf_dir/nginx.conf"),
+                ),
+            ),
+            run_dirs=("nginx-tmp",),
+            profiles={
+                "stock": Profile(
+                    2,
+                    1,
+                    100,
+                    {"nginx_workers": "auto", "worker_connections": "768"},
+                ),
+                # seed 003: 38 uwsgi workers x 5 threads, deep listen queues
+                "tuned": Profile(
+                    38,
+                    5,
+                    4096,
+                    {"nginx_workers": "auto", "worker_connections": "4096"},
+                ),
+            },
+        ),
+        Mode(
+            name="apache",
+            description="Apache httpd (mpm_event) with mod_wsgi in daemon mode, "
+            "N daemon processes x M threads",
+            templates={
+                **KEYSTONE_CONF,
+                "apache/httpd.conf.tmpl": "httpd.conf",
+                "apache/keystone.wsgi.tmpl": "keystone.wsgi",
+            },
+            requirements=(KEYSTONE_MANAGE, APACHE, MOD_WSGI),
+            processes=(
+                Process(
+                    "apache2",
+                    ("$exe_apache2", "-f", "$conf_dir/httpd.conf", "-DFOREGROUND"),
+                    runs_keystone=True,
+                ),
+            ),
+            profiles={
+                # Keystone's reference wsgi-keystone.conf: 5 processes, 1 thread
+                "stock": Profile(
+                    5,
+                    1,
+                    511,
+                    {
+                        "keepalive": "Off",
+                        "server_limit": "16",
+                        "threads_per_child": "25",
+                        "max_request_workers": "150",
+                    },
+                ),
+                # seed 003: 38 processes x 4 threads, raised mpm_event limits
+                "tuned": Profile(
+                    38,
+                    4,
+                    4096,
+                    {
+                        "keepalive": "On",
+                        "server_limit": "40",
+                        "threads_per_child": "25",
+                        "max_request_workers": "1000",
+                    },
+                ),
+            },
+        ),
+        Mode(
+            name="eventlet",
+            description="Keystone's WSGI app on oslo.service's eventlet WSGI "
+            "server with N worker processes (keystone-all's public_workers)",
+            templates=dict(KEYSTONE_CONF),
+            requirements=(KEYSTONE_MANAGE,),
+            processes=(
+                Process(
+                    "eventlet",
+                    (
+                        "$python",
+                        "-m",
+                        "rally_keystone_perf.deploy.eventlet_server",
+                        "--config-files",
+                        "$keystone_config_files",
+                        "--host",
+                        "$host",
+                        "--port",
+                        "$port",
+                        "--workers",
+                        "$processes",
+                        "--backlog",
+                        "$listen_backlog",
+                        "--access-log",
+                        "$log_dir/access.log",
+                    ),
+                    runs_keystone=True,
+                ),
+            ),
+            profiles={"stock": Profile(2, 1, 128)},
+            threads_configurable=False,
         ),
     )
 }
 
 DEFAULT_MODE = "uwsgi"
+DEFAULT_PROFILE = "stock"
+
+CACHES: dict[str, tuple[Requirement, ...]] = {
+    "none": (),
+    "memcached": (MEMCACHED,),
+}
+DATABASES: dict[str, tuple[Requirement, ...]] = {
+    "sqlite": (),
+    "mysql": (MARIADB, MARIADB_INSTALL_DB),
+}
 
 
 def get_mode(name: str) -> Mode:
@@ -57,3 +247,14 @@ def get_mode(name: str) -> Mode:
     except KeyError:
         known = ", ".join(sorted(MODES))
         raise ValueError(f"unknown mode {name!r} (known modes: {known})") from None
+
+
+def get_profile(mode: Mode, name: str) -> Profile:
+    """Return ``mode``'s profile ``name`` or raise ValueError listing its own."""
+    try:
+        return mode.profiles[name]
+    except KeyError:
+        known = ", ".join(mode.profiles)
+        raise ValueError(
+            f"mode {mode.name} has no profile {name!r} (its profiles: {known})"
+        ) from None

@@ -25,10 +25,17 @@ from rally_keystone_perf.report.load import ReportError, Workload, load_report
 RUN_STATE = "run.json"
 RESULTS = "results"
 UNKNOWN = "?"
-CACHE_DEFAULT = "off"  # deployments/common/keystone.conf.tmpl: [cache] enabled = false
+CACHE_DEFAULT = "off"  # --cache none: [cache] enabled = false
+PROFILE_DEFAULT = "stock"
+DB_DEFAULT = "sqlite"
 RUNNER_COLUMNS = ("concurrency", "times")
 # settings named in a label only when they differ from these
-LABEL_DEFAULTS = {"hash rounds": "default", "cache": CACHE_DEFAULT, "db": "sqlite"}
+LABEL_DEFAULTS = {
+    "profile": PROFILE_DEFAULT,
+    "hash rounds": "default",
+    "cache": CACHE_DEFAULT,
+    "db": DB_DEFAULT,
+}
 
 
 def config_columns(state: dict[str, Any]) -> dict[str, str]:
@@ -37,9 +44,10 @@ def config_columns(state: dict[str, Any]) -> dict[str, str]:
     rounds = options.get("password_hash_rounds")
     return {
         "mode": str(state.get("mode", UNKNOWN)),
+        "profile": str(options.get("profile", PROFILE_DEFAULT)),
         "processes": str(options.get("processes", UNKNOWN)),
         "threads": str(options.get("threads", UNKNOWN)),
-        "db": "sqlite",
+        "db": str(options.get("db", DB_DEFAULT)),
         "hash rounds": "default" if rounds is None else str(rounds),
     }
 
@@ -49,7 +57,7 @@ def _cache(options: dict[str, Any]) -> str:
     value = options.get("cache", CACHE_DEFAULT)
     if isinstance(value, bool):
         return "on" if value else "off"
-    return str(value)
+    return CACHE_DEFAULT if value in (None, "none") else str(value)
 
 
 def _state_columns(state: dict[str, Any]) -> dict[str, str]:

@@ -86,7 +86,10 @@ def test_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
         ["up", "--password-hash-rounds", "0"],
         ["up", "--token-expiration", "0"],
         ["up", "--processes", "two"],
-        ["up", "--mode", "apache"],
+        ["up", "--mode", "iis"],
+        ["up", "--cache", "redis"],
+        ["up", "--db", "postgres"],
+        ["up", "--profile", "fast"],
         ["report"],
     ],
 )
@@ -177,6 +180,7 @@ def test_config_columns() -> None:
     }
     assert cli.config_columns(state) == {
         "mode": "uwsgi",
+        "profile": "stock",
         "processes": "4",
         "threads": "2",
         "db": "sqlite",
@@ -189,6 +193,7 @@ def test_config_columns() -> None:
 def test_config_columns_of_an_empty_state() -> None:
     assert cli.config_columns({}) == {
         "mode": "?",
+        "profile": "stock",
         "processes": "?",
         "threads": "?",
         "db": "sqlite",
@@ -458,6 +463,7 @@ def test_run(tmp_path: Path, fake_run_command: dict, capsys) -> None:
             [report],
             {
                 "mode": "uwsgi",
+                "profile": "stock",
                 "processes": "2",
                 "threads": "1",
                 "db": "sqlite",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import configparser
 import json
-import os
 import socket
 import stat
 import subprocess
@@ -101,7 +100,7 @@ def test_find_executable_missing(no_path: Path) -> None:
 def test_check_requirements_names_the_missing_one(no_path: Path) -> None:
     _script(no_path / "keystone-manage", "#!/bin/sh\n")
     with pytest.raises(LaunchError) as err:
-        launcher.check_requirements(modes.get_mode("uwsgi"))
+        launcher.check_requirements(launcher.requirements(LaunchOptions()))
     assert str(err.value) == (
         "uwsgi is not installed; install it with: pip install uwsgi"
     )
@@ -135,7 +134,7 @@ def test_find_executable_not_in_venv_uses_path(
 def test_check_requirements(no_path: Path) -> None:
     manage = _script(no_path / "keystone-manage", "#!/bin/sh\n")
     uwsgi = _script(no_path / "uwsgi", "#!/bin/sh\n")
-    assert launcher.check_requirements(modes.get_mode("uwsgi")) == {
+    assert launcher.check_requirements(launcher.requirements(LaunchOptions())) == {
         "keystone-manage": manage,
         "uwsgi": uwsgi,
     }
@@ -225,12 +224,19 @@ def _ini(text: str) -> configparser.ConfigParser:
 
 @pytest.mark.parametrize("mode", sorted(modes.MODES))
 def test_templates_use_only_known_values(run: RunDir, mode: str) -> None:
-    values = launcher.template_values(run, LaunchOptions(), 1)
-    for template in modes.get_mode(mode).templates:
-        text = (paths.deployments_dir() / template).read_text()
-        tmpl = Template(text)
-        assert tmpl.is_valid()
-        assert set(tmpl.get_identifiers()) <= set(values)
+    options = LaunchOptions(mode=mode)
+    executables = {r.executable: Path("/x") for r in launcher.requirements(options)}
+    found = modes.get_mode(mode)
+    for profile in found.profiles:
+        values = launcher.template_values(
+            run, LaunchOptions(mode=mode, profile=profile), 1, None, executables
+        )
+        texts = [(paths.deployments_dir() / t).read_text() for t in found.templates]
+        texts += [arg for process in found.processes for arg in process.argv]
+        for text in texts:
+            tmpl = Template(text)
+            assert tmpl.is_valid()
+            assert set(tmpl.get_identifiers()) <= set(values)
 
 
 def test_render_uwsgi(run: RunDir) -> None:
@@ -392,7 +398,7 @@ def test_up_fails_when_keystone_manage_fails(
 ) -> None:
     monkeypatch.setenv("FAKE_FAIL_AT", "db_sync")
     started: list[Any] = []
-    monkeypatch.setattr(launcher, "start_server", lambda *a: started.append(a))
+    monkeypatch.setattr(launcher, "start_processes", lambda *a: started.append(a))
     runs = tmp_path / "runs"
     with pytest.raises(LaunchError) as err:
         launcher.up(runs, LaunchOptions(), progress=lambda m: None)
@@ -442,10 +448,10 @@ def test_up_and_stop(
     tmp_path: Path, fake_keystone: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     procs: list[subprocess.Popen[bytes]] = []
-    real_start = launcher.start_server
+    real_start = launcher.start_processes
 
-    def start(run: RunDir, uwsgi: Path) -> subprocess.Popen[bytes]:
-        proc = real_start(run, uwsgi)
+    def start(run: RunDir, *args: Any) -> subprocess.Popen[bytes]:
+        proc = real_start(run, *args)
         procs.append(proc)
         return proc
 
@@ -455,7 +461,7 @@ def test_up_and_stop(
         health.append((url, timeout))
         return 0.4321
 
-    monkeypatch.setattr(launcher, "start_server", start)
+    monkeypatch.setattr(launcher, "start_processes", start)
     monkeypatch.setattr(launcher, "wait_healthy", healthy)
     messages: list[str] = []
     runs = tmp_path / "runs"
@@ -472,6 +478,7 @@ def test_up_and_stop(
         assert state["mode"] == "uwsgi"
         assert state["options"]["processes"] == 3
         assert state["server_pid"] == procs[0].pid
+        assert state["services"] == {"uwsgi": procs[0].pid}
         assert health == [(f"{url}/v3", 9.0)]
         assert run.root.parent == runs.resolve()
         assert (runs / "current").resolve() == run.root
@@ -514,6 +521,8 @@ def test_up_and_stop(
         state = run.read_state()
         assert state["status"] == "stopped"
         assert state["server_pid"] is None
+        assert state["services"] == {}
+        assert not Path(state["sockets_dir"]).exists()
         assert launcher.stop(run) is False
     finally:
         for proc in procs:
@@ -522,7 +531,7 @@ def test_up_and_stop(
             proc.wait(timeout=10)
 
 
-def test_start_server_runs_uwsgi_with_the_rendered_ini(
+def test_start_processes_runs_uwsgi_with_the_rendered_ini(
     tmp_path: Path, run: RunDir
 ) -> None:
     uwsgi = _script(
@@ -538,39 +547,16 @@ def test_start_server_runs_uwsgi_with_the_rendered_ini(
             """
         ),
     )
-    proc = launcher.start_server(run, uwsgi)
+    values = launcher.template_values(
+        run, LaunchOptions(), 1, None, {"uwsgi": uwsgi, "keystone-manage": uwsgi}
+    )
+    proc = launcher.start_processes(run, modes.get_mode("uwsgi"), values, 10)
     assert proc.wait(timeout=10) == 0
-    out = (run.logs / "server-stdout.log").read_text()
+    out = (run.logs / "uwsgi-stdout.log").read_text()
     assert f"args: --ini {run.conf / 'uwsgi.ini'}\n" in out
     assert f"cwd: {run.root}\n" in out
     assert "own session: True\n" in out
     assert "stdin: ''\n" in out
-
-
-# --- process liveness --------------------------------------------------------
-
-
-def _zombie(comm: str) -> subprocess.Popen[bytes]:
-    """A child that renamed itself to ``comm`` and exited, not yet reaped."""
-    code = f"open('/proc/self/comm', 'w').write({comm!r})"
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped
-    return proc
-
-
-def test_alive() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", "input()"], stdin=subprocess.PIPE)
-    try:
-        assert launcher._alive(proc.pid) is True
-    finally:
-        proc.communicate(b"\n", timeout=10)
-    assert launcher._alive(proc.pid) is False
-
-
-@pytest.mark.parametrize("comm", ["server", "uWSGI master"])
-def test_a_zombie_is_not_alive(comm: str) -> None:
-    proc = _zombie(comm)
-    try:
-        assert launcher._alive(proc.pid) is False
-    finally:
-        proc.wait()
+    state = run.read_state()
+    assert state["server_pid"] == proc.pid
+    assert state["services"] == {"uwsgi": proc.pid}

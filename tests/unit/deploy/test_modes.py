@@ -34,7 +34,7 @@ def test_every_mode_is_consistent(mode: str) -> None:
     assert "keystone.conf" in targets
 
 
-@pytest.mark.parametrize("name", ["apache", "UWSGI", "", "uwsgi "])
+@pytest.mark.parametrize("name", ["iis", "UWSGI", "", "uwsgi "])
 def test_unknown_mode(name: str) -> None:
     with pytest.raises(ValueError) as err:
         modes.get_mode(name)

@@ -112,6 +112,7 @@ def write_compare(inputs: tuple, fmt: str) -> str:
 
 CONFIG_KEYS = [
     "mode",
+    "profile",
     "processes",
     "threads",
     "cache",

@@ -13,6 +13,7 @@ from tests.unit.report import runs as r
 
 RUN_COLUMNS = {
     "mode": "uwsgi",
+    "profile": "stock",
     "processes": "4",
     "threads": "2",
     "cache": "off",
@@ -28,6 +29,7 @@ def test_cli_uses_this_module() -> None:
 def test_config_columns() -> None:
     assert config.config_columns(r.state(processes=4, threads=2, rounds=4)) == {
         "mode": "uwsgi",
+        "profile": "stock",
         "processes": "4",
         "threads": "2",
         "db": "sqlite",

@@ -76,7 +76,8 @@ def test_report_table_columns(reports: list[config.LoadedReport]) -> None:
     cells = [cell.strip() for cell in headers[0].strip("|").split("|")]
     assert cells == [*render.COLUMNS, formats.THROUGHPUT, *CONFIG_KEYS]
     assert "SECRET_TRACEBACK_LINE" not in out
-    assert "| uwsgi |         4 |       2 |   off | sqlite |     default |" in out
+    row = "| uwsgi |   stock |         4 |       2 |   off | sqlite |     default |"
+    assert row in out
 
 
 def test_report_json(reports: list[config.LoadedReport]) -> None:

@@ -1,0 +1,152 @@
+"""Keystone's backends started for a run: memcached (cache) and MariaDB (SQL).
+
+Both are Debian's programs run as the run's own children on loopback with
+their data and logs inside the run folder, never the system services. The
+database password is generated per run and lives only in ``private/``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import subprocess
+from pathlib import Path
+
+from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+
+DB_NAME = "keystone"
+DB_USER = "keystone"
+MEMCACHED_MEMORY_MB = 64
+
+
+def _as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _user() -> str:
+    return pwd.getpwuid(os.geteuid()).pw_name
+
+
+def _tail(path: Path, lines: int = 25) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return f"({path} was not written)"
+    return f"--- {path}\n" + "\n".join(text[-lines:])
+
+
+def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
+    """memcached on ``host:port`` (TCP only), verbose errors to its log."""
+    argv = [str(exe), "-l", host, "-p", str(port), "-U", "0"]
+    argv += ["-m", str(MEMCACHED_MEMORY_MB), "-c", "4096"]
+    if _as_root():  # memcached refuses root unless told which user to be
+        argv += ["-u", "root"]
+    return argv
+
+
+def start_memcached(
+    run: RunDir, exe: Path, host: str, port: int, timeout: float
+) -> subprocess.Popen[bytes]:
+    """Start memcached and wait until it accepts connections."""
+    proc = services.start(run, "memcached", memcached_argv(exe, host, port))
+    services.wait_until(
+        lambda: services.port_open(host, port),
+        proc,
+        "memcached",
+        timeout,
+        lambda: _tail(run.logs / "memcached-stdout.log"),
+    )
+    return proc
+
+
+def mariadb_argv(
+    exe: Path, datadir: Path, socket_path: Path, host: str, port: int, log: Path
+) -> list[str]:
+    """mariadbd with everything in the run folder (no my.cnf is read)."""
+    argv = [
+        str(exe),
+        "--no-defaults",
+        f"--datadir={datadir}",
+        f"--socket={socket_path}",
+        f"--port={port}",
+        f"--bind-address={host}",
+        f"--pid-file={datadir}/mariadb.pid",
+        f"--log-error={log}",
+        "--skip-name-resolve",
+        "--innodb-buffer-pool-size=256M",
+        "--innodb-flush-log-at-trx-commit=2",
+        "--max-connections=1000",
+    ]
+    if _as_root():  # mariadbd refuses to run as root unless told to
+        argv.append("--user=root")
+    return argv
+
+
+def start_mariadb(
+    run: RunDir,
+    exes: dict[str, str | Path],
+    host: str,
+    port: int,
+    socket_path: Path,
+    timeout: float,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Initialise a datadir, start mariadbd, create Keystone's database.
+
+    Returns the process and the SQLAlchemy URL (with the generated password:
+    the caller must keep it in private files only).
+    """
+    datadir = run.db / "mariadb"
+    log = run.logs / "mariadb.log"
+    install = [
+        str(exes["mariadb-install-db"]),
+        "--no-defaults",
+        f"--datadir={datadir}",
+        # root and the OS user we run as log in over the socket, no password
+        "--auth-root-authentication-method=socket",
+        f"--user={_user()}",
+        "--skip-test-db",
+    ]
+    with open(run.logs / "mariadb-install-db.log", "ab") as out:
+        result = subprocess.run(
+            install, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    if result.returncode != 0:
+        raise services.ServiceError(
+            f"mariadb-install-db failed (exit {result.returncode}); last lines of "
+            f"its log:\n{_tail(run.logs / 'mariadb-install-db.log')}"
+        )
+    argv = mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log)
+    proc = services.start(run, "mariadb", argv)
+    services.wait_until(
+        lambda: services.port_open(host, port),
+        proc,
+        "mariadbd",
+        timeout,
+        lambda: _tail(log),
+    )
+    password = secrets.token_urlsafe(24)
+    write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})
+    sql = (
+        f"CREATE DATABASE {DB_NAME};\n"
+        f"CREATE USER '{DB_USER}'@'{host}' IDENTIFIED BY '{password}';\n"
+        f"GRANT ALL PRIVILEGES ON {DB_NAME}.* TO '{DB_USER}'@'{host}';\n"
+    )
+    client = Path(exes["mariadbd"]).with_name("mariadb")
+    if not client.exists():
+        client = Path("/usr/bin/mariadb")
+    # our OS user over the socket (unix_socket authentication): no password,
+    # the new user's password goes through stdin, never the command line
+    result = subprocess.run(
+        [str(client), "--no-defaults", f"--socket={socket_path}", "-u", _user()],
+        input=sql.encode(),
+        capture_output=True,
+    )
+    if result.returncode != 0:
+        raise services.ServiceError(
+            "creating Keystone's database failed: "
+            + result.stderr.decode(errors="replace").strip()
+        )
+    url = f"mysql+pymysql://{DB_USER}:{password}@{host}:{port}/{DB_NAME}?charset=utf8"
+    return proc, url

@@ -1,0 +1,169 @@
+"""Start, watch and stop the long-running processes of a run.
+
+Every process starts in its own session (a terminal's Ctrl-C reaches us, not
+it, and stopping it can take its whole process group), with its output in
+``logs/<name>-stdout.log``. The run's ``run.json`` records each one's pid
+under ``services`` (in start order) so that ``stop`` works from another
+command too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rally_keystone_perf.deploy.rundir import RunDir
+
+
+class ServiceError(Exception):
+    """A process exited or did not become ready; the message says why."""
+
+
+def start(
+    run: RunDir,
+    name: str,
+    argv: Sequence[str],
+    env: dict[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in its own session and record its pid in run.json."""
+    out = open(run.logs / f"{name}-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=run.root,
+            env={**os.environ, **(env or {})},
+        )
+    finally:
+        out.close()
+    services = dict(run.read_state().get("services") or {})
+    services[name] = proc.pid
+    run.write_state(services=services)
+    return proc
+
+
+def wait_until(
+    ready: Callable[[], bool],
+    proc: subprocess.Popen[bytes],
+    what: str,
+    timeout: float,
+    logs: Callable[[], str],
+) -> float:
+    """Poll ``ready`` until true; seconds waited, or ServiceError with ``logs``."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if proc.poll() is not None:
+            raise ServiceError(
+                f"{what} exited with code {proc.returncode} while starting; "
+                f"last lines of its logs:\n{logs()}"
+            )
+        if ready():
+            return time.monotonic() - started
+        time.sleep(0.1)
+    raise ServiceError(
+        f"{what} was not ready within {timeout:.0f} s; "
+        f"last lines of its logs:\n{logs()}"
+    )
+
+
+def port_open(host: str, port: int) -> bool:
+    """True when a TCP connection to host:port succeeds."""
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def unix_socket_open(path: Path) -> bool:
+    """True when a connection to the unix socket ``path`` succeeds."""
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        try:
+            sock.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def alive(pid: int) -> bool:
+    """True when ``pid`` runs and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            # the command name (2nd field) may hold spaces: split after it
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def group_alive(pgid: int) -> bool:
+    """True when any process of the process group ``pgid`` exists."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def reap(pid: int) -> None:
+    """Collect our own child's exit status so it does not linger as a zombie."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def stop_pid(pid: int, timeout: float = 20.0) -> bool:
+    """SIGTERM ``pid``, wait, then SIGKILL its whole group; True if it ran.
+
+    ``pid`` leads its own session (see :func:`start`), so its group is every
+    worker it forked, including those that changed user.
+    """
+    was_running = group_alive(pid)
+    if not was_running:
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive(pid):
+        reap(pid)
+        time.sleep(0.1)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    reap(pid)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and group_alive(pid):
+        time.sleep(0.05)  # SIGKILL is asynchronous: wait for the group to go
+    return True
+
+
+def stop_all(run: RunDir, timeout: float = 20.0) -> bool:
+    """Stop the run's processes, last started first; True if any ran."""
+    state = run.read_state()
+    services: dict[str, int] = dict(state.get("services") or {})
+    pids = list(reversed(list(services.values())))
+    legacy = state.get("server_pid")  # run folders written before services
+    if legacy and legacy not in pids:
+        pids.append(int(legacy))
+    stopped = [stop_pid(int(pid), timeout) for pid in pids]
+    return any(stopped)

@@ -1,0 +1,107 @@
+"""Tests for rally_keystone_perf.deploy.services (real child processes)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.rundir import RunDir
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> RunDir:
+    folder = RunDir(tmp_path / "r")
+    folder.create()
+    return folder
+
+
+def _zombie(comm: str) -> subprocess.Popen[bytes]:
+    """A child that renamed itself to ``comm`` and exited, not yet reaped."""
+    code = f"open('/proc/self/comm', 'w').write({comm!r})"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped
+    return proc
+
+
+def test_alive() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "input()"], stdin=subprocess.PIPE)
+    try:
+        assert services.alive(proc.pid) is True
+    finally:
+        proc.communicate(b"\n", timeout=10)
+    assert services.alive(proc.pid) is False
+
+
+@pytest.mark.parametrize("comm", ["server", "uWSGI master"])
+def test_a_zombie_is_not_alive(comm: str) -> None:
+    proc = _zombie(comm)
+    try:
+        assert services.alive(proc.pid) is False
+    finally:
+        proc.wait()
+
+
+def test_start_records_pids_and_stop_all_takes_the_whole_groups(run: RunDir) -> None:
+    # each "server" forks a worker that ignores SIGTERM, as daemons' workers may
+    worker = (
+        "import os, signal, time\n"
+        "if os.fork() == 0:\n"
+        "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "time.sleep(60)\n"
+    )
+    first = services.start(run, "db", [sys.executable, "-c", worker])
+    second = services.start(run, "web", [sys.executable, "-c", worker], {"X": "1"})
+    assert run.read_state()["services"] == {"db": first.pid, "web": second.pid}
+    time.sleep(0.3)
+    assert services.group_alive(first.pid) and services.group_alive(second.pid)
+    assert services.stop_all(run, timeout=2) is True
+    assert not services.group_alive(first.pid)
+    assert not services.group_alive(second.pid)
+    assert services.stop_all(run, timeout=2) is False
+
+
+def test_wait_until_reports_an_exit_with_the_logs(run: RunDir) -> None:
+    proc = services.start(run, "bad", [sys.executable, "-c", "print('boom'); exit(3)"])
+    with pytest.raises(services.ServiceError) as error:
+        services.wait_until(
+            lambda: False,
+            proc,
+            "bad",
+            10,
+            lambda: (run.logs / "bad-stdout.log").read_text(),
+        )
+    assert str(error.value).startswith("bad exited with code 3 while starting")
+    assert "boom" in str(error.value)
+
+
+def test_wait_until_times_out(run: RunDir) -> None:
+    proc = services.start(
+        run, "slow", [sys.executable, "-c", "import time; time.sleep(30)"]
+    )
+    try:
+        with pytest.raises(services.ServiceError, match="not ready within 0 s"):
+            services.wait_until(lambda: False, proc, "slow", 0.3, lambda: "(no log)")
+    finally:
+        services.stop_pid(proc.pid, timeout=2)
+
+
+def test_port_and_socket_probes(tmp_path: Path) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        assert services.port_open("127.0.0.1", port)
+    assert not services.port_open("127.0.0.1", port)
+    path = tmp_path / "s.sock"
+    assert not services.unix_socket_open(path)
+    with socket.socket(socket.AF_UNIX) as unix:
+        unix.bind(str(path))
+        unix.listen(1)
+        assert services.unix_socket_open(path)
