@@ -50,7 +50,6 @@ SECRETS_CONF = "keystone-secrets.conf"
 SYSTEM_BIN_DIRS = ("/usr/sbin", "/sbin", "/usr/local/sbin")
 SOMAXCONN = Path("/proc/sys/net/core/somaxconn")
 APACHE_MODULES = "/usr/lib/apache2/modules"  # Debian's apache2
-APACHE_USER = "www-data"
 # eventlet's import-time deprecation notice would bury the real error
 QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
@@ -263,16 +262,107 @@ def mod_wsgi_module() -> str:
     return str(found[0]) if found else ""
 
 
-def apache_user_lines() -> str:
+def server_user(mode: modes.Mode) -> str | None:
+    """The user Keystone's code runs as when it is not us (root dropping it)."""
+    return mode.drops_root_to if os.geteuid() == 0 else None
+
+
+def apache_user_lines(user: str | None) -> str:
     """``User``/``Group`` for Apache's children: it refuses to serve as root.
 
-    As root the children (and mod_wsgi's daemons) drop to ``www-data``, which
+    As root the children (and mod_wsgi's daemons) drop to ``user``, which
     :func:`grant_server_user` lets into the run folder; as another user
     Apache cannot switch and runs everything as that user.
     """
-    if os.geteuid() != 0:
+    if user is None:
         return "# not root: Apache's children run as the user who started it"
-    return f"User {APACHE_USER}\nGroup {APACHE_USER}"
+    group = grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
+    return f"User {user}\nGroup {group}"
+
+
+def check_server_user(mode: modes.Mode) -> None:
+    """Fail early when the user a server drops to cannot import Keystone.
+
+    Apache's workers run as ``www-data``: they must reach the interpreter and
+    the venv (a venv under /root is out of reach by default).
+    """
+    user = server_user(mode)
+    if user is None:
+        return
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise LaunchError(
+            f"mode {mode.name} runs Keystone as {user}, which does not exist "
+            "(it comes with the apache2 package)"
+        ) from None
+    probe = "import keystone, rally_keystone_perf"
+    result = subprocess.run(
+        ["runuser", "-u", user, "--", sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+    )
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
+        blocked = _first_closed_folder(Path(sys.executable), user)
+        hint = (
+            f"; let it through with: setfacl -m u:{user}:x {blocked}" if blocked else ""
+        )
+        raise LaunchError(
+            f"mode {mode.name} runs Keystone as {user}, who cannot start this "
+            f"Python ({sys.executable}): {last}{hint}"
+        )
+
+
+def _first_closed_folder(path: Path, user: str) -> Path | None:
+    """The first folder above ``path`` that ``user`` cannot traverse."""
+    entry = pwd.getpwnam(user)
+    for folder in [*reversed(path.parents)][1:]:
+        info = folder.stat()
+        if info.st_uid == entry.pw_uid:
+            bit = 0o100
+        elif info.st_gid == entry.pw_gid:
+            bit = 0o010
+        else:
+            bit = 0o001
+        if not info.st_mode & bit and not _acl_allows(folder, user):
+            return folder
+    return None
+
+
+def _acl_allows(folder: Path, user: str) -> bool:
+    """True when ``getfacl`` shows an entry letting ``user`` traverse."""
+    try:
+        out = subprocess.run(
+            ["getfacl", "-p", str(folder)], capture_output=True, text=True
+        ).stdout
+    except FileNotFoundError:
+        return False
+    return any(
+        line.startswith(f"user:{user}:") and line.rstrip().endswith("x")
+        for line in out.splitlines()
+    )
+
+
+def grant_server_user(run: RunDir, user: str) -> None:
+    """Let ``user`` (Apache's workers) use the run's database, keys and logs.
+
+    The database folder, the keys and the log folder become the user's; the
+    private secrets file (database password), if any, becomes readable by its
+    group. The admin password and Rally's files stay ours alone.
+    """
+    entry = pwd.getpwnam(user)
+    for top in (run.db, run.keys, run.logs):
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    secret = run.private / SECRETS_CONF
+    if secret.exists():
+        os.chown(run.private, 0, entry.pw_gid)
+        os.chmod(run.private, 0o710)
+        os.chown(secret, 0, entry.pw_gid)
+        os.chmod(secret, 0o640)
 
 
 def template_values(
@@ -321,7 +411,9 @@ def template_values(
         "uwsgi_socket": str(socket_dir / "uwsgi.sock"),
         "user": pwd.getpwuid(os.geteuid()).pw_name,
         "group": grp.getgrgid(os.getegid()).gr_name,
-        "apache_user_lines": apache_user_lines(),
+        "apache_user_lines": apache_user_lines(
+            server_user(modes.get_mode(options.mode))
+        ),
         "apache_modules": APACHE_MODULES,
         "mod_wsgi_so": mod_wsgi_module(),
         **settings.values,
@@ -368,11 +460,16 @@ def enable_sqlite_wal(db_file: Path) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
 
 
-def init_keystone(run: RunDir, manage: Path, url: str, password: str) -> None:
-    """Create the database, fernet/credential keys and the admin identity."""
-    user = pwd.getpwuid(os.getuid()).pw_name
-    group = grp.getgrgid(os.getgid()).gr_name
-    owner = ["--keystone-user", user, "--keystone-group", group]
+def init_keystone(
+    run: RunDir, manage: Path, url: str, password: str, user: str | None = None
+) -> None:
+    """Create the database, fernet/credential keys and the admin identity.
+
+    The keys belong to ``user`` (default: us), the user Keystone runs as.
+    """
+    entry = pwd.getpwnam(user) if user else pwd.getpwuid(os.getuid())
+    group = grp.getgrgid(entry.pw_gid).gr_name
+    owner = ["--keystone-user", entry.pw_name, "--keystone-group", group]
     _run_manage(run, manage, ["db_sync"])
     sqlite = run.db / "keystone.sqlite"
     if sqlite.exists():
@@ -527,6 +624,7 @@ def up(
     mode = modes.get_mode(options.mode)
     settings = resolve_settings(mode, options)
     executables = check_requirements(requirements(options))
+    check_server_user(mode)
     port = pick_port(options.host, options.port)
     if run is None:
         run = new_run_dir(runs_root, mode.name)
@@ -562,7 +660,23 @@ def up(
         )
         render_templates(run, mode, values)
         progress("initialising Keystone (db_sync, fernet keys, bootstrap)")
-        init_keystone(run, executables["keystone-manage"], f"{url}/v3", password)
+        runs_as = server_user(mode)
+        if runs_as is not None:
+            closed = _first_closed_folder(run.conf / "keystone.conf", runs_as)
+            if closed is not None:
+                raise LaunchError(
+                    f"mode {mode.name} runs Keystone as {runs_as}, who cannot "
+                    f"reach the run folder {run.root} ({closed} is closed to it); "
+                    f"use another --runs-dir or: setfacl -m u:{runs_as}:x {closed}"
+                )
+            # keystone-manage writes the keys as that user
+            entry = pwd.getpwnam(runs_as)
+            os.chown(run.keys, entry.pw_uid, entry.pw_gid)
+        init_keystone(
+            run, executables["keystone-manage"], f"{url}/v3", password, runs_as
+        )
+        if runs_as is not None:
+            grant_server_user(run, runs_as)
         progress(
             f"starting {mode.name} ({settings.processes} processes x "
             f"{settings.threads} threads) on {url}"

@@ -65,7 +65,8 @@ class Mode:
 
     ``templates`` maps a template under ``deployments/`` to the file it is
     rendered to inside the run folder's ``conf/``; ``run_dirs`` are folders
-    the servers expect to exist in the run folder.
+    the servers expect to exist in the run folder. ``drops_root_to`` names
+    the user a server started as root runs Keystone as (Apache's workers).
     """
 
     name: str
@@ -76,6 +77,7 @@ class Mode:
     profiles: dict[str, Profile]
     threads_configurable: bool = True
     run_dirs: tuple[str, ...] = ()
+    drops_root_to: str | None = None
 
 
 KEYSTONE_MANAGE = Requirement("keystone-manage", "pip install keystone")
@@ -165,6 +167,8 @@ MODES: dict[str, Mode] = {
                     runs_keystone=True,
                 ),
             ),
+            run_dirs=("httpd-run",),
+            drops_root_to="www-data",
             profiles={
                 # Keystone's reference wsgi-keystone.conf: 5 processes, 1 thread
                 "stock": Profile(

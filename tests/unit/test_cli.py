@@ -750,3 +750,32 @@ def test_gate_exit_codes(tmp_path: Path, capsys) -> None:
     other = tmp_path / "missing.json"
     assert cli.main(["gate", str(fast), "--baseline", str(other)]) == 1
     assert "no such file or folder" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mode", "apache"], "apache2 is not installed; install it with: apt-get"),
+        (["--mode", "nginx-uwsgi"], "nginx is not installed; install it with: apt-get"),
+        (["--cache", "memcached"], "memcached is not installed; install it with: apt"),
+        (["--db", "mysql"], "mariadbd is not installed; install it with: apt-get"),
+    ],
+)
+def test_up_without_a_system_package_names_it_and_starts_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.setattr(launcher, "SYSTEM_BIN_DIRS", ())
+    monkeypatch.setattr(launcher.shutil, "which", lambda name, path=None: None)
+    monkeypatch.setattr(paths, "venv_bin", lambda name: tmp_path / "bin" / name)
+    (tmp_path / "bin").mkdir()
+    for name in ("keystone-manage", "uwsgi"):  # the pip-installed parts exist
+        (tmp_path / "bin" / name).write_text("#!/bin/sh\n")
+        (tmp_path / "bin" / name).chmod(0o755)
+    runs = tmp_path / "runs"
+    assert cli.main(["up", *argv, "--runs-dir", str(runs)]) == 1
+    assert message in _one_line_error(capsys)
+    assert list(runs.iterdir()) == []  # no run folder, nothing started

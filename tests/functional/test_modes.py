@@ -1,0 +1,116 @@
+"""Every deployment mode starts for real, serves tokens through Rally, stops.
+
+Each case runs ``rally-keystone-perf run`` with one token-create workload.
+A mode whose Debian packages are missing is skipped, except under CI=true
+(``.ci/run`` installs them), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir
+from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+
+pytestmark = pytest.mark.functional
+
+TOKEN_WORKLOAD = {
+    "scenario": {"KeystonePerf.create_token": {}},
+    "runner": {"constant": {"times": 12, "concurrency": 2}},
+    "contexts": {"users": {"tenants": 1, "users_per_tenant": 2}},
+    "sla": {"failure_rate": {"max": 0}},
+}
+
+CASES = [
+    pytest.param(["--mode", "uwsgi", "--cache", "memcached"], id="uwsgi-memcached"),
+    pytest.param(["--mode", "uwsgi", "--db", "mysql"], id="uwsgi-mysql"),
+    pytest.param(["--mode", "nginx-uwsgi"], id="nginx-uwsgi"),
+    pytest.param(["--mode", "apache"], id="apache"),
+    pytest.param(["--mode", "eventlet"], id="eventlet"),
+]
+
+
+def _options(argv: list[str]) -> launcher.LaunchOptions:
+    args = cli.build_parser().parse_args(["up", *argv])
+    return cli._launch_options(args)
+
+
+def _require(options: launcher.LaunchOptions) -> None:
+    """Skip (fail under CI) when the mode's programs are not installed."""
+    try:
+        launcher.check_requirements(launcher.requirements(options))
+    except launcher.LaunchError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must install what every mode needs: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A runs folder Apache's www-data workers can reach (pytest's is 0700)."""
+    root = Path(os.environ.get("KEYSTONE_PERF_TEST_RUNS", "/tmp"))
+    folder = root / f"keystone-perf-modes-{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.mark.parametrize("argv", CASES)
+def test_mode_serves_tokens_through_rally_and_stops(
+    argv: list[str], runs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = _options(argv)
+    _require(options)
+    task = write_task(runs_dir / f"token-{options.mode}.json", [TOKEN_WORKLOAD])
+    runs = runs_dir / f"{options.mode}-{options.cache}-{options.db}"
+    code = cli.main(
+        [
+            "run",
+            *argv,
+            "--task",
+            str(task),
+            "--runs-dir",
+            str(runs),
+            "--password-hash-rounds",
+            str(FAST_HASH_ROUNDS),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "keystone.create_token" in out
+    run = RunDir((runs / "current").resolve())
+    state = run.read_state()
+    assert state["status"] == "stopped"
+    assert state["mode"] == options.mode
+    # the report labels results with the configuration it ran under
+    assert f"| {options.mode} |" in out
+    (report,) = run.results.glob("*.json")
+    data = json.loads(report.read_text())
+    workload = data["tasks"][0]["subtasks"][0]["workloads"][0]
+    assert workload["total_iteration_count"] == 12
+    assert workload["failed_iteration_count"] == 0
+    # every server process is gone, whatever user it ran as
+    assert not run_processes(run)
+    assert not Path(state["sockets_dir"]).exists()
+    # the server's own access log saw the token requests
+    posts = [
+        line
+        for line in run.access_log.read_text().splitlines()
+        if " POST /v3/auth/tokens 201 " in line
+    ]
+    assert len(posts) >= 12
+    if options.db == "mysql":
+        assert not (run.db / "keystone.sqlite").exists()
+        secret = json.loads((run.private / "db.json").read_text())["password"]
+        for path in run.root.rglob("*"):
+            if path.is_file() and run.private not in path.parents:
+                assert secret not in path.read_text(errors="replace"), path
+    else:
+        with sqlite3.connect(run.db / "keystone.sqlite") as conn:
+            assert conn.execute("SELECT count(*) FROM local_user").fetchone()[0] >= 1
