@@ -281,7 +281,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     concurrency, times) as columns. A run folder stands for its results/*.json.
     """
     buffer = io.StringIO()
-    _print_reports(args.results, None, buffer, args.format)
+    if args.combined:
+        from rally_keystone_perf.report import combined, config
+
+        if args.format not in ("table", "markdown"):
+            raise ValueError("--combined writes table or markdown only")
+        combined.write_combined(config.load_reports(args.results), buffer, args.format)
+    else:
+        _print_reports(args.results, None, buffer, args.format)
     _write_output(buffer.getvalue(), args.out)
     return EXIT_OK
 
@@ -454,6 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="RESULTS",
         help="Rally JSON reports (rally task report --json) or run folders",
+    )
+    report.add_argument(
+        "--combined",
+        action="store_true",
+        help="one table for all: a row per workload with its configuration "
+        "columns and the total's figures (table or markdown)",
     )
     _add_output_options(report)
     report.set_defaults(func=cmd_report)

@@ -1,0 +1,70 @@
+"""Tests for rally_keystone_perf.report.combined (one row per workload)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.report import combined, config, stats
+from rally_keystone_perf.report.load import load_report
+from tests.unit.report import runs as r
+
+
+def _reports(tmp_path: Path) -> list[config.LoadedReport]:
+    one = r.make_run(
+        tmp_path, "one", [r.workload(r.gauss(1, 0.5), concurrency=4)], r.state()
+    )
+    state = r.state("apache", processes=5)
+    state["options"]["cache"] = "memcached"
+    two = r.make_run(
+        tmp_path,
+        "two",
+        [r.workload(r.gauss(2, 0.2), concurrency=4), r.workload([0.3] * 6)],
+        state,
+    )
+    return config.load_reports([one, two])
+
+
+def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
+    reports = _reports(tmp_path)
+    header, rows = combined.combined_rows(reports)
+    assert header[: len(r.CONFIG_KEYS)] == r.CONFIG_KEYS
+    assert header[len(r.CONFIG_KEYS) :] == list(combined.FIGURES)
+    assert len(rows) == 3
+    assert all(len(row) == len(header) for row in rows)
+    by_column = [dict(zip(header, row, strict=True)) for row in rows]
+    assert [row["mode"] for row in by_column] == ["uwsgi", "apache", "apache"]
+    assert [row["cache"] for row in by_column] == ["off", "memcached", "memcached"]
+    assert [row["concurrency"] for row in by_column] == ["4", "4", "2"]
+    # the figures are the report's total row
+    workload = load_report(reports[0].path)[0]
+    total = stats.total_row(stats.main_stats(workload))
+    assert by_column[0]["95 percentile"] == str(round(total.p95, 3))
+    assert by_column[0]["count"] == "50"
+
+
+def test_missing_columns_show_a_dash(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "tags", [r.workload([0.1] * 3)], None, tags=["x:1"])
+    (reports,) = config.load_reports([report])
+    header, rows = combined.combined_rows([*_reports(tmp_path), reports])
+    assert dict(zip(header, rows[-1], strict=True))["mode"] == "-"
+    assert dict(zip(header, rows[-1], strict=True))["x"] == "1"
+
+
+def test_writers(tmp_path: Path) -> None:
+    reports = _reports(tmp_path)
+    table, markdown = io.StringIO(), io.StringIO()
+    combined.write_combined(reports, table, "table")
+    combined.write_combined(reports, markdown, "markdown")
+    assert table.getvalue().count("KeystonePerf.create_token") == 3
+    assert markdown.getvalue().startswith("| mode | profile |")
+
+
+def test_cli_report_combined(tmp_path: Path, capsys) -> None:
+    reports = _reports(tmp_path)
+    argv = ["report", *(str(x.path) for x in reports), "--combined"]
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().out.count("| KeystonePerf.create_token") == 3
+    assert cli.main([*argv, "--format", "csv"]) == 1
+    assert "--combined writes table or markdown only" in capsys.readouterr().err
