@@ -560,3 +560,107 @@ def test_start_processes_runs_uwsgi_with_the_rendered_ini(
     state = run.read_state()
     assert state["server_pid"] == proc.pid
     assert state["services"] == {"uwsgi": proc.pid}
+
+
+# --- settings, backends in the config ------------------------------------------
+
+
+def test_settings_come_from_the_profile_unless_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(launcher, "somaxconn", lambda: 1024)
+    apache = modes.get_mode("apache")
+    stock = launcher.resolve_settings(apache, LaunchOptions(mode="apache"))
+    assert (stock.processes, stock.threads, stock.listen_backlog) == (5, 1, 511)
+    assert stock.values["keepalive"] == "Off"
+    tuned = launcher.resolve_settings(
+        apache, LaunchOptions(mode="apache", profile="tuned", processes=7)
+    )
+    # 38 x 4 but for the explicit --processes; the backlog capped by the kernel
+    assert (tuned.processes, tuned.threads, tuned.listen_backlog) == (7, 4, 1024)
+    assert tuned.somaxconn == 1024
+
+
+def test_settings_refuse_what_a_mode_lacks() -> None:
+    with pytest.raises(ValueError, match="has no threads setting"):
+        launcher.resolve_settings(
+            modes.get_mode("eventlet"), LaunchOptions(mode="eventlet", threads=4)
+        )
+    with pytest.raises(ValueError, match="has no profile 'tuned'"):
+        launcher.resolve_settings(
+            modes.get_mode("uwsgi"), LaunchOptions(profile="tuned")
+        )
+
+
+def test_requirements_of_backends() -> None:
+    names = [
+        r.executable
+        for r in launcher.requirements(
+            LaunchOptions(mode="nginx-uwsgi", cache="memcached", db="mysql")
+        )
+    ]
+    assert names == [
+        "keystone-manage",
+        "uwsgi",
+        "nginx",
+        "memcached",
+        "mariadbd",
+        "mariadb-install-db",
+    ]
+    with pytest.raises(ValueError, match="unknown cache 'redis'"):
+        launcher.requirements(LaunchOptions(cache="redis"))
+
+
+def test_cache_and_secret_database_config(run: RunDir) -> None:
+    memcached = launcher.template_values(
+        run, LaunchOptions(cache="memcached"), 1, cache_port=11311
+    )
+    assert "backend = dogpile.cache.pymemcache" in memcached["cache_config"]
+    assert "memcache_servers = 127.0.0.1:11311" in memcached["cache_config"]
+    assert (
+        "enabled = false"
+        in launcher.template_values(run, LaunchOptions(), 1)["cache_config"]
+    )
+
+    launcher.write_secret_config(run, "mysql+pymysql://k:SECRET@127.0.0.1:1/k")
+    secret = run.private / launcher.SECRETS_CONF
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    values = launcher.template_values(run, LaunchOptions(db="mysql"), 1)
+    assert values["keystone_config_files"] == f"{run.conf / 'keystone.conf'};{secret}"
+    launcher.render_templates(run, modes.get_mode("uwsgi"), values)
+    rendered = (run.conf / "keystone.conf").read_text()
+    assert "SECRET" not in rendered and "sqlite" not in rendered
+    assert f"# connection: in {secret}" in rendered
+    uwsgi = (run.conf / "uwsgi.ini").read_text()
+    assert f"OS_KEYSTONE_CONFIG_FILES={values['keystone_config_files']}" in uwsgi
+
+
+def test_render_nginx_uwsgi_and_apache(run: RunDir) -> None:
+    exes = {"nginx": Path("/usr/sbin/nginx"), "uwsgi": Path("/v/uwsgi")}
+    options = LaunchOptions(mode="nginx-uwsgi", profile="tuned")
+    values = launcher.template_values(run, options, 8080, None, exes, Path("/tmp/s"))
+    launcher.render_templates(run, modes.get_mode("nginx-uwsgi"), values)
+    nginx = (run.conf / "nginx.conf").read_text()
+    assert "listen 127.0.0.1:8080 backlog=" in nginx
+    assert "server unix:/tmp/s/uwsgi.sock;" in nginx
+    assert "worker_connections 4096;" in nginx
+    assert "$msec $request_method" in nginx  # $$ became $
+    assert (run.root / "nginx-tmp").is_dir()
+    uwsgi = _ini((run.conf / "uwsgi.ini").read_text())["uwsgi"]
+    assert (uwsgi["socket"], uwsgi["processes"], uwsgi["threads"]) == (
+        "/tmp/s/uwsgi.sock",
+        "38",
+        "5",
+    )
+
+    apache = LaunchOptions(mode="apache")
+    values = launcher.template_values(run, apache, 8081)
+    launcher.render_templates(run, modes.get_mode("apache"), values)
+    httpd = (run.conf / "httpd.conf").read_text()
+    assert "Listen 127.0.0.1:8081" in httpd
+    assert "WSGIDaemonProcess keystone-public processes=5 threads=1" in httpd
+    assert f'WSGIPythonHome "{sys.prefix}"' in httpd
+    assert "%{usec}t %m %U%q %>s %D %P" in httpd
+    wsgi = (run.conf / "keystone.wsgi").read_text()
+    assert f'"{run.conf / "keystone.conf"}"' in wsgi
+    compile(wsgi, "keystone.wsgi", "exec")

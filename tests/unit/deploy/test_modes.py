@@ -43,3 +43,36 @@ def test_unknown_mode(name: str) -> None:
     assert f"(known modes: {', '.join(sorted(modes.MODES))})" in message
     assert err.value.__cause__ is None
     assert err.value.__suppress_context__ is True
+
+
+def test_every_mode_folder_is_installed_and_documented() -> None:
+    import configparser
+
+    root = paths.resource_root()
+    setup = configparser.ConfigParser()
+    setup.read(root / "setup.cfg")
+    installed = set(setup["options.data_files"])
+    folders = {t.split("/")[0] for m in modes.MODES.values() for t in m.templates}
+    for folder in folders:
+        assert f"share/rally-keystone-perf/deployments/{folder}" in installed
+        assert (paths.deployments_dir() / folder / "README.rst").is_file(), folder
+    for mode in modes.MODES:
+        assert (paths.deployments_dir() / mode / "README.rst").is_file(), mode
+
+
+@pytest.mark.parametrize("mode", sorted(modes.MODES))
+def test_profiles(mode: str) -> None:
+    found = modes.get_mode(mode)
+    assert modes.DEFAULT_PROFILE in found.profiles
+    assert sum(p.runs_keystone for p in found.processes) == 1
+    for profile in found.profiles.values():
+        assert profile.processes >= 1 and profile.threads >= 1
+        assert profile.listen_backlog >= 1
+
+
+def test_seed_003_tuned_profiles() -> None:
+    assert modes.get_profile(modes.get_mode("apache"), "tuned").processes == 38
+    assert modes.get_profile(modes.get_mode("apache"), "tuned").threads == 4
+    assert modes.get_profile(modes.get_mode("nginx-uwsgi"), "tuned").threads == 5
+    with pytest.raises(ValueError, match="mode uwsgi has no profile 'tuned'"):
+        modes.get_profile(modes.get_mode("uwsgi"), "tuned")
