@@ -119,6 +119,7 @@ MODES: dict[str, Mode] = {
                 **KEYSTONE_CONF,
                 "nginx-uwsgi/uwsgi.ini.tmpl": "uwsgi.ini",
                 "nginx-uwsgi/nginx.conf.tmpl": "nginx.conf",
+                "nginx-uwsgi/uwsgi_params.tmpl": "uwsgi_params",
             },
             requirements=(KEYSTONE_MANAGE, UWSGI, NGINX),
             processes=(

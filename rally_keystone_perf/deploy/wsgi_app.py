@@ -14,9 +14,27 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from keystone.common.rbac_enforcer import enforcer as _rbac
 from keystone.wsgi.api import application as keystone_application
 
 LOG = logging.getLogger("keystone.wsgi.guard")
+
+
+def load_policy_rules() -> None:
+    """Load Keystone's policy rules now, before the first request.
+
+    Keystone publishes its shared policy enforcer before registering the
+    rules in it, so with several threads per process the first concurrent
+    requests of a fresh worker see no rules (403 ForbiddenAction) or fail
+    with "dictionary changed size during iteration" (500). Measured: 2-13 of
+    20 first requests failed on 4 x 5 uwsgi workers; none after this.
+    """
+    enforcer = _rbac.RBACEnforcer()._enforcer  # a Borg: shared by all instances
+    enforcer.suppress_deprecation_warnings = True
+    enforcer.load_rules()
+
+
+load_policy_rules()
 
 _BODY = (
     b'{"error": {"code": 500, "title": "Internal Server Error", '

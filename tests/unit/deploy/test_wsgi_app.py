@@ -25,16 +25,37 @@ ENVIRON = {"REQUEST_METHOD": "GET", "PATH_INFO": "/v3"}
 App = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
 
+class FakeEnforcer:
+    """Keystone's policy enforcer: records that its rules were loaded."""
+
+    loads = 0
+    suppress_deprecation_warnings = False
+
+    def load_rules(self) -> None:
+        FakeEnforcer.loads += 1
+
+
 @pytest.fixture
 def wrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[App], Any]]:
     """Import the wrapper module around a fake Keystone app."""
     had_attr = hasattr(deploy, "wsgi_app")
     saved = sys.modules.get(MODULE)
+    enforcer = FakeEnforcer()
+    FakeEnforcer.loads = 0
 
     def load(app: App) -> Any:
         monkeypatch.setitem(
             sys.modules, "keystone.wsgi.api", types.SimpleNamespace(application=app)
         )
+        rbac = types.SimpleNamespace(
+            RBACEnforcer=lambda: types.SimpleNamespace(_enforcer=enforcer)
+        )
+        monkeypatch.setitem(
+            sys.modules,
+            "keystone.common.rbac_enforcer",
+            types.SimpleNamespace(enforcer=rbac),
+        )
+        monkeypatch.setitem(sys.modules, "keystone.common.rbac_enforcer.enforcer", rbac)
         sys.modules.pop(MODULE, None)
         return importlib.import_module(MODULE)
 
@@ -128,3 +149,9 @@ def test_keyboard_interrupt_is_not_swallowed(wrap) -> None:
     with pytest.raises(KeyboardInterrupt):
         wrap(app).application(ENVIRON, start_response)
     start_response.assert_not_called()
+
+
+def test_policy_rules_are_loaded_before_the_first_request(wrap) -> None:
+    wrap(lambda environ, start_response: [])
+    assert FakeEnforcer.loads == 1
+    assert FakeEnforcer.suppress_deprecation_warnings is False  # class untouched
