@@ -109,8 +109,9 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--start-timeout",
         type=float,
-        default=60.0,
-        help="seconds to wait for Keystone to answer",
+        default=None,
+        help="seconds to wait for Keystone to answer (default: 60 plus 3 per "
+        "server process)",
     )
 
 
@@ -364,6 +365,31 @@ def _percentage(text: str) -> float:
     return value / 100
 
 
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """Check (default) or regenerate the bundled task files under tasks/<mode>/.
+
+    One file per mode, scenario, concurrency level of the seeds and size
+    (quick or full), all from one table (rally_keystone_perf/taskgen.py).
+    --check exits 1 listing every file that differs from the generator's
+    output; --write rewrites them.
+    """
+    from rally_keystone_perf import taskgen
+
+    tasks_dir = args.tasks_dir or paths.tasks_dir()
+    if args.write:
+        count = taskgen.write(tasks_dir)
+        _echo(f"wrote {count} task files under {tasks_dir}")
+        return EXIT_OK
+    problems = taskgen.check(tasks_dir)
+    for problem in problems:
+        print(problem)
+    if problems:
+        _echo("regenerate with: rally-keystone-perf tasks --write")
+        return EXIT_ERROR
+    _echo(f"{len(taskgen.generated())} task files under {tasks_dir} are up to date")
+    return EXIT_OK
+
+
 def _alpha(text: str) -> float:
     """argparse type of ``--alpha``: a float strictly between 0 and 1."""
     value = float(text)
@@ -547,6 +573,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_runs_dir(gate_cmd)
     gate_cmd.set_defaults(func=cmd_gate)
+
+    tasks = sub.add_parser(
+        "tasks",
+        help="check or regenerate the bundled task files",
+        description=cmd_tasks.__doc__,
+    )
+    action = tasks.add_mutually_exclusive_group()
+    action.add_argument("--check", action="store_true", help="compare (default)")
+    action.add_argument("--write", action="store_true", help="regenerate")
+    tasks.add_argument(
+        "--tasks-dir",
+        type=Path,
+        default=None,
+        help="the tasks folder (default: the bundled one)",
+    )
+    tasks.set_defaults(func=cmd_tasks)
     return parser
 
 

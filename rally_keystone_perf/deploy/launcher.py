@@ -64,7 +64,8 @@ class LaunchOptions:
     """What to start: mode, parallelism and the Keystone settings a run varies.
 
     ``processes``, ``threads`` and ``listen_backlog`` left None take the
-    mode's profile values.
+    mode's profile values; ``start_timeout`` None allows 60 s plus 3 s per
+    server process (each loads Keystone: about 3 CPU seconds).
     """
 
     mode: str = modes.DEFAULT_MODE
@@ -78,7 +79,7 @@ class LaunchOptions:
     token_expiration: int = 3600
     cache: str = "none"
     db: str = "sqlite"
-    start_timeout: float = 60.0
+    start_timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,9 @@ def check_server_user(mode: modes.Mode) -> None:
     )
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
-        blocked = _first_closed_folder(Path(sys.executable), user)
+        blocked = _first_closed_folder(
+            Path(sys.executable), user
+        ) or _first_closed_folder(Path(os.path.realpath(sys.executable)), user)
         hint = (
             f"; let it through with: setfacl -m u:{user}:x {blocked}" if blocked else ""
         )
@@ -409,6 +412,7 @@ def template_values(
         "threads": str(settings.threads),
         "listen_backlog": str(settings.listen_backlog),
         "uwsgi_socket": str(socket_dir / "uwsgi.sock"),
+        "sockets_dir": str(socket_dir),
         "user": pwd.getpwuid(os.geteuid()).pw_name,
         "group": grp.getgrgid(os.getegid()).gr_name,
         "apache_user_lines": apache_user_lines(
@@ -579,8 +583,14 @@ def _version(dist: str) -> str | None:
 
 
 def _sockets_dir() -> Path:
-    """A short private folder for unix sockets (paths are capped at 107 bytes)."""
-    return Path(tempfile.mkdtemp(prefix="ksp-"))
+    """A short folder for unix sockets (paths are capped at 107 bytes).
+
+    0755: servers that drop root (mod_wsgi's daemons) must reach it; each
+    socket sets its own permissions.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="ksp-"))
+    folder.chmod(0o755)
+    return folder
 
 
 def _start_backends(
@@ -591,7 +601,7 @@ def _start_backends(
     progress: Progress,
 ) -> int | None:
     """Start MariaDB and memcached when asked; return memcached's port."""
-    timeout = options.start_timeout
+    timeout = options.start_timeout or 60.0
     if options.db == "mysql":
         db_port = pick_port(options.host, None)
         progress(f"starting MariaDB on {options.host}:{db_port}")
@@ -681,9 +691,10 @@ def up(
             f"starting {mode.name} ({settings.processes} processes x "
             f"{settings.threads} threads) on {url}"
         )
-        proc = start_processes(run, mode, values, options.start_timeout)
+        timeout = options.start_timeout or 60.0 + 3.0 * settings.processes
+        proc = start_processes(run, mode, values, timeout)
         run.write_state(status="starting")
-        waited = wait_healthy(f"{url}/v3", proc, run, options.start_timeout)
+        waited = wait_healthy(f"{url}/v3", proc, run, timeout)
     except services.ServiceError as exc:
         stop(run)
         run.write_state(status="failed")

@@ -14,7 +14,7 @@ from rally_keystone_perf import paths
 from rally_keystone_perf.task_check import TaskFileError, load_task_file, validate_task
 from tests.unit.rally_fakes import task_document, workload
 
-BUNDLED = sorted(paths.tasks_dir().glob("*.json"))
+BUNDLED = sorted(paths.tasks_dir().glob("**/*.json"))
 
 
 def _write(tmp_path: Path, content: Any, name: str = "task.json") -> Path:
@@ -33,10 +33,17 @@ def _error(path: Path, **kwargs: Any) -> str:
 
 
 def test_bundled_tasks_exist() -> None:
-    assert {p.name for p in BUNDLED} >= {"smoke.json", "create-token-c4.json"}
+    names = {str(p.relative_to(paths.tasks_dir())) for p in BUNDLED}
+    assert names >= {
+        "smoke.json",
+        "gate-tokens.json",
+        "uwsgi/create-token-c4-quick.json",
+    }
 
 
-@pytest.mark.parametrize("task", BUNDLED, ids=[p.name for p in BUNDLED])
+@pytest.mark.parametrize(
+    "task", BUNDLED, ids=[str(p.relative_to(paths.tasks_dir())) for p in BUNDLED]
+)
 def test_bundled_tasks_are_valid(task: Path) -> None:
     expected = sum(
         len(sub["workloads"]) for sub in json.loads(task.read_text())["subtasks"]
