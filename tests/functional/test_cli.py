@@ -91,7 +91,9 @@ def test_keystone_failing_to_start_shows_its_log_tail(
 
     def broken_database(*args, **kwargs):  # type: ignore[no-untyped-def]
         values = real(*args, **kwargs)
-        values["database_connection"] = "sqlite:////nonexistent/dir/keystone.sqlite"
+        values["database_connection_line"] = (
+            "connection = sqlite:////nonexistent/dir/keystone.sqlite"
+        )
         return values
 
     monkeypatch.setattr(launcher, "template_values", broken_database)
