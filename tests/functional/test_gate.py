@@ -52,9 +52,25 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return found
 
 
+# Two runs of one config minutes apart drift on a shared 2-core machine: the
+# median of 40 token creates moved +25% between such runs here, a real shift
+# the test rightly calls significant. The tolerance leaves room for that; one
+# process instead of two is about +100%.
+MAX_REGRESSION = "50%"
+
+
 def _gate(current: Path, baseline: Path, junit: Path) -> int:
     return cli.main(
-        ["gate", str(current), "--baseline", str(baseline), "--junit", str(junit)]
+        [
+            "gate",
+            str(current),
+            "--baseline",
+            str(baseline),
+            "--junit",
+            str(junit),
+            "--max-regression",
+            MAX_REGRESSION,
+        ]
     )
 
 
