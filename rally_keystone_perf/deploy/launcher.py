@@ -545,20 +545,17 @@ def wait_healthy(
     url: str, proc: subprocess.Popen[bytes], run: RunDir, timeout: float
 ) -> float:
     """Wait until ``url`` answers 200; return seconds waited or raise with logs."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if proc.poll() is not None:
-            raise LaunchError(
-                f"the server exited with code {proc.returncode} while starting; "
-                f"last lines of its logs:\n{_server_log_tails(run)}"
-            )
-        if probe(url) == 200:
-            return time.monotonic() - started
-        time.sleep(0.25)
-    raise LaunchError(
-        f"Keystone did not answer GET {url} within {timeout:.0f} s; "
-        f"last lines of its logs:\n{_server_log_tails(run)}"
-    )
+    try:
+        return services.wait_until(
+            lambda: probe(url) == 200,
+            proc,
+            "the server",
+            timeout,
+            lambda: _server_log_tails(run),
+            not_ready=f"Keystone did not answer GET {url}",
+        )
+    except services.ServiceError as exc:
+        raise LaunchError(str(exc)) from None
 
 
 def _server_log_tails(run: RunDir) -> str:

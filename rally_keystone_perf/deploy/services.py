@@ -56,8 +56,12 @@ def wait_until(
     what: str,
     timeout: float,
     logs: Callable[[], str],
+    not_ready: str | None = None,
 ) -> float:
-    """Poll ``ready`` until true; seconds waited, or ServiceError with ``logs``."""
+    """Poll ``ready`` until true; seconds waited, or ServiceError with ``logs``.
+
+    ``not_ready`` phrases the timeout (default: "<what> was not ready").
+    """
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         if proc.poll() is not None:
@@ -69,7 +73,7 @@ def wait_until(
             return time.monotonic() - started
         time.sleep(0.1)
     raise ServiceError(
-        f"{what} was not ready within {timeout:.0f} s; "
+        f"{not_ready or what + ' was not ready'} within {timeout:.0f} s; "
         f"last lines of its logs:\n{logs()}"
     )
 
