@@ -8,8 +8,8 @@ server runs, 130 interrupted by Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,11 +18,13 @@ from typing import Any, NoReturn, TextIO
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import launcher, modes
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import config_columns
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 DEFAULT_RUNS = Path("runs")
 DEFAULT_TASK = "smoke.json"
+AUTO_POOL_MIN = 100  # users; below this Rally's own creation is quick enough
 
 
 def _echo(message: str) -> None:
@@ -36,14 +38,30 @@ def _positive(text: str) -> int:
     return value
 
 
-def _add_launch_options(parser: argparse.ArgumentParser) -> None:
+def _pool_choice(text: str) -> str:
+    """argparse type of ``--user-pool``: ``auto``, ``none`` or ``TxU``."""
+    from rally_keystone_perf.deploy.user_pool import parse_size
+
+    choice = text.strip().lower()
+    if choice not in ("auto", "none"):
+        try:
+            parse_size(choice)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return choice
+
+
+def _add_launch_options(
+    parser: argparse.ArgumentParser, with_mode: bool = True
+) -> None:
     group = parser.add_argument_group("local Keystone")
-    group.add_argument(
-        "--mode",
-        default=modes.DEFAULT_MODE,
-        choices=sorted(modes.MODES),
-        help="deployment mode (default: %(default)s)",
-    )
+    if with_mode:
+        group.add_argument(
+            "--mode",
+            default=modes.DEFAULT_MODE,
+            choices=sorted(modes.MODES),
+            help="deployment mode (default: %(default)s)",
+        )
     group.add_argument(
         "--profile",
         default=modes.DEFAULT_PROFILE,
@@ -107,6 +125,16 @@ def _add_launch_options(parser: argparse.ArgumentParser) -> None:
         help="[token] expiration in seconds (default: %(default)s)",
     )
     group.add_argument(
+        "--user-pool",
+        type=_pool_choice,
+        default="auto",
+        metavar="TxU|auto|none",
+        help="pre-create T projects x U users (e.g. 12x512) in seconds through "
+        "Keystone's own managers, for the keystone_perf_users context; auto: "
+        f"as large as the tasks' largest keystone_perf_users context when it "
+        f"has more than {AUTO_POOL_MIN} users (default: %(default)s)",
+    )
+    group.add_argument(
         "--start-timeout",
         type=float,
         default=None,
@@ -124,9 +152,31 @@ def _add_runs_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _launch_options(args: argparse.Namespace) -> launcher.LaunchOptions:
+def _user_pool(
+    args: argparse.Namespace, tasks: Sequence[Path]
+) -> tuple[int, int] | None:
+    """The pool size asked for: explicit, none, or auto from the tasks."""
+    from rally_keystone_perf import task_check
+    from rally_keystone_perf.deploy.user_pool import parse_size
+
+    choice = args.user_pool
+    if choice == "none":
+        return None
+    if choice != "auto":
+        return parse_size(choice)
+    sizes = [size for task in tasks for size in task_check.pooled_user_sizes(task)]
+    if not sizes:
+        return None
+    tenants = max(t for t, _ in sizes)
+    per_tenant = max(u for _, u in sizes)
+    return (tenants, per_tenant) if tenants * per_tenant > AUTO_POOL_MIN else None
+
+
+def _launch_options(
+    args: argparse.Namespace, tasks: Sequence[Path] = ()
+) -> launcher.LaunchOptions:
     return launcher.LaunchOptions(
-        mode=args.mode,
+        mode=getattr(args, "mode", modes.DEFAULT_MODE),
         profile=args.profile,
         host=args.host,
         port=args.port,
@@ -138,6 +188,7 @@ def _launch_options(args: argparse.Namespace) -> launcher.LaunchOptions:
         password_hash_rounds=args.password_hash_rounds,
         token_expiration=args.token_expiration,
         start_timeout=args.start_timeout,
+        user_pool=_user_pool(args, tasks),
     )
 
 
@@ -158,6 +209,11 @@ def cmd_up(args: argparse.Namespace) -> int:
     print(f"run folder: {run.root}")
     print(f"auth url:   {state['auth_url']}")
     print(f"rally env spec (private, holds the admin password): {run.env_spec}")
+    if run.user_pool.is_file():
+        print(
+            "user pool (private; for the keystone_perf_users context): "
+            f"export {POOL_ENV}={run.user_pool}"
+        )
     print("stop it with: rally-keystone-perf down")
     return EXIT_OK
 
@@ -197,47 +253,120 @@ def _task_files(args: argparse.Namespace) -> list[Path]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Start Keystone, run the tasks through Rally, print the report, stop."""
     from rally_keystone_perf import rally_runner, task_check
-    from rally_keystone_perf.deploy import sampler
+    from rally_keystone_perf.session import keystone_session
 
     tasks = _task_files(args)
     for task in tasks:  # reject bad input before anything starts
         count = task_check.validate_task(task)
         _echo(f"{task}: {count} workload(s), syntax OK")
-    args.runs_dir.mkdir(parents=True, exist_ok=True)
-    run = launcher.up(args.runs_dir, _launch_options(args), progress=_echo)
-    resources = sampler.start_for_run(run)  # the server's CPU and memory
+    options = _launch_options(args, tasks)
     outcomes: list[rally_runner.TaskOutcome] = []
+    run: RunDir | None = None
     try:
-        secret = json.loads(run.admin_secret.read_text())["password"]
-        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), _echo)
-        _echo("preparing Rally (database and environment in the run folder)")
-        runner.prepare()
-        for task in tasks:
-            _echo(f"running {task}")
-            outcome = runner.start_task(task, tags=[f"mode:{args.mode}"])
-            outcomes.append(outcome)
-            if outcome.interrupted:
-                break
+        with keystone_session(args.runs_dir, options, _echo, args.keep_running) as (
+            run,
+            runner,
+        ):
+            for task in tasks:
+                _echo(f"running {task}")
+                outcome = runner.start_task(task, tags=[f"mode:{args.mode}"])
+                outcomes.append(outcome)
+                if outcome.interrupted:
+                    break
     except KeyboardInterrupt:
+        if run is None:
+            raise
         _echo("interrupted")
         outcomes.append(
             rally_runner.TaskOutcome(
                 Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
             )
         )
-    finally:
-        if resources is not None:
-            resources.stop()
-        if args.keep_running:
-            _echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
-        else:
-            launcher.stop(run)
-            _echo("stopped Keystone")
+    assert run is not None
     reports = [o.report for o in outcomes if o.report]
     if reports:
         _print_reports(reports, config_columns(run.read_state()), sys.stdout)
         _echo(f"results: {run.results}")
     return _combined_exit(outcomes)
+
+
+def _mode_list(text: str) -> list[str]:
+    """argparse type of ``--modes``: ``all`` or a comma-separated list."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [n for n in names if n not in modes.MODES and n != "all"]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown mode(s) {', '.join(unknown) or text!r}; choose from "
+            f"{', '.join(sorted(modes.MODES))} or all"
+        )
+    return names
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Run bundled task files against each deployment mode, then one table.
+
+    For each mode (default: every mode whose programs are installed) start a
+    local Keystone, run its task files tasks/<mode>/<TASKS>-<SIZE>.json
+    through Rally, stop it. Every cell's outcome is recorded in
+    <matrix-dir>/matrix.json as it ends, so running the same command again
+    resumes with the cells not done yet (--restart starts over). Progress
+    names the cell, the time elapsed and an estimate of the time left. Ctrl-C
+    aborts the running task (partial results kept), stops the servers and
+    exits 130. The end is the combined table: one row per workload with its
+    configuration columns, setup and load time (also written to
+    <matrix-dir>/combined.md).
+    """
+    from rally_keystone_perf import matrix, task_check
+
+    base = _launch_options(args)
+    if "all" in args.modes:
+        names, missing = matrix.available_modes(base)
+        for reason in missing:
+            _echo(f"skipping mode {reason}")
+    else:
+        names = list(dict.fromkeys(args.modes))
+        for name in names:  # a named mode that cannot start is an error now
+            launcher.check_requirements(
+                launcher.requirements(dataclasses.replace(base, mode=name))
+            )
+    if not names:
+        raise launcher.LaunchError("no deployment mode can start on this machine")
+    cells = matrix.plan(names, args.tasks, args.size, paths.tasks_dir())
+    for task in sorted({c.task for c in cells}):  # bad input: before any server
+        task_check.validate_task(task)
+    _echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
+    folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
+    state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)
+
+    def options_for(mode: str) -> launcher.LaunchOptions:
+        tasks = [c.task for c in cells if c.mode == mode]
+        return dataclasses.replace(_launch_options(args, tasks), mode=mode, port=None)
+
+    codes: list[int] = []
+    try:
+        codes = matrix.run_matrix(cells, state, options_for, _echo)
+    except KeyboardInterrupt:
+        _echo("interrupted")
+        codes.append(130)
+    reports = state.reports(cells)
+    if reports:
+        from rally_keystone_perf.report import combined, config
+
+        loaded = config.load_reports(reports)
+        buffer = io.StringIO()
+        combined.write_combined(loaded, buffer, "markdown")
+        (folder / "combined.md").write_text(buffer.getvalue())
+        combined.write_combined(loaded, sys.stdout, "table")
+    done = len(reports)
+    _echo(f"{done} of {len(cells)} cells done; state: {state.path}")
+    if done < len(cells):
+        _echo("run the same command again to resume")
+    return _combined_exit([_Code(code) for code in codes])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Code:
+    exit_code: int
 
 
 def _combined_exit(outcomes: Sequence[Any]) -> int:
@@ -476,6 +605,49 @@ def build_parser() -> argparse.ArgumentParser:
     _add_runs_dir(run)
     run.set_defaults(func=cmd_run)
 
+    matrix_cmd = sub.add_parser(
+        "matrix",
+        help="run task files across deployment modes (resumable), one table",
+        description=cmd_matrix.__doc__,
+    )
+    matrix_cmd.add_argument(
+        "--modes",
+        type=_mode_list,
+        default=["all"],
+        metavar="MODE,...",
+        help="modes to run, comma-separated, or all (default: all, skipping "
+        "modes whose programs are not installed)",
+    )
+    matrix_cmd.add_argument(
+        "--tasks",
+        default="create-token-*",
+        metavar="PATTERN",
+        help="task files of each mode: tasks/<mode>/<PATTERN>-<size>.json, a "
+        "glob (default: %(default)s, seed 000's levels)",
+    )
+    matrix_cmd.add_argument(
+        "--size",
+        choices=("quick", "full"),
+        default="quick",
+        help="quick (about a minute per file on 2 cores) or full (the seeds' "
+        "times and context sizes) (default: %(default)s)",
+    )
+    matrix_cmd.add_argument(
+        "--matrix-dir",
+        type=Path,
+        default=None,
+        help="where the state, run folders and combined table go "
+        "(default: <runs-dir>/matrix-<size>)",
+    )
+    matrix_cmd.add_argument(
+        "--restart",
+        action="store_true",
+        help="forget the cells done so far and start over",
+    )
+    _add_launch_options(matrix_cmd, with_mode=False)
+    _add_runs_dir(matrix_cmd)
+    matrix_cmd.set_defaults(func=cmd_matrix)
+
     report = sub.add_parser(
         "report",
         help="print tables from Rally JSON reports",
@@ -594,6 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, dispatch, turn known failures into one-line errors."""
+    from rally_keystone_perf.matrix import MatrixError
     from rally_keystone_perf.rally_runner import RallyError
     from rally_keystone_perf.report.load import ReportError
     from rally_keystone_perf.task_check import TaskFileError
@@ -603,6 +776,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (
         launcher.LaunchError,
+        MatrixError,
         RallyError,
         TaskFileError,
         ReportError,

@@ -20,6 +20,7 @@ from typing import IO
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.user_pool import POOL_ENV
 
 ENV_NAME = "keystone-perf"
 EXIT_INTERRUPTED = 130
@@ -88,6 +89,13 @@ class RallyRunner:
     def _cmd(self, *args: str) -> list[str]:
         return [self.rally, "--config-file", str(self.config), *args]
 
+    def _env(self) -> dict[str, str]:
+        """Rally's environment: ours, naming the run's user pool when it has one."""
+        env = {k: v for k, v in os.environ.items() if k != POOL_ENV}
+        if self.run.user_pool.is_file():
+            env[POOL_ENV] = str(self.run.user_pool)
+        return env
+
     def _log(self, text: str) -> None:
         with open(self.log, "a") as log:
             log.write(self.redact(text))
@@ -148,6 +156,7 @@ class RallyRunner:
             text=True,
             bufsize=1,
             start_new_session=True,
+            env=self._env(),
         )
         watcher = _ProgressWatcher(self.echo)
         interrupted = False

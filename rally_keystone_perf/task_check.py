@@ -79,3 +79,25 @@ def validate_task(path: Path, task_args: dict[str, Any] | None = None) -> int:
     if not count:
         raise TaskFileError(f"{path}: the task has no workloads")
     return count
+
+
+POOLED_CONTEXT = "keystone_perf_users"
+
+
+def pooled_user_sizes(path: Path, task_args: dict[str, Any] | None = None) -> list:
+    """``(tenants, users_per_tenant)`` of every ``keystone_perf_users`` context.
+
+    Call after :func:`validate_task` (the file is known to be a valid task).
+    """
+    from rally.task import task_cfg
+
+    parsed = task_cfg.TaskConfig(load_task_file(path, task_args))
+    sizes = []
+    for subtask in parsed.subtasks:
+        for workload in subtask["workloads"]:
+            for name, config in workload["contexts"].items():
+                if name.split("@")[0] == POOLED_CONTEXT:
+                    sizes.append(
+                        (config.get("tenants", 1), config.get("users_per_tenant", 1))
+                    )
+    return sizes

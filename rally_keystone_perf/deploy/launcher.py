@@ -80,6 +80,7 @@ class LaunchOptions:
     cache: str = "none"
     db: str = "sqlite"
     start_timeout: float | None = None
+    user_pool: tuple[int, int] | None = None  # (projects, users per project)
 
 
 @dataclass(frozen=True)
@@ -505,6 +506,59 @@ def init_keystone(
     )
 
 
+def create_user_pool(
+    run: RunDir, auth_url: str, size: tuple[int, int], progress: Progress
+) -> float:
+    """Create the run's user pool while Keystone is stopped; return its seconds.
+
+    See :mod:`rally_keystone_perf.deploy.user_pool`: Keystone's own managers,
+    one shared password hash, written to ``private/user-pool.json``.
+    """
+    tenants, per_tenant = size
+    progress(
+        f"creating the user pool: {tenants} projects x {per_tenant} users "
+        "(Keystone's managers, one shared password hash)"
+    )
+    files = [arg for f in config_files(run) for arg in ("--config-file", str(f))]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rally_keystone_perf.deploy.user_pool",
+        *files,
+        "--size",
+        f"{tenants}x{per_tenant}",
+        "--auth-url",
+        auth_url,
+        "--out",
+        str(run.user_pool),
+    ]
+    started = time.monotonic()
+    log_path = run.logs / "user-pool.log"
+    with open(log_path, "a") as log:
+        result = subprocess.run(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **QUIET_WARNINGS},
+            check=False,
+        )
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        raise LaunchError(
+            f"creating the user pool failed (exit {result.returncode}); last "
+            f"lines of its logs:\n{_log_tails(run, ('user-pool.log', 'keystone.log'))}"
+        )
+    run.write_state(
+        user_pool={
+            "projects": tenants,
+            "users_per_project": per_tenant,
+            "seconds": round(seconds, 1),
+        }
+    )
+    progress(f"user pool ready: {tenants * per_tenant} users in {seconds:.1f} s")
+    return seconds
+
+
 def start_processes(
     run: RunDir, mode: modes.Mode, values: dict[str, str], timeout: float
 ) -> subprocess.Popen[bytes]:
@@ -682,6 +736,8 @@ def up(
         init_keystone(
             run, executables["keystone-manage"], f"{url}/v3", password, runs_as
         )
+        if options.user_pool is not None:
+            create_user_pool(run, f"{url}/v3", options.user_pool, progress)
         if runs_as is not None:
             grant_server_user(run, runs_as)
         progress(

@@ -62,6 +62,11 @@ class RunDir:
     def env_spec(self) -> Path:
         return self.private / "rally-env.json"
 
+    @property
+    def user_pool(self) -> Path:
+        """Pre-created users and their shared password (deploy/user_pool.py)."""
+        return self.private / "user-pool.json"
+
     def create(self) -> None:
         """Create the folder tree; secrets and keys are private to the owner."""
         for path in (self.conf, self.logs, self.results, self.db):

@@ -2,8 +2,9 @@
 
 The seed 000 shape: configuration (mode, profile, processes, threads, cache,
 db, hash rounds, concurrency, times) followed by Rally's ``total`` figures
-(min, avg, max, p90, p95, success, count) and the throughput, so rows of
-different deployments line up. Columns are the union over all rows; a row
+(min, avg, max, p90, p95, success, count), the throughput, and the seconds
+the contexts' setup took (users creation...) apart from the load's, so rows
+of different deployments line up. Columns are the union over all rows; a row
 without a column shows ``-``.
 """
 
@@ -17,7 +18,7 @@ from rally_keystone_perf.report.formats import markdown_table, union_keys
 from rally_keystone_perf.report.render import COLUMNS, stats_cells
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 
-FIGURES = ("scenario", *COLUMNS[1:], "throughput (iter/s)")
+FIGURES = ("scenario", *COLUMNS[1:], "throughput (iter/s)", "setup (s)", "load (s)")
 MISSING = "-"
 
 
@@ -35,9 +36,15 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
                 workload.scenario_name,
                 *stats_cells(total_row(main_stats(workload))),
                 MISSING if rate is None else f"{rate:.2f}",
+                _seconds(workload.setup_duration),
+                _seconds(workload.load_duration),
             ]
         )
     return [*keys, *FIGURES], rows
+
+
+def _seconds(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.1f}"
 
 
 def write_combined(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) -> None:

@@ -42,7 +42,7 @@ def config_columns(state: dict[str, Any]) -> dict[str, str]:
     """The configuration columns a report shows for a run (from run.json)."""
     options = state.get("options", {})
     rounds = options.get("password_hash_rounds")
-    return {
+    columns = {
         "mode": str(state.get("mode", UNKNOWN)),
         "profile": str(options.get("profile", PROFILE_DEFAULT)),
         "processes": str(options.get("processes", UNKNOWN)),
@@ -50,6 +50,13 @@ def config_columns(state: dict[str, Any]) -> dict[str, str]:
         "db": str(options.get("db", DB_DEFAULT)),
         "hash rounds": "default" if rounds is None else str(rounds),
     }
+    pool = state.get("user_pool")
+    if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
+        columns["user pool"] = (
+            f"{pool.get('projects')}x{pool.get('users_per_project')} "
+            f"({pool.get('seconds')} s)"
+        )
+    return columns
 
 
 def _cache(options: dict[str, Any]) -> str:

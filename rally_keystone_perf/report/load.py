@@ -52,6 +52,20 @@ class Iteration:
 
 
 @dataclass(frozen=True)
+class ContextTiming:
+    """How long one context's ``setup()`` and ``cleanup()`` took, in seconds.
+
+    ``None`` when that phase did not run (e.g. the task was aborted during
+    setup); ``error`` is Rally's error of either phase, flattened, or "".
+    """
+
+    name: str
+    setup: float | None
+    cleanup: float | None
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Workload:
     """One workload (scenario + runner + contexts) of a Rally task.
 
@@ -75,6 +89,19 @@ class Workload:
     iterations: list[Iteration]
     position: int
     sla_results: list[dict] = field(default_factory=list)
+    context_timings: list[ContextTiming] = field(default_factory=list)
+
+    @property
+    def setup_duration(self) -> float | None:
+        """Seconds every context's setup took (Rally's users included), or None."""
+        phases = [c.setup for c in self.context_timings if c.setup is not None]
+        return sum(phases) if phases else None
+
+    @property
+    def cleanup_duration(self) -> float | None:
+        """Seconds every context's cleanup took, or None."""
+        phases = [c.cleanup for c in self.context_timings if c.cleanup is not None]
+        return sum(phases) if phases else None
 
 
 def load_report(path: str | Path) -> list[Workload]:
@@ -170,7 +197,45 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
         ],
         position=_int(raw, "position", where),
         sla_results=_sla_results(raw, where),
+        context_timings=_context_timings(raw, where),
     )
+
+
+def _context_timings(raw: dict, where: str) -> list[ContextTiming]:
+    """``contexts_results`` (format 1.1+) as timings; empty when absent."""
+    timings = []
+    for index, item in enumerate(raw.get("contexts_results") or []):
+        item_where = f"{where}.contexts_results[{index}]"
+        if not isinstance(item, dict):
+            raise _Invalid(f"{item_where} is not a JSON object")
+        phases: list[float | None] = []
+        errors = []
+        for phase in ("setup", "cleanup"):
+            record = item.get(phase) or {}
+            if not isinstance(record, dict):
+                raise _Invalid(f"{item_where}.{phase} must be an object")
+            started, finished = record.get("started_at"), record.get("finished_at")
+            done = type(started) in _NUMBER_TYPES and type(finished) in _NUMBER_TYPES
+            phases.append(float(finished) - float(started) if done else None)
+            if record.get("error"):
+                errors.append(f"{phase}: {_flat_error(record['error'])}")
+        timings.append(
+            ContextTiming(
+                _str(item, "plugin_name", item_where), *phases, "; ".join(errors)
+            )
+        )
+    return timings
+
+
+def _flat_error(error: Any) -> str:
+    """Rally's context error (a dict with etype/msg, or a list) on one line."""
+    if isinstance(error, dict):
+        text = f"{error.get('etype', 'error')}: {error.get('msg', '')}"
+    elif isinstance(error, list) and error:
+        text = ": ".join(str(part) for part in error[:2])
+    else:
+        text = str(error)
+    return " ".join(text.split())
 
 
 def _sla_results(raw: dict, where: str) -> list[dict]:

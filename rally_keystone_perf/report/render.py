@@ -127,6 +127,36 @@ def build_table(
     return table
 
 
+def _phase(workload: Workload, phase: str) -> str:
+    """``12.3 s (users@openstack 12.1 s, ...)`` for one phase of the contexts."""
+    parts = [
+        f"{timing.name} {format_number(getattr(timing, phase))} s"
+        for timing in workload.context_timings
+        if getattr(timing, phase) is not None
+    ]
+    total = getattr(workload, f"{phase}_duration")
+    return f"{format_number(total)} s ({', '.join(parts)})" if parts else "n/a"
+
+
+def context_lines(workload: Workload) -> list[str]:
+    """Setup and cleanup time of the contexts, kept apart from the load time.
+
+    Creating a users context's users can take longer than the load itself;
+    these lines say how long, per context. Context errors are listed too.
+    """
+    if not workload.context_timings:
+        return []
+    lines = [
+        f"setup: {_phase(workload, 'setup')}, cleanup: {_phase(workload, 'cleanup')}"
+    ]
+    lines += [
+        f"{INDENT}context {t.name} failed: {_one_line(t.error)}"
+        for t in workload.context_timings
+        if t.error
+    ]
+    return lines
+
+
 def render_workload(
     workload: Workload,
     rows: list[StatsRow],
@@ -141,6 +171,7 @@ def render_workload(
         build_table(rows, extra_columns).get_string(),
         f"load duration: {format_number(workload.load_duration)} s, "
         f"throughput: {rate_text} iterations/s",
+        *context_lines(workload),
         *error_summary(workload),
     ]
     stream.write("\n".join(lines) + "\n")

@@ -8,6 +8,7 @@ import pytest
 
 from rally_keystone_perf import client
 from rally_keystone_perf.deploy.rundir import RunDir
+from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options first
 
 
 @pytest.fixture

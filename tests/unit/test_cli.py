@@ -410,7 +410,8 @@ class FakeRunner:
         self.started: list[tuple[Path, list[str]]] = []
         FakeRunner.instances.append(self)
 
-    def prepare(self) -> None:
+    def prepare(self, serial_setup: bool = True) -> None:
+        self.serial_setup = serial_setup
         if FakeRunner.prepare_error is not None:
             raise FakeRunner.prepare_error
 

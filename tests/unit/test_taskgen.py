@@ -32,7 +32,10 @@ def test_seed_sizes_and_tags() -> None:
     full = json.loads((tasks / "apache/create-token-c16-full.json").read_text())
     workload = full["subtasks"][0]["workloads"][0]
     assert workload["runner"] == {"constant": {"times": 10000, "concurrency": 16}}
-    assert workload["contexts"]["users"] == {"tenants": 12, "users_per_tenant": 512}
+    assert workload["contexts"]["keystone_perf_users"] == {
+        "tenants": 12,
+        "users_per_tenant": 512,
+    }
     assert full["tags"] == [
         "create-token",
         "concurrency:16",

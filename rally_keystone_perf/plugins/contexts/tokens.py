@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from rally.task import context
@@ -19,8 +20,10 @@ class KeystonePerfTokens(context.Context):
     Issues one admin token (project-scoped to the admin's project) and
     ``tokens_per_user`` project-scoped tokens for every user of the ``users``
     context. Scenarios read them from ``context["keystone_perf_tokens"]``.
-    Tokens are not revoked at cleanup: revocation events would change the cost
-    of every later token validation on the same Keystone; they expire instead.
+    With ``warm_up_only`` the context only makes sure each user has logged in
+    today (see the option). Tokens are not revoked at cleanup: revocation
+    events would change the cost of every later token validation on the same
+    Keystone; they expire instead.
     """
 
     CONFIG_SCHEMA = {
@@ -37,10 +40,17 @@ class KeystonePerfTokens(context.Context):
                 "type": "boolean",
                 "description": "Issue a token for the admin credential too.",
             },
+            "warm_up_only": {
+                "type": "boolean",
+                "description": "Only log each user in once before the load, "
+                "so that Keystone's once-a-day last_active_at write is not "
+                "timed; users already active today (a user pool's) are "
+                "skipped.",
+            },
         },
         "additionalProperties": False,
     }
-    DEFAULT_CONFIG = {"tokens_per_user": 1, "admin_token": True}
+    DEFAULT_CONFIG = {"tokens_per_user": 1, "admin_token": True, "warm_up_only": False}
 
     def setup(self) -> None:
         """Issue the admin token and the users' tokens."""
@@ -48,7 +58,10 @@ class KeystonePerfTokens(context.Context):
         admin = self.context.get("admin")
         if admin and self.config["admin_token"]:
             pool["admin"] = self._issue(admin["credential"])
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
         for user in self.context.get("users", []):
+            if self.config["warm_up_only"] and user.get("last_active_at") == today:
+                continue
             pool["users"][user["id"]] = [
                 self._issue(user["credential"])
                 for _ in range(self.config["tokens_per_user"])

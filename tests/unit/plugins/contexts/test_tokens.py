@@ -83,7 +83,11 @@ def test_tokens_are_project_scoped_password_tokens(keystone) -> None:
 def test_default_config_is_one_token_per_user_and_an_admin_token(keystone) -> None:
     ctx = _context(None, tenants=1, per_tenant=2)
     ctx_obj = tokens.KeystonePerfTokens(ctx)
-    assert dict(ctx_obj.config) == {"tokens_per_user": 1, "admin_token": True}
+    assert dict(ctx_obj.config) == {
+        "tokens_per_user": 1,
+        "admin_token": True,
+        "warm_up_only": False,
+    }
     ctx_obj.setup()
     assert keystone.call_count == 3
     assert ctx["keystone_perf_tokens"] == {

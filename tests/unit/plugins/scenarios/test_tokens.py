@@ -57,7 +57,11 @@ def test_validate_token_brings_the_token_pool() -> None:
     }
     # create_token warms each user up once (no admin token) before the load
     assert tokens.CreateToken.get_default_context() == {
-        "keystone_perf_tokens@openstack": {"tokens_per_user": 1, "admin_token": False},
+        "keystone_perf_tokens@openstack": {
+            "tokens_per_user": 1,
+            "admin_token": False,
+            "warm_up_only": True,
+        },
         "users@openstack": {},
     }
 

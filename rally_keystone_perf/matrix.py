@@ -1,0 +1,252 @@
+"""The matrix: bundled task files run against each deployment mode in turn.
+
+A cell is one mode and one task file (``tasks/<mode>/<name>-<size>.json``).
+Each mode's Keystone is started once for all its cells. What each cell gave
+is recorded in ``<matrix dir>/matrix.json`` after every cell, so a run that
+was interrupted or failed resumes with the cells not yet done; the reports
+stay in the modes' run folders under ``<matrix dir>/runs/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy import launcher, modes
+
+STATE_FILE = "matrix.json"
+STATE_VERSION = 1
+DONE, FAILED, INTERRUPTED = "done", "failed", "interrupted"
+SIZES = ("quick", "full")
+# launch options that must be the same for every cell of one matrix
+SHARED_OPTIONS = (
+    "profile",
+    "processes",
+    "threads",
+    "listen_backlog",
+    "cache",
+    "db",
+    "password_hash_rounds",
+    "token_expiration",
+)
+
+Echo = Callable[[str], None]
+
+
+class MatrixError(Exception):
+    """The matrix cannot be planned or resumed; the message says why."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One mode and one task file."""
+
+    mode: str
+    task: Path
+
+    @property
+    def key(self) -> str:
+        """``<mode>/<task file name>``: the cell's name in the state file."""
+        return f"{self.mode}/{self.task.name}"
+
+
+def available_modes(options: launcher.LaunchOptions) -> tuple[list[str], list[str]]:
+    """Modes whose programs are installed, and why the others are not."""
+    ready, missing = [], []
+    for name in sorted(modes.MODES):
+        try:
+            launcher.check_requirements(
+                launcher.requirements(dataclasses.replace(options, mode=name))
+            )
+        except launcher.LaunchError as exc:
+            missing.append(f"{name}: {exc}")
+        else:
+            ready.append(name)
+    return ready, missing
+
+
+def plan(
+    mode_names: Sequence[str], pattern: str, size: str, tasks_dir: Path
+) -> list[Cell]:
+    """The cells: for each mode, its task files matching ``pattern`` and ``size``.
+
+    ``pattern`` is a glob on the file name without the size and ``.json``
+    (``create-token-*``, ``list-projects-c1?0``).
+    """
+    if size not in SIZES:
+        raise MatrixError(f"unknown size {size!r} (choose from {', '.join(SIZES)})")
+    cells = []
+    for mode in mode_names:
+        folder = tasks_dir / mode
+        files = sorted(folder.glob(f"{pattern}-{size}.json"), key=_natural)
+        if not files:
+            raise MatrixError(
+                f"no task file matches {folder}/{pattern}-{size}.json "
+                "(list them with: ls tasks/<mode>/)"
+            )
+        cells += [Cell(mode, file) for file in files]
+    return cells
+
+
+def _natural(path: Path) -> tuple:
+    """Sort ``c4`` before ``c16``: digits compare as numbers."""
+    parts = itertools.groupby(path.name, str.isdigit)
+    return tuple(
+        (0, int("".join(g))) if digit else (1, "".join(g)) for digit, g in parts
+    )
+
+
+class MatrixState:
+    """``matrix.json``: the shared launch options and every cell's outcome."""
+
+    def __init__(self, folder: Path, options: dict[str, Any]) -> None:
+        self.folder = folder
+        self.path = folder / STATE_FILE
+        self.options = options
+        self.cells: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def open(cls, folder: Path, options: dict[str, Any], restart: bool) -> MatrixState:
+        """Load the folder's state (or start one); refuse other launch options."""
+        state = cls(folder, options)
+        if restart or not state.path.exists():
+            return state
+        try:
+            saved = json.loads(state.path.read_text(encoding="utf-8"))
+            cells, old = saved["cells"], saved["options"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise MatrixError(
+                f"{state.path}: not a matrix state file ({exc}); "
+                "use another --matrix-dir or --restart"
+            ) from None
+        changed = sorted(k for k in options if old.get(k) != options[k])
+        if changed:
+            detail = ", ".join(f"{k} {old.get(k)!r} -> {options[k]!r}" for k in changed)
+            raise MatrixError(
+                f"{folder} holds a matrix run with other settings ({detail}); "
+                "use another --matrix-dir, or --restart to start it over"
+            )
+        state.cells = cells
+        return state
+
+    def done(self, cell: Cell) -> bool:
+        """True when the cell ran to its end and its report is still there."""
+        entry = self.cells.get(cell.key, {})
+        report = entry.get("report")
+        return entry.get("status") == DONE and bool(report) and Path(report).is_file()
+
+    def record(self, cell: Cell, **entry: Any) -> None:
+        """Store a cell's outcome and save at once (atomically)."""
+        self.cells[cell.key] = {"mode": cell.mode, "task": str(cell.task), **entry}
+        self.save()
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        document = {"version": STATE_VERSION, "options": self.options}
+        document["cells"] = self.cells
+        scratch = self.path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        os.replace(scratch, self.path)
+
+    def reports(self, cells: Sequence[Cell]) -> list[Path]:
+        """The reports of the done cells among ``cells``, in plan order."""
+        return [Path(self.cells[c.key]["report"]) for c in cells if self.done(c)]
+
+
+def shared_options(options: launcher.LaunchOptions) -> dict[str, Any]:
+    """The launch options recorded in (and compared against) the state file."""
+    values = dataclasses.asdict(options)
+    return {key: values[key] for key in SHARED_OPTIONS}
+
+
+class Progress:
+    """``[3/12] apache create-token-c16-quick.json (elapsed 4m12s, ~8m left)``."""
+
+    def __init__(self, total: int, already: int, clock: Callable[[], float]) -> None:
+        self.total = total
+        self.finished = already
+        self.ran = 0
+        self.clock = clock
+        self.started = clock()
+
+    def cell_done(self) -> None:
+        self.finished += 1
+        self.ran += 1
+
+    def line(self, cell: Cell) -> str:
+        elapsed = self.clock() - self.started
+        text = f"[{self.finished + 1}/{self.total}] {cell.mode} {cell.task.name}"
+        text += f" (elapsed {_duration(elapsed)}"
+        if self.ran:
+            left = elapsed / self.ran * (self.total - self.finished)
+            text += f", about {_duration(left)} left"
+        return text + ")"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def run_matrix(
+    cells: Sequence[Cell],
+    state: MatrixState,
+    options_for: Callable[[str], launcher.LaunchOptions],
+    echo: Echo,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[int]:
+    """Run the cells not done yet, mode by mode; return their exit codes.
+
+    Each mode's Keystone is started once (in ``<matrix dir>/runs``) and
+    stopped after its cells, also on errors and Ctrl-C. A Ctrl-C aborts the
+    running task (its partial report is kept), records the cell as
+    interrupted and ends the matrix with 130 among the codes.
+    """
+    from rally_keystone_perf.session import keystone_session
+
+    pending = [c for c in cells if not state.done(c)]
+    progress = Progress(len(cells), len(cells) - len(pending), clock)
+    if len(pending) < len(cells):
+        echo(
+            f"resuming: {len(cells) - len(pending)} of {len(cells)} cells are "
+            f"done (recorded in {state.path})"
+        )
+    codes: list[int] = []
+    for mode, group in itertools.groupby(pending, key=lambda c: c.mode):
+        echo(f"== mode {mode}")
+        with keystone_session(state.folder / "runs", options_for(mode), echo) as (
+            run,
+            runner,
+        ):
+            for cell in group:
+                echo(progress.line(cell))
+                started = clock()
+                outcome = runner.start_task(cell.task, tags=[f"mode:{mode}"])
+                status = _status(outcome)
+                state.record(
+                    cell,
+                    status=status,
+                    exit_code=outcome.exit_code,
+                    report=str(outcome.report) if outcome.report else None,
+                    run=str(run.root),
+                    seconds=round(clock() - started, 1),
+                )
+                progress.cell_done()
+                codes.append(outcome.exit_code)
+                if outcome.interrupted:
+                    return codes
+    return codes
+
+
+def _status(outcome: Any) -> str:
+    """done (0, or 2: ran to the end with a failed SLA), interrupted or failed."""
+    if outcome.interrupted:
+        return INTERRUPTED
+    return DONE if outcome.exit_code in (0, 2) and outcome.report else FAILED

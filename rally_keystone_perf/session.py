@@ -1,0 +1,51 @@
+"""A local Keystone with Rally ready to run tasks against it, for one block.
+
+``run`` and ``matrix`` both start Keystone (and its backends), sample the
+server's CPU and memory, prepare Rally's private database and environment,
+and on the way out (normal end, error or Ctrl-C) stop every process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rally_keystone_perf import rally_runner
+from rally_keystone_perf.deploy import launcher, sampler
+from rally_keystone_perf.deploy.rundir import RunDir
+
+Echo = Callable[[str], None]
+
+
+@contextlib.contextmanager
+def keystone_session(
+    runs_dir: Path,
+    options: launcher.LaunchOptions,
+    echo: Echo,
+    keep_running: bool = False,
+) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
+    """Start Keystone in a new run folder and yield it with a prepared Rally.
+
+    On SQLite, Rally's users/roles contexts and cleanup are made serial (see
+    :meth:`RallyRunner.prepare`). Keystone is stopped when the block ends,
+    unless ``keep_running``.
+    """
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    run = launcher.up(runs_dir, options, progress=echo)
+    resources = sampler.start_for_run(run)  # the server's CPU and memory
+    try:
+        secret = json.loads(run.admin_secret.read_text())["password"]
+        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), echo)
+        echo("preparing Rally (database and environment in the run folder)")
+        runner.prepare(serial_setup=options.db == "sqlite")
+        yield run, runner
+    finally:
+        if resources is not None:
+            resources.stop()
+        if keep_running:
+            echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
+        else:
+            launcher.stop(run)
+            echo("stopped Keystone")
