@@ -24,7 +24,6 @@ from rally_keystone_perf.report.config import config_columns
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 DEFAULT_RUNS = Path("runs")
 DEFAULT_TASK = "smoke.json"
-AUTO_POOL_MIN = 100  # users; below this Rally's own creation is quick enough
 
 
 def _echo(message: str) -> None:
@@ -131,8 +130,8 @@ def _add_launch_options(
         metavar="TxU|auto|none",
         help="pre-create T projects x U users (e.g. 12x512) in seconds through "
         "Keystone's own managers, for the keystone_perf_users context; auto: "
-        f"as large as the tasks' largest keystone_perf_users context when it "
-        f"has more than {AUTO_POOL_MIN} users (default: %(default)s)",
+        "as large as the tasks' largest keystone_perf_users context, if any "
+        "(default: %(default)s)",
     )
     group.add_argument(
         "--start-timeout",
@@ -167,9 +166,7 @@ def _user_pool(
     sizes = [size for task in tasks for size in task_check.pooled_user_sizes(task)]
     if not sizes:
         return None
-    tenants = max(t for t, _ in sizes)
-    per_tenant = max(u for _, u in sizes)
-    return (tenants, per_tenant) if tenants * per_tenant > AUTO_POOL_MIN else None
+    return max(t for t, _ in sizes), max(u for _, u in sizes)
 
 
 def _launch_options(
@@ -295,8 +292,9 @@ def _mode_list(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [n for n in names if n not in modes.MODES and n != "all"]
     if unknown or not names:
+        named = ", ".join(unknown) or repr(text)
         raise argparse.ArgumentTypeError(
-            f"unknown mode(s) {', '.join(unknown) or text!r}; choose from "
+            f"unknown mode(s) {named}; choose from "
             f"{', '.join(sorted(modes.MODES))} or all"
         )
     return names

@@ -780,3 +780,113 @@ def test_up_without_a_system_package_names_it_and_starts_nothing(
     assert cli.main(["up", *argv, "--runs-dir", str(runs)]) == 1
     assert message in _one_line_error(capsys)
     assert list(runs.iterdir()) == []  # no run folder, nothing started
+
+
+# --- user pool and matrix ----------------------------------------------------
+
+
+def _pooled_task(tmp_path: Path, name: str, tenants: int, per_tenant: int) -> Path:
+    return write_task(
+        tmp_path,
+        {
+            "scenario": {"KeystonePerf.create_token": {}},
+            "runner": {"constant": {"times": 1}},
+            "contexts": {
+                "keystone_perf_users": {
+                    "tenants": tenants,
+                    "users_per_tenant": per_tenant,
+                }
+            },
+        },
+        name=name,
+    )
+
+
+def test_run_makes_a_user_pool_for_large_contexts(
+    tmp_path: Path, fake_run_command: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Any] = []
+    monkeypatch.setattr(
+        launcher,
+        "up",
+        lambda root, options, progress: (
+            seen.append(options.user_pool) or _fake_run(root)
+        ),
+    )
+    big = _pooled_task(tmp_path, "big.json", 12, 512)
+    small = _pooled_task(tmp_path, "small.json", 4, 4)
+    FakeRunner.outcomes = [_outcome(0), _outcome(0)]
+    assert cli.main(_run_argv(tmp_path, small, big)) == 0
+    FakeRunner.outcomes = [_outcome(0)]
+    assert cli.main(_run_argv(tmp_path, small)) == 0
+    FakeRunner.outcomes = [_outcome(0)]
+    assert cli.main([*_run_argv(tmp_path, small), "--user-pool", "3x5"]) == 0
+    FakeRunner.outcomes = [_outcome(0)]
+    assert cli.main([*_run_argv(tmp_path, big), "--user-pool", "none"]) == 0
+    FakeRunner.outcomes = [_outcome(0)]
+    assert cli.main(_run_argv(tmp_path, _good_task(tmp_path))) == 0  # no context
+    assert seen == [(12, 512), (4, 4), (3, 5), None, None]
+    # SQLite: Rally's own users/roles contexts stay serial
+    assert FakeRunner.instances[0].serial_setup is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--user-pool", "12"], "TENANTSxUSERS"),
+        (["matrix", "--modes", "uwsgi,bogus"], "unknown mode(s) bogus"),
+        (["matrix", "--size", "huge"], "invalid choice: 'huge'"),
+    ],
+)
+def test_matrix_and_pool_usage_errors(argv: list[str], message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 1
+    assert message in capsys.readouterr().err
+
+
+def test_matrix_rejects_a_bad_task_before_any_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from rally_keystone_perf import matrix, paths
+
+    folder = tmp_path / "tasks" / "uwsgi"
+    folder.mkdir(parents=True)
+    (folder / "create-token-c4-quick.json").write_text('{"version": 2, "bad": 1}')
+    monkeypatch.setattr(paths, "tasks_dir", lambda: tmp_path / "tasks")
+    monkeypatch.setattr(
+        matrix, "run_matrix", lambda *a, **k: pytest.fail("a server was started")
+    )
+    code = cli.main(
+        ["matrix", "--modes", "uwsgi", "--runs-dir", str(tmp_path / "runs")]
+    )
+    assert code == 1
+    assert "create-token-c4-quick.json" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_matrix_prints_the_combined_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from rally_keystone_perf import matrix
+    from tests.unit.report import runs as r
+
+    report_file = r.make_run(tmp_path, "one", [r.workload([0.5] * 6)], r.state())
+
+    def fake_run_matrix(cells, state, options_for, echo, **kw):
+        assert [c.key for c in cells] == [
+            "uwsgi/create-token-c4-quick.json",
+            "uwsgi/create-token-c16-quick.json",
+            "uwsgi/create-token-c32-quick.json",
+        ]
+        assert options_for("uwsgi").mode == "uwsgi"
+        state.record(cells[0], status=matrix.DONE, report=str(report_file))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix, "run_matrix", fake_run_matrix)
+    argv = ["matrix", "--modes", "uwsgi", "--runs-dir", str(tmp_path / "runs")]
+    assert cli.main(argv) == 130
+    out, err = capsys.readouterr()
+    assert "setup (s)" in out and "load (s)" in out
+    assert "1 of 3 cells done" in err and "run the same command again" in err
+    assert (tmp_path / "runs" / "matrix-quick" / "combined.md").is_file()

@@ -237,3 +237,58 @@ def test_bad_sla_results(report: Path, sla_results: object, fragment: str) -> No
     document["tasks"][0]["subtasks"][0]["workloads"][0]["sla_results"] = sla_results
     f.write_json(report, document)
     _assert_error(report, fragment)
+
+
+def _context_result(name: str, setup: tuple, cleanup: tuple, error=None) -> dict:
+    """One entry of Rally's ``contexts_results`` (format 1.1+)."""
+
+    def phase(span: tuple, err: object = None) -> dict:
+        started, finished = span
+        return {
+            "started_at": started,
+            "finished_at": finished,
+            "atomic_actions": [],
+            "error": err,
+        }
+
+    return {
+        "plugin_name": name,
+        "plugin_cfg": {},
+        "setup": phase(setup, error),
+        "cleanup": phase(cleanup),
+    }
+
+
+def test_context_timings(tmp_path: Path) -> None:
+    raw = f.workload([f.iteration(10.0, 0.4)])
+    raw["contexts_results"] = [
+        _context_result("users@openstack", (100.0, 112.5), (130.0, 131.0)),
+        _context_result(
+            "keystone_perf_tokens@openstack",
+            (112.5, 113.0),
+            (None, None),
+            ["ContextSetupFailure", "no\n tokens", "Traceback SECRET"],
+        ),
+    ]
+    (workload,) = load_report(f.write_report(tmp_path / "r.json", [f.task([[raw]])]))
+    users, tokens = workload.context_timings
+    assert (users.name, users.setup, users.cleanup) == ("users@openstack", 12.5, 1.0)
+    assert users.error == ""
+    assert (tokens.setup, tokens.cleanup) == (0.5, None)
+    assert tokens.error == "setup: ContextSetupFailure: no tokens"
+    assert workload.setup_duration == 13.0
+    assert workload.cleanup_duration == 1.0
+
+
+def test_no_context_timings(report: Path) -> None:
+    workload = load_report(report)[0]
+    assert workload.context_timings == []
+    assert workload.setup_duration is None and workload.cleanup_duration is None
+
+
+def test_bad_context_results(report: Path) -> None:
+    document = _document(report)
+    document["tasks"][0]["subtasks"][0]["workloads"][0]["contexts_results"] = [1]
+    report.write_text(json.dumps(document))
+    with pytest.raises(ReportError, match=r"contexts_results\[0\] is not a JSON"):
+        load_report(report)

@@ -11,6 +11,7 @@ from rally_keystone_perf.report.load import Workload, load_report
 from rally_keystone_perf.report.render import (
     COLUMNS,
     build_table,
+    context_lines,
     render_report,
     render_workload,
 )
@@ -140,3 +141,30 @@ def test_render_report_all_workloads(tmp_path: Path) -> None:
     assert out.count("| total ") == 2
     assert "\n\nB.second (position 1, runner rps, times 4, concurrency 2)\n" in out
     assert out.startswith("A.first (position 0, runner constant")
+
+
+def test_setup_and_cleanup_times_apart_from_the_load(tmp_path: Path) -> None:
+    raw = f.workload([f.iteration(10.0, 0.4)])
+    raw["contexts_results"] = [
+        {
+            "plugin_name": "users@openstack",
+            "setup": {"started_at": 1.0, "finished_at": 31.25, "error": None},
+            "cleanup": {"started_at": 40.0, "finished_at": 45.0, "error": None},
+        },
+        {
+            "plugin_name": "keystone_perf_tokens@openstack",
+            "setup": {"started_at": 31.25, "finished_at": 32.0, "error": ["E", "m"]},
+            "cleanup": {"started_at": None, "finished_at": None, "error": None},
+        },
+    ]
+    (workload,) = _load(tmp_path, raw)
+    assert context_lines(workload) == [
+        "setup: 31.0 s (users@openstack 30.25 s, keystone_perf_tokens@openstack "
+        "0.75 s), cleanup: 5.0 s (users@openstack 5.0 s)",
+        "  context keystone_perf_tokens@openstack failed: setup: E: m",
+    ]
+    assert context_lines(workload)[0] in _render(workload)
+
+
+def test_no_context_lines_without_contexts_results(nested: Workload) -> None:
+    assert context_lines(nested) == []

@@ -186,3 +186,16 @@ def test_schema_rejects(config: dict, detail: str) -> None:
     result = _validate(config)
     assert len(result) == 1
     assert detail in result[0]
+
+
+def test_warm_up_only_skips_users_active_today(keystone) -> None:
+    import datetime
+
+    ctx = _context({"warm_up_only": True, "admin_token": False}, 1, 3)
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    ctx["users"][0]["last_active_at"] = today  # e.g. from a user pool
+    ctx["users"][1]["last_active_at"] = "2000-01-01"
+    tokens.KeystonePerfTokens(ctx).setup()
+    # only the two users not yet active today log in
+    assert keystone.call_count == 2
+    assert sorted(ctx["keystone_perf_tokens"]["users"]) == ["u1-2", "u1-3"]

@@ -1,0 +1,224 @@
+"""Tests for rally_keystone_perf.matrix (plan, state, resume, progress)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf import matrix, session
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.rally_runner import TaskOutcome
+
+OPTIONS = {"profile": "stock", "cache": "none"}
+
+
+def _tasks(tmp_path: Path, mode: str, *names: str) -> Path:
+    folder = tmp_path / "tasks" / mode
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (folder / name).write_text("{}")
+    return tmp_path / "tasks"
+
+
+def test_plan_orders_levels_naturally(tmp_path: Path) -> None:
+    tasks = _tasks(
+        tmp_path,
+        "uwsgi",
+        "create-token-c16-quick.json",
+        "create-token-c4-quick.json",
+        "create-token-c32-quick.json",
+        "create-token-c4-full.json",
+        "list-projects-c10-quick.json",
+    )
+    _tasks(tmp_path, "apache", "create-token-c4-quick.json")
+    cells = matrix.plan(["uwsgi", "apache"], "create-token-*", "quick", tasks)
+    assert [c.key for c in cells] == [
+        "uwsgi/create-token-c4-quick.json",
+        "uwsgi/create-token-c16-quick.json",
+        "uwsgi/create-token-c32-quick.json",
+        "apache/create-token-c4-quick.json",
+    ]
+
+
+def test_plan_names_what_is_missing(tmp_path: Path) -> None:
+    tasks = _tasks(tmp_path, "uwsgi", "create-token-c4-quick.json")
+    with pytest.raises(matrix.MatrixError, match=r"eventlet/create-\*-quick.json"):
+        matrix.plan(["uwsgi", "eventlet"], "create-*", "quick", tasks)
+    with pytest.raises(matrix.MatrixError, match="unknown size 'huge'"):
+        matrix.plan(["uwsgi"], "*", "huge", tasks)
+
+
+def test_the_bundled_quick_token_matrix() -> None:
+    from rally_keystone_perf import paths
+
+    cells = matrix.plan(["uwsgi"], "create-token-*", "quick", paths.tasks_dir())
+    assert [c.task.name for c in cells] == [
+        "create-token-c4-quick.json",
+        "create-token-c16-quick.json",
+        "create-token-c32-quick.json",
+    ]
+
+
+def _cell(tmp_path: Path, name: str = "a.json", mode: str = "uwsgi") -> matrix.Cell:
+    return matrix.Cell(mode, tmp_path / name)
+
+
+def test_state_resumes_done_cells_only(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    report.write_text("{}")
+    one, two, three = (_cell(tmp_path, n) for n in ("1.json", "2.json", "3.json"))
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, restart=False)
+    state.record(one, status=matrix.DONE, report=str(report))
+    state.record(two, status=matrix.FAILED, report=None)
+    state.record(three, status=matrix.DONE, report=str(tmp_path / "gone.json"))
+
+    again = matrix.MatrixState.open(tmp_path / "m", OPTIONS, restart=False)
+    assert [again.done(c) for c in (one, two, three)] == [True, False, False]
+    assert again.reports([three, one, two]) == [report]
+    saved = json.loads((tmp_path / "m" / matrix.STATE_FILE).read_text())
+    assert saved["version"] == matrix.STATE_VERSION
+    assert saved["options"] == OPTIONS
+    assert saved["cells"]["uwsgi/1.json"]["status"] == "done"
+
+    fresh = matrix.MatrixState.open(tmp_path / "m", OPTIONS, restart=True)
+    assert not fresh.done(one)
+
+
+def test_state_refuses_other_settings(tmp_path: Path) -> None:
+    matrix.MatrixState.open(tmp_path, OPTIONS, False).save()
+    with pytest.raises(matrix.MatrixError, match=r"cache 'none' -> 'memcached'"):
+        matrix.MatrixState.open(tmp_path, {**OPTIONS, "cache": "memcached"}, False)
+
+
+def test_state_refuses_a_foreign_file(tmp_path: Path) -> None:
+    (tmp_path / matrix.STATE_FILE).write_text("[1, 2]")
+    with pytest.raises(matrix.MatrixError, match="not a matrix state file"):
+        matrix.MatrixState.open(tmp_path, OPTIONS, False)
+
+
+def test_shared_options_leave_out_mode_and_port() -> None:
+    shared = matrix.shared_options(launcher.LaunchOptions(mode="apache", port=5000))
+    assert set(shared) == set(matrix.SHARED_OPTIONS)
+    assert "mode" not in shared and "port" not in shared
+
+
+def test_progress_line(tmp_path: Path) -> None:
+    ticks = iter([0.0, 0.0, 90.0, 200.0])
+    progress = matrix.Progress(total=4, already=1, clock=lambda: next(ticks))
+    cell = _cell(tmp_path, "create-token-c4-quick.json", "apache")
+    assert progress.line(cell) == (
+        "[2/4] apache create-token-c4-quick.json (elapsed 0s)"
+    )
+    progress.cell_done()
+    # one cell in 90 s, two left
+    assert progress.line(cell) == (
+        "[3/4] apache create-token-c4-quick.json (elapsed 1m30s, about 3m00s left)"
+    )
+
+
+class FakeRunner:
+    def __init__(self, codes: dict[str, int], interrupt: str | None) -> None:
+        self.codes = codes
+        self.interrupt = interrupt
+        self.started: list[str] = []
+
+    def start_task(self, task: Path, tags: Any = ()) -> TaskOutcome:
+        self.started.append(task.name)
+        report = task.with_suffix(".report.json")
+        report.write_text("{}")
+        if task.name == self.interrupt:
+            return TaskOutcome(task, "u", 130, report, interrupted=True)
+        return TaskOutcome(task, "u", self.codes.get(task.name, 0), report)
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
+    """keystone_session faked: records the modes started and stopped."""
+    record: dict[str, Any] = {"modes": [], "stopped": [], "runner": None}
+
+    @contextlib.contextmanager
+    def fake(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
+        record["modes"].append(options.mode)
+        try:
+            yield RunDir(runs_dir / options.mode), record["runner"]
+        finally:
+            record["stopped"].append(options.mode)
+
+    monkeypatch.setattr(session, "keystone_session", fake)
+    return record
+
+
+def _run(tmp_path, sessions, cells, state, runner) -> list[int]:
+    sessions["runner"] = runner
+    messages: list[str] = []
+    clock = itertools.count()
+    codes = matrix.run_matrix(
+        cells,
+        state,
+        lambda mode: launcher.LaunchOptions(mode=mode),
+        messages.append,
+        clock=lambda: float(next(clock)),
+    )
+    sessions["messages"] = messages
+    return codes
+
+
+def test_run_matrix_one_keystone_per_mode(tmp_path: Path, sessions) -> None:
+    cells = [
+        _cell(tmp_path, "a.json", "uwsgi"),
+        _cell(tmp_path, "b.json", "uwsgi"),
+        _cell(tmp_path, "c.json", "apache"),
+    ]
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    runner = FakeRunner({"b.json": 2, "c.json": 1}, None)
+    assert _run(tmp_path, sessions, cells, state, runner) == [0, 2, 1]
+    assert sessions["modes"] == sessions["stopped"] == ["uwsgi", "apache"]
+    statuses = {k: v["status"] for k, v in state.cells.items()}
+    # an SLA failure ran to its end (done); a Rally error is retried on resume
+    assert statuses == {
+        "uwsgi/a.json": "done",
+        "uwsgi/b.json": "done",
+        "apache/c.json": "failed",
+    }
+    assert any(m.startswith("[1/3] uwsgi a.json") for m in sessions["messages"])
+
+    # resume: only the failed cell runs again, in its own Keystone
+    runner = FakeRunner({}, None)
+    sessions["modes"].clear()
+    again = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    assert _run(tmp_path, sessions, cells, again, runner) == [0]
+    assert runner.started == ["c.json"] and sessions["modes"] == ["apache"]
+    assert any("resuming: 2 of 3 cells are done" in m for m in sessions["messages"])
+
+
+def test_run_matrix_stops_at_an_interrupt(tmp_path: Path, sessions) -> None:
+    cells = [
+        _cell(tmp_path, n, m)
+        for n, m in (("a.json", "uwsgi"), ("b.json", "uwsgi"), ("c.json", "apache"))
+    ]
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    runner = FakeRunner({}, "a.json")
+    assert _run(tmp_path, sessions, cells, state, runner) == [130]
+    assert runner.started == ["a.json"]
+    assert sessions["stopped"] == ["uwsgi"]  # its Keystone was stopped
+    assert state.cells["uwsgi/a.json"]["status"] == "interrupted"
+    assert not state.done(cells[0])
+
+
+def test_run_matrix_ctrl_c_outside_a_task_stops_the_server(
+    tmp_path: Path, sessions
+) -> None:
+    class Raising(FakeRunner):
+        def start_task(self, task: Path, tags: Any = ()) -> TaskOutcome:
+            raise KeyboardInterrupt
+
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, sessions, [_cell(tmp_path)], state, Raising({}, None))
+    assert sessions["stopped"] == ["uwsgi"]
