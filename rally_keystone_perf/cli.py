@@ -329,7 +329,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             )
     if not names:
         raise launcher.LaunchError("no deployment mode can start on this machine")
-    cells = matrix.plan(names, args.tasks, args.size, paths.tasks_dir())
+    cells = matrix.plan(
+        names, args.tasks, args.size, args.tasks_dir or paths.tasks_dir()
+    )
     for task in sorted({c.task for c in cells}):  # bad input: before any server
         task_check.validate_task(task)
     _echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
@@ -629,6 +631,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="quick",
         help="quick (about a minute per file on 2 cores) or full (the seeds' "
         "times and context sizes) (default: %(default)s)",
+    )
+    matrix_cmd.add_argument(
+        "--tasks-dir",
+        type=Path,
+        default=None,
+        help="folder with one subfolder of task files per mode (default: the "
+        "bundled tasks/)",
     )
     matrix_cmd.add_argument(
         "--matrix-dir",

@@ -14,7 +14,8 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -42,6 +43,22 @@ class PasswordUser:
 
     def __repr__(self) -> str:  # never show the password
         return f"PasswordUser({self.username!r}, project={self.project_name!r})"
+
+
+class IssuedToken(NamedTuple):
+    """A token and when Keystone says it expires (epoch seconds, None: unknown)."""
+
+    value: str
+    expires_at: float | None
+
+
+def expiry(body: Any) -> float | None:
+    """``token.expires_at`` of a token response body, as epoch seconds."""
+    try:
+        text = body["token"]["expires_at"]
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def identity_url(auth_url: str) -> str:
@@ -149,10 +166,26 @@ class IdentityClient:
 
     def create_token(self, user: PasswordUser, unscoped: bool = False) -> str:
         """``POST /v3/auth/tokens`` with a password; return the issued token."""
+        return self.issue_token(user, unscoped).value
+
+    def issue_token(
+        self,
+        user: PasswordUser,
+        unscoped: bool = False,
+        action: str = atomics.CREATE_TOKEN,
+    ) -> IssuedToken:
+        """``POST /v3/auth/tokens`` with a password, timed as ``action``.
+
+        Returns the token with its expiry (read after the timer stops).
+        """
         body = password_auth_body(user, unscoped=unscoped)
-        with self._timer(atomics.CREATE_TOKEN):
+        with self._timer(action):
             resp = self._request("POST", "/auth/tokens", None, json=body)
-        return resp.headers["X-Subject-Token"]
+        try:
+            payload = resp.json()
+        except ValueError:
+            payload = None
+        return IssuedToken(resp.headers["X-Subject-Token"], expiry(payload))
 
     def validate_token(self, auth_token: str, subject_token: str) -> dict[str, Any]:
         """``GET /v3/auth/tokens``: validate ``subject_token`` as ``auth_token``."""

@@ -79,7 +79,7 @@ class CreateToken(ScenarioPlan):
     """Seed 000: 10000 token creations, 12 x 512 users, concurrency 4/16/32."""
 
     def runner(self, concurrency: int, size: str) -> dict[str, Any]:
-        times = 10000 if size == "full" else 200
+        times = 10000 if size == "full" else 100
         return {"constant": {"times": times, "concurrency": concurrency}}
 
     def contexts(self, size: str) -> dict[str, Any]:
@@ -95,7 +95,7 @@ class CreateToken(ScenarioPlan):
                 "from the run's user pool when there is one: rally-keystone-perf "
                 "run creates it in under a minute)"
             )
-        return "200 times with 4 tenants x 4 users (seed 000: 10000 x 6144 users)"
+        return "100 times with 4 tenants x 4 users (seed 000: 10000 x 6144 users)"
 
 
 class CreateDeleteUser(ScenarioPlan):

@@ -7,6 +7,7 @@ import errno
 import functools
 import grp
 import importlib.util
+import json
 import os
 import pwd
 import secrets
@@ -23,6 +24,7 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from string import Template
+from typing import Any
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import backends, modes, services
@@ -736,8 +738,10 @@ def up(
         init_keystone(
             run, executables["keystone-manage"], f"{url}/v3", password, runs_as
         )
-        if options.user_pool is not None:
-            create_user_pool(run, f"{url}/v3", options.user_pool, progress)
+        # always at least one user: Rally's env then lists it as an existing
+        # user, and Rally's default users context (added to every OpenStack
+        # workload) takes it instead of creating and deleting one (~15 s)
+        create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
         if runs_as is not None:
             grant_server_user(run, runs_as)
         progress(
@@ -756,15 +760,37 @@ def up(
         stop(run)
         run.write_state(status="failed")
         raise
-    write_env_spec(run, f"{url}/v3", password)
+    write_env_spec(run, f"{url}/v3", password, _first_pool_user(run))
     run.write_state(status="running", started_in=round(waited, 3))
     progress(f"Keystone is up at {url}/v3 (healthy after {waited:.1f} s)")
     return run
 
 
-def write_env_spec(run: RunDir, auth_url: str, password: str) -> None:
-    """Write the Rally ``existing@openstack`` spec for this instance (private)."""
-    spec = {
+def _first_pool_user(run: RunDir) -> dict[str, str] | None:
+    """The first user of the run's pool as a Rally env ``users`` entry."""
+    try:
+        pool = json.loads(run.user_pool.read_text())
+        tenant = pool["tenants"][0]
+        user = tenant["users"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    return {
+        "username": user["name"],
+        "password": pool["password"],
+        "project_name": tenant["name"],
+        "user_domain_name": pool["domain"],
+        "project_domain_name": pool["domain"],
+    }
+
+
+def write_env_spec(
+    run: RunDir, auth_url: str, password: str, user: dict[str, str] | None = None
+) -> None:
+    """Write the Rally ``existing@openstack`` spec for this instance (private).
+
+    ``user`` (one of the pool's) becomes the env's existing user.
+    """
+    spec: dict[str, Any] = {
         "openstack": {
             "auth_url": auth_url,
             "region_name": REGION,
@@ -779,6 +805,8 @@ def write_env_spec(run: RunDir, auth_url: str, password: str) -> None:
             },
         }
     }
+    if user is not None:
+        spec["openstack"]["users"] = [user]
     write_private_json(run.env_spec, spec)
 
 

@@ -60,7 +60,7 @@ def test_check_finds_edits_missing_and_stale_files(tmp_path: Path, capsys) -> No
     tasks = tmp_path / "tasks"
     shutil.copytree(paths.tasks_dir(), tasks)
     edited = tasks / "uwsgi/create-token-c4-quick.json"
-    edited.write_text(edited.read_text().replace("200", "201"))
+    edited.write_text(edited.read_text().replace('"times": 100', '"times": 101'))
     (tasks / "apache/create-token-c4-full.json").unlink()
     (tasks / "eventlet/old.json").write_text("{}")
     problems = taskgen.check(tasks)

@@ -40,6 +40,14 @@ class KeystonePerfTokens(context.Context):
                 "type": "boolean",
                 "description": "Issue a token for the admin credential too.",
             },
+            "refresh": {
+                "type": "boolean",
+                "description": "Replace a token shortly before it expires "
+                "(timed apart, as keystone.refresh_token), so that runs "
+                "longer than Keystone's [token] expiration keep working; "
+                "false keeps the first tokens, as a naive client would, and "
+                "requests fail with 401 once they expire.",
+            },
             "warm_up_only": {
                 "type": "boolean",
                 "description": "Only log each user in once before the load, "
@@ -50,21 +58,36 @@ class KeystonePerfTokens(context.Context):
         },
         "additionalProperties": False,
     }
-    DEFAULT_CONFIG = {"tokens_per_user": 1, "admin_token": True, "warm_up_only": False}
+    DEFAULT_CONFIG = {
+        "tokens_per_user": 1,
+        "admin_token": True,
+        "refresh": True,
+        "warm_up_only": False,
+    }
 
     def setup(self) -> None:
         """Issue the admin token and the users' tokens."""
-        pool: dict[str, Any] = {"admin": None, "users": {}}
+        pool: dict[str, Any] = {
+            "admin": None,
+            "users": {},
+            "expires_at": {},  # token -> epoch seconds
+            "refresh": self.config["refresh"],
+        }
+
+        def issue(credential: Any) -> str:
+            token, expires_at = self._issue(credential)
+            pool["expires_at"][token] = expires_at
+            return token
+
         admin = self.context.get("admin")
         if admin and self.config["admin_token"]:
-            pool["admin"] = self._issue(admin["credential"])
+            pool["admin"] = issue(admin["credential"])
         today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
         for user in self.context.get("users", []):
             if self.config["warm_up_only"] and user.get("last_active_at") == today:
                 continue
             pool["users"][user["id"]] = [
-                self._issue(user["credential"])
-                for _ in range(self.config["tokens_per_user"])
+                issue(user["credential"]) for _ in range(self.config["tokens_per_user"])
             ]
         self.context[CONTEXT_NAME] = pool
 
@@ -73,8 +96,8 @@ class KeystonePerfTokens(context.Context):
         self.context.pop(CONTEXT_NAME, None)
 
     @staticmethod
-    def _issue(credential: Any) -> str:
+    def _issue(credential: Any) -> client.IssuedToken:
         identity = client.IdentityClient(
             client.session_for_credential(credential), credential["auth_url"]
         )
-        return identity.create_token(client.credential_user(credential))
+        return identity.issue_token(client.credential_user(credential))

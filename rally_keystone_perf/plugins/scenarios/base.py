@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rally import exceptions
 from rally_openstack.task import scenario
 
-from rally_keystone_perf import client
+from rally_keystone_perf import atomics, client
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
+
+REFRESH_MARGIN = 30.0  # seconds before its expiry a pre-issued token is replaced
+# this process's replacements: pre-issued token -> its current replacement
+_REFRESHED: dict[str, client.IssuedToken] = {}
 
 
 class KeystonePerfScenario(scenario.OpenStackScenario):
-    """Base: a timed identity client and the pre-issued tokens.
+    """Base: a timed identity client and the pre-issued tokens (kept fresh).
 
     The client reuses this process's session, so an iteration opens no new
     connection and sends nothing but the request it measures.
@@ -46,7 +51,7 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
             raise exceptions.RallyException(
                 f"no admin token: enable 'admin_token' in the {TOKENS} context"
             )
-        return token
+        return self._fresh(token, self.context["admin"]["credential"])
 
     def user_token(self) -> str:
         """A token of this iteration's user, round robin over the user's tokens.
@@ -57,4 +62,36 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         user_id = self.context["user"]["id"]
         tokens = self._pool()["users"][user_id]
         visit = (self.context["iteration"] - 1) // max(len(self.context["users"]), 1)
-        return tokens[visit % len(tokens)]
+        return self._fresh(
+            tokens[visit % len(tokens)], self.context["user"]["credential"]
+        )
+
+    def _fresh(self, token: str, credential: Any) -> str:
+        """``token``, or its replacement once it is about to expire.
+
+        A run longer than Keystone's ``[token] expiration`` would otherwise
+        fail with 401 from then on (seed 004's symptom). The replacement is
+        one ``POST /v3/auth/tokens`` timed as ``keystone.refresh_token``, never
+        inside the measured action. With the context's ``refresh`` off, the
+        first token is kept, as a naive client keeps it.
+        """
+        pool = self._pool()
+        if not pool.get("refresh", True):
+            return token
+        current = _REFRESHED.get(token) or client.IssuedToken(
+            token, pool.get("expires_at", {}).get(token)
+        )
+        if current.expires_at is None or current.expires_at - time.time() > (
+            REFRESH_MARGIN
+        ):
+            return current.value
+        identity = client.IdentityClient(
+            client.session_for_credential(credential),
+            credential["auth_url"],
+            timer_owner=self,
+        )
+        issued = identity.issue_token(
+            client.credential_user(credential), action=atomics.REFRESH_TOKEN
+        )
+        _REFRESHED[token] = issued
+        return issued.value

@@ -69,7 +69,25 @@ def fake_keystone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
         "uwsgi": _script(bin_dir / "uwsgi", "#!/bin/sh\nexec sleep 30\n"),
     }
     monkeypatch.setattr(launcher, "check_requirements", lambda mode: executables)
-    return {**executables, "record": record}
+    pools: list[tuple[int, int]] = []
+
+    def create_user_pool(run: RunDir, url: str, size: Any, progress: Any) -> float:
+        """Write a pool the way deploy/user_pool.py does (it needs a Keystone)."""
+        pools.append(size)
+        pool = {
+            "version": 1,
+            "auth_url": url,
+            "domain": "Default",
+            "password": "POOL-PASSWORD",
+            "tenants": [
+                {"id": "p", "name": "pool-p", "users": [{"id": "u", "name": "pool-u"}]}
+            ],
+        }
+        run.user_pool.write_text(json.dumps(pool))
+        return 0.1
+
+    monkeypatch.setattr(launcher, "create_user_pool", create_user_pool)
+    return {**executables, "record": record, "pools": pools}
 
 
 def _calls(record: Path) -> list[dict[str, Any]]:
@@ -513,6 +531,18 @@ def test_up_and_stop(
             "user_domain_name": "Default",
             "project_domain_name": "Default",
         }
+        # always a pool of at least one user: the env's existing user, which
+        # Rally's default users context takes instead of creating one
+        assert fake_keystone["pools"] == [(1, 1)]
+        assert spec["openstack"]["users"] == [
+            {
+                "username": "pool-u",
+                "password": "POOL-PASSWORD",
+                "project_name": "pool-p",
+                "user_domain_name": "Default",
+                "project_domain_name": "Default",
+            }
+        ]
         assert password not in run.state_file.read_text()
 
         assert launcher.is_running(run) is True

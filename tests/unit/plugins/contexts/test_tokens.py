@@ -42,6 +42,12 @@ def _context(config: dict[str, Any] | None, tenants: int = 2, per_tenant: int = 
     return ctx
 
 
+def _issued(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The admin and user tokens the context issued (not their expiry)."""
+    pool = ctx["keystone_perf_tokens"]
+    return {"admin": pool["admin"], "users": pool["users"]}
+
+
 def test_plugin_identity() -> None:
     assert tokens.CONTEXT_NAME == "keystone_perf_tokens"
     assert tokens.CONTEXT_REF == "keystone_perf_tokens@openstack"
@@ -86,11 +92,12 @@ def test_default_config_is_one_token_per_user_and_an_admin_token(keystone) -> No
     assert dict(ctx_obj.config) == {
         "tokens_per_user": 1,
         "admin_token": True,
+        "refresh": True,
         "warm_up_only": False,
     }
     ctx_obj.setup()
     assert keystone.call_count == 3
-    assert ctx["keystone_perf_tokens"] == {
+    assert _issued(ctx) == {
         "admin": "admin#1",
         "users": {"u1-1": ["user1-1#2"], "u1-2": ["user1-2#3"]},
     }
@@ -113,7 +120,7 @@ def test_admin_token_false_sends_no_admin_request(keystone) -> None:
         for r in keystone.request_history
     ]
     assert names == ["user1-1", "user1-1"]
-    assert ctx["keystone_perf_tokens"] == {
+    assert _issued(ctx) == {
         "admin": None,
         "users": {"u1-1": ["user1-1#1", "user1-1#2"]},
     }
@@ -123,7 +130,7 @@ def test_without_admin_or_users(keystone) -> None:
     ctx: dict[str, Any] = {"task": {"uuid": TASK_UUID}}
     tokens.KeystonePerfTokens(ctx).setup()
     assert keystone.call_count == 0
-    assert ctx["keystone_perf_tokens"] == {"admin": None, "users": {}}
+    assert _issued(ctx) == {"admin": None, "users": {}}
 
 
 def test_setup_failure_propagates_and_stores_no_pool(requests_mock) -> None:
@@ -199,3 +206,17 @@ def test_warm_up_only_skips_users_active_today(keystone) -> None:
     # only the two users not yet active today log in
     assert keystone.call_count == 2
     assert sorted(ctx["keystone_perf_tokens"]["users"]) == ["u1-2", "u1-3"]
+
+
+def test_expiry_is_recorded_and_refresh_is_on_by_default(requests_mock) -> None:
+    requests_mock.post(
+        TOKENS_URL,
+        status_code=201,
+        headers={"X-Subject-Token": "TOK"},
+        json={"token": {"expires_at": "2026-11-22T09:00:00.000000Z"}},
+    )
+    ctx = _context({"admin_token": False}, 1, 1)
+    tokens.KeystonePerfTokens(ctx).setup()
+    pool = ctx["keystone_perf_tokens"]
+    assert pool["refresh"] is True
+    assert pool["expires_at"] == {"TOK": 1795338000.0}
