@@ -15,6 +15,7 @@ from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, load, windows
+from rally_keystone_perf.session import keystone_session
 
 
 def echo(message: str) -> None:
@@ -60,11 +61,7 @@ def keystone(options: launcher.LaunchOptions, runs: Path | None) -> Iterator[Ben
     with contextlib.ExitStack() as stack:
         if runs is None:
             runs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        run = launcher.up(runs, options, progress=echo)
-        stack.callback(launcher.stop, run)
-        secret = json.loads(run.admin_secret.read_text())["password"]
-        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), echo)
-        runner.prepare()
+        run, runner = stack.enter_context(keystone_session(runs, options, echo))
         yield Bench(run, runner)
 
 

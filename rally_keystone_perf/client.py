@@ -45,20 +45,37 @@ class PasswordUser:
         return f"PasswordUser({self.username!r}, project={self.project_name!r})"
 
 
+REFRESH_MARGIN = 30.0  # seconds before expiry a kept token is replaced...
+REFRESH_SHARE = 0.25  # ...or this share of its lifetime, when that is shorter
+
+
 class IssuedToken(NamedTuple):
-    """A token and when Keystone says it expires (epoch seconds, None: unknown)."""
+    """A token and when to replace it (epoch seconds; None: never)."""
 
     value: str
-    expires_at: float | None
+    refresh_at: float | None
 
 
-def expiry(body: Any) -> float | None:
-    """``token.expires_at`` of a token response body, as epoch seconds."""
+def _epoch(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def refresh_time(body: Any) -> float | None:
+    """When a token from this response body should be replaced.
+
+    ``REFRESH_MARGIN`` seconds before its ``expires_at``, or a quarter of its
+    lifetime (``expires_at - issued_at``) when that is shorter. None when the
+    body gives no expiry.
+    """
     try:
-        text = body["token"]["expires_at"]
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        expires = _epoch(body["token"]["expires_at"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+    try:
+        lifetime = expires - _epoch(body["token"]["issued_at"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        lifetime = REFRESH_MARGIN / REFRESH_SHARE
+    return expires - min(REFRESH_MARGIN, REFRESH_SHARE * max(lifetime, 0.0))
 
 
 def identity_url(auth_url: str) -> str:
@@ -176,7 +193,7 @@ class IdentityClient:
     ) -> IssuedToken:
         """``POST /v3/auth/tokens`` with a password, timed as ``action``.
 
-        Returns the token with its expiry (read after the timer stops).
+        Returns the token with its refresh time (read after the timer stops).
         """
         body = password_auth_body(user, unscoped=unscoped)
         with self._timer(action):
@@ -185,7 +202,7 @@ class IdentityClient:
             payload = resp.json()
         except ValueError:
             payload = None
-        return IssuedToken(resp.headers["X-Subject-Token"], expiry(payload))
+        return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
 
     def validate_token(self, auth_token: str, subject_token: str) -> dict[str, Any]:
         """``GET /v3/auth/tokens``: validate ``subject_token`` as ``auth_token``."""

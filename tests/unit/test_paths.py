@@ -68,3 +68,26 @@ def test_nothing_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert message.startswith("cannot find the bundled deployments/ and tasks/")
     assert str(tmp_path / "data" / "share" / "rally-keystone-perf") in message
     assert str(tmp_path / "prefix" / "share" / "rally-keystone-perf") in message
+
+
+def test_every_bundled_file_is_installed_by_setup_cfg() -> None:
+    """A wheel install has tasks/ and deployments/ only through data_files."""
+    import configparser
+
+    root = Path(__file__).resolve().parents[2]
+    parser = configparser.ConfigParser()
+    parser.read(root / "setup.cfg")
+    installed: set[Path] = set()
+    for target, patterns in parser["options.data_files"].items():
+        for pattern in patterns.split():
+            for path in root.glob(pattern):
+                # installed under share/<...>/<same relative folder>
+                assert target.endswith(str(path.parent.relative_to(root)))
+                installed.add(path)
+    bundled = {
+        p
+        for folder in ("tasks", "deployments")
+        for p in (root / folder).rglob("*")
+        if p.is_file()
+    }
+    assert bundled - installed == set()

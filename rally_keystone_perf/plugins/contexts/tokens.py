@@ -70,13 +70,13 @@ class KeystonePerfTokens(context.Context):
         pool: dict[str, Any] = {
             "admin": None,
             "users": {},
-            "expires_at": {},  # token -> epoch seconds
+            "refresh_at": {},  # token -> when to replace it (epoch seconds)
             "refresh": self.config["refresh"],
         }
 
         def issue(credential: Any) -> str:
-            token, expires_at = self._issue(credential)
-            pool["expires_at"][token] = expires_at
+            token, refresh_at = self._issue(credential)
+            pool["refresh_at"][token] = refresh_at
             return token
 
         admin = self.context.get("admin")

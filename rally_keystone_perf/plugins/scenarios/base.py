@@ -11,7 +11,6 @@ from rally_openstack.task import scenario
 from rally_keystone_perf import atomics, client
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 
-REFRESH_MARGIN = 30.0  # seconds before its expiry a pre-issued token is replaced
 # this process's replacements: pre-issued token -> its current replacement
 _REFRESHED: dict[str, client.IssuedToken] = {}
 
@@ -69,6 +68,8 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
     def _fresh(self, token: str, credential: Any) -> str:
         """``token``, or its replacement once it is about to expire.
 
+        About to expire: 30 s before its expiry, or in the last quarter of
+        its lifetime when that is shorter (:func:`client.refresh_time`).
         A run longer than Keystone's ``[token] expiration`` would otherwise
         fail with 401 from then on (seed 004's symptom). The replacement is
         one ``POST /v3/auth/tokens`` timed as ``keystone.refresh_token``, never
@@ -79,11 +80,9 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         if not pool.get("refresh", True):
             return token
         current = _REFRESHED.get(token) or client.IssuedToken(
-            token, pool.get("expires_at", {}).get(token)
+            token, pool.get("refresh_at", {}).get(token)
         )
-        if current.expires_at is None or current.expires_at - time.time() > (
-            REFRESH_MARGIN
-        ):
+        if current.refresh_at is None or time.time() < current.refresh_at:
             return current.value
         identity = client.IdentityClient(
             client.session_for_credential(credential),

@@ -219,4 +219,4 @@ def test_expiry_is_recorded_and_refresh_is_on_by_default(requests_mock) -> None:
     tokens.KeystonePerfTokens(ctx).setup()
     pool = ctx["keystone_perf_tokens"]
     assert pool["refresh"] is True
-    assert pool["expires_at"] == {"TOK": 1795338000.0}
+    assert pool["refresh_at"] == {"TOK": 1795338000.0 - 30}

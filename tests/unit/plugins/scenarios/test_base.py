@@ -7,7 +7,7 @@ import time
 import pytest
 from keystoneauth1 import exceptions as ks_exc
 
-from rally_keystone_perf import atomics
+from rally_keystone_perf import atomics, client
 from rally_keystone_perf.plugins.scenarios import base, identity, tokens
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,
@@ -28,15 +28,15 @@ def no_refreshed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "_REFRESHED", {})
 
 
-def _context(expires_in: float | None, refresh: bool = True) -> dict:
+def _context(refresh_in: float | None, refresh: bool = True) -> dict:
     ctx = scenario_context()
     pool = ctx["keystone_perf_tokens"]
     pool["refresh"] = refresh
-    expires = None if expires_in is None else time.time() + expires_in
-    pool["expires_at"] = {ADMIN_TOKEN: expires}
+    when = None if refresh_in is None else time.time() + refresh_in
+    pool["refresh_at"] = {ADMIN_TOKEN: when}
     for user_tokens in pool["users"].values():
         for token in user_tokens:
-            pool["expires_at"][token] = expires
+            pool["refresh_at"][token] = when
     return ctx
 
 
@@ -53,7 +53,7 @@ def keystone(requests_mock):
 
 
 def test_a_token_far_from_expiry_is_used_as_is(keystone) -> None:
-    scen = identity.ListProjects(_context(expires_in=3600))
+    scen = identity.ListProjects(_context(refresh_in=3600))
     scen.run()
     assert keystone.call_count == 1
     assert keystone.last_request.headers["X-Auth-Token"] == ADMIN_TOKEN
@@ -61,7 +61,7 @@ def test_a_token_far_from_expiry_is_used_as_is(keystone) -> None:
 
 
 def test_a_token_about_to_expire_is_replaced_once(keystone) -> None:
-    ctx = _context(expires_in=base.REFRESH_MARGIN - 1)
+    ctx = _context(refresh_in=-1)
     scen = identity.ListProjects(ctx)
     scen.run()
     # one refresh (timed apart), then the measured request with the new token
@@ -80,7 +80,7 @@ def test_a_token_about_to_expire_is_replaced_once(keystone) -> None:
 
 def test_user_tokens_are_refreshed_with_the_users_credential(keystone) -> None:
     keystone.get(TOKENS_URL, json={"token": {}})
-    scen = tokens.ValidateToken(_context(expires_in=5))
+    scen = tokens.ValidateToken(_context(refresh_in=-5))
     scen.run(validator="self")
     names = [
         body(r)["auth"]["identity"]["password"]["user"]["name"]
@@ -92,14 +92,31 @@ def test_user_tokens_are_refreshed_with_the_users_credential(keystone) -> None:
     assert check.headers["X-Auth-Token"] == check.headers["X-Subject-Token"] == "FRESH"
 
 
+@pytest.mark.parametrize(
+    ("issued", "expires", "refresh_at"),
+    [
+        # an hour's token: 30 s before it expires
+        ("2026-11-22T08:00:00Z", "2026-11-22T09:00:00.000000Z", 1795337970.0),
+        # a 20 s token: in its last quarter (5 s before)
+        ("2026-11-22T08:59:40Z", "2026-11-22T09:00:00Z", 1795337995.0),
+        (None, "2026-11-22T09:00:00Z", 1795337970.0),
+        ("2026-11-22T08:00:00Z", None, None),
+    ],
+)
+def test_refresh_time(issued, expires, refresh_at) -> None:
+    token = {"issued_at": issued, "expires_at": expires}
+    assert client.refresh_time({"token": token}) == refresh_at
+    assert client.refresh_time("not a body") is None
+
+
 def test_unknown_expiry_is_never_refreshed(keystone) -> None:
-    identity.ListProjects(_context(expires_in=None)).run()
+    identity.ListProjects(_context(refresh_in=None)).run()
     assert keystone.call_count == 1
 
 
 def test_refresh_off_keeps_the_first_token_and_fails_with_401(requests_mock) -> None:
     requests_mock.get(PROJECTS_URL, status_code=401, json={})
-    scen = identity.ListProjects(_context(expires_in=-10, refresh=False))
+    scen = identity.ListProjects(_context(refresh_in=-10, refresh=False))
     with pytest.raises(ks_exc.Unauthorized):
         scen.run()
     assert requests_mock.call_count == 1
