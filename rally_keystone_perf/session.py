@@ -19,6 +19,14 @@ from rally_keystone_perf.deploy.rundir import RunDir
 Echo = Callable[[str], None]
 
 
+def run_redactor(run: RunDir) -> rally_runner.Redactor:
+    """Hides the run's generated passwords: the admin's and the user pool's."""
+    secrets = [json.loads(run.admin_secret.read_text())["password"]]
+    if run.user_pool.is_file():
+        secrets.append(json.loads(run.user_pool.read_text())["password"])
+    return rally_runner.Redactor(secrets)
+
+
 @contextlib.contextmanager
 def keystone_session(
     runs_dir: Path,
@@ -36,8 +44,7 @@ def keystone_session(
     run = launcher.up(runs_dir, options, progress=echo)
     resources = sampler.start_for_run(run)  # the server's CPU and memory
     try:
-        secret = json.loads(run.admin_secret.read_text())["password"]
-        runner = rally_runner.RallyRunner(run, rally_runner.Redactor([secret]), echo)
+        runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
         runner.prepare(serial_setup=options.db == "sqlite")
         yield run, runner

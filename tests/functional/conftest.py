@@ -12,6 +12,7 @@ import pytest
 from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.session import run_redactor
 
 # bcrypt's minimum cost keeps the users contexts' setup short; the scenarios'
 # request counts do not depend on it.
@@ -45,9 +46,8 @@ def keystone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunDir]:
 @pytest.fixture(scope="session")
 def rally(keystone: RunDir) -> rally_runner.RallyRunner:
     """A Rally database and environment for the session's Keystone."""
-    secret = json.loads(keystone.admin_secret.read_text())["password"]
     runner = rally_runner.RallyRunner(
-        keystone, rally_runner.Redactor([secret]), lambda _msg: None
+        keystone, run_redactor(keystone), lambda _msg: None
     )
     runner.prepare()
     return runner

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy import launcher, user_pool
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
@@ -145,4 +145,8 @@ def test_ctrl_c_stops_servers_cleans_up_and_keeps_results(tmp_path: Path) -> Non
     (report,) = run.results.glob("long-*.json")
     assert report.stat().st_size > 0
     assert not run_processes(run)
-    assert _local_users(run) == ["admin"]  # the users context cleaned up
+    # the users context cleaned up: only the admin and the run's pool user
+    # (the Rally env's existing user, never deleted) are left
+    users = _local_users(run)
+    assert sorted(users)[0] == "admin"
+    assert len(users) == 2 and users[1].startswith(user_pool.NAME_PREFIX)

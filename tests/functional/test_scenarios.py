@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf import rally_runner
+from rally_keystone_perf.deploy import user_pool
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, load, stats, windows
 from tests.functional.conftest import write_task
@@ -110,12 +111,16 @@ def test_no_secret_reaches_logs_or_results(
 ) -> None:
     import json
 
-    secret = json.loads(keystone.admin_secret.read_text())["password"]
+    secrets = [
+        json.loads(keystone.admin_secret.read_text())["password"],
+        json.loads(keystone.user_pool.read_text())["password"],
+    ]
     public = [p for p in keystone.root.rglob("*") if p.is_file()]
     public = [p for p in public if keystone.private not in p.parents]
     assert public, "the run folder should hold logs and results"
     for path in public:
-        assert secret.encode() not in path.read_bytes(), path
+        for secret in secrets:
+            assert secret.encode() not in path.read_bytes(), path
 
 
 def test_created_users_are_cleaned_up(
@@ -125,7 +130,8 @@ def test_created_users_are_cleaned_up(
 
     with sqlite3.connect(keystone.db / "keystone.sqlite") as conn:
         names = [row[0] for row in conn.execute("SELECT name FROM local_user")]
-    assert names == ["admin"]
+    # the run's pool user (the Rally env's existing user) stays
+    assert [n for n in names if not n.startswith(user_pool.NAME_PREFIX)] == ["admin"]
 
 
 def test_results_are_kept_in_the_run_folder(

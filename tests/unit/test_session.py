@@ -1,0 +1,74 @@
+"""Tests for rally_keystone_perf.session (Keystone + Rally for one block)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf import rally_runner, session
+from rally_keystone_perf.deploy import launcher, sampler
+from rally_keystone_perf.deploy.rundir import RunDir
+
+
+def _secrets(run: RunDir, pool: bool) -> None:
+    run.admin_secret.write_text(json.dumps({"password": "ADMIN-PW"}))
+    if pool:
+        run.user_pool.write_text(json.dumps({"password": "POOL-PW"}))
+
+
+@pytest.mark.parametrize("pool", [True, False])
+def test_run_redactor_hides_every_generated_password(run: RunDir, pool) -> None:
+    _secrets(run, pool)
+    hidden = session.run_redactor(run)("ADMIN-PW and POOL-PW")
+    assert hidden == ("*** and ***" if pool else "*** and POOL-PW")
+
+
+class FakeRunner:
+    def __init__(self, run: RunDir, redact: Any, echo: Any) -> None:
+        self.redact = redact
+
+    def prepare(self, serial_setup: bool = True) -> None:
+        self.serial_setup = serial_setup
+
+
+@pytest.fixture
+def fakes(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    record: dict[str, Any] = {"stopped": []}
+    _secrets(run, pool=True)
+    monkeypatch.setattr(launcher, "up", lambda root, options, progress: run)
+    monkeypatch.setattr(launcher, "stop", lambda r: record["stopped"].append(r))
+    monkeypatch.setattr(sampler, "start_for_run", lambda r: None)
+    monkeypatch.setattr(rally_runner, "RallyRunner", FakeRunner)
+    return record
+
+
+@pytest.mark.parametrize(("db", "serial"), [("sqlite", True), ("mysql", False)])
+def test_session_prepares_rally_and_stops(
+    tmp_path: Path, run: RunDir, fakes, db: str, serial: bool
+) -> None:
+    options = launcher.LaunchOptions(db=db)
+    with session.keystone_session(tmp_path, options, lambda m: None) as (got, runner):
+        assert got == run
+        assert runner.serial_setup is serial  # SQLite takes one writer
+        assert runner.redact("POOL-PW") == "***"
+        assert fakes["stopped"] == []
+    assert fakes["stopped"] == [run]
+
+
+def test_session_stops_on_ctrl_c(tmp_path: Path, run: RunDir, fakes) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        with session.keystone_session(tmp_path, launcher.LaunchOptions(), print):
+            raise KeyboardInterrupt
+    assert fakes["stopped"] == [run]
+
+
+def test_session_keep_running(tmp_path: Path, run: RunDir, fakes) -> None:
+    messages: list[str] = []
+    options = launcher.LaunchOptions()
+    with session.keystone_session(tmp_path, options, messages.append, True):
+        pass
+    assert fakes["stopped"] == []
+    assert "rally-keystone-perf down --run" in messages[-1]
