@@ -8,6 +8,7 @@ Only error types and messages are ever printed, never tracebacks.
 from __future__ import annotations
 
 import collections
+import re
 from collections.abc import Iterable
 from typing import TextIO
 
@@ -28,6 +29,9 @@ COLUMNS = (
 )
 MAX_ERROR_LINES = 5
 MAX_MESSAGE_CHARS = 160
+# OpenStack clients append the request id to their error messages: dropped,
+# so that the same error of many requests counts as one kind
+_REQUEST_ID = re.compile(r"\s*\(Request-ID: req-[0-9a-fA-F-]+\)")
 INDENT = "  "
 
 
@@ -80,7 +84,9 @@ def error_counts(workload: Workload) -> list[tuple[str, str, int]]:
         if iteration.error:
             err = iteration.error
             kind = _one_line(err[0], 80) if len(err) > 0 else "unknown"
-            message = _one_line(err[1]) if len(err) > 1 else ""
+            message = (
+                _one_line(_REQUEST_ID.sub("", str(err[1]))) if len(err) > 1 else ""
+            )
             counter[(kind, message)] += 1
     return [(kind, message, count) for (kind, message), count in counter.most_common()]
 

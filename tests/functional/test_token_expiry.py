@@ -41,7 +41,7 @@ def test_refreshed_tokens_outlive_the_expiration(
     )
     out = capsys.readouterr().out
     assert code == 0  # every SLA passed: the suite's workloads had no failure
-    (report,) = (tmp_path / "runs").glob("*/results/token-expiry-*.json")
+    (report,) = (tmp_path / "runs").glob("2*/results/token-expiry-*.json")
     listing, validating, naive = load_report(report)
 
     for workload in (listing, validating):

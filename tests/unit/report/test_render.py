@@ -12,6 +12,7 @@ from rally_keystone_perf.report.render import (
     COLUMNS,
     build_table,
     context_lines,
+    error_summary,
     render_report,
     render_workload,
 )
@@ -168,3 +169,16 @@ def test_setup_and_cleanup_times_apart_from_the_load(tmp_path: Path) -> None:
 
 def test_no_context_lines_without_contexts_results(nested: Workload) -> None:
     assert context_lines(nested) == []
+
+
+def test_request_ids_do_not_split_an_error_kind(tmp_path: Path) -> None:
+    message = "The request you have made requires authentication. (HTTP 401)"
+    errors = [
+        ("Unauthorized", f"{message} (Request-ID: req-{n}a2b-c3d4)") for n in range(3)
+    ]
+    data = [it(float(i), 0.1, error=err) for i, err in enumerate(errors)]
+    (workload,) = _load(tmp_path, f.workload(data))
+    assert error_summary(workload) == [
+        "errors: 3 of 3 iterations failed",
+        f"  3 x Unauthorized: {message}",
+    ]
