@@ -5,6 +5,9 @@ VALIDATE_TOKEN = "keystone.validate_token"
 LIST_PROJECTS = "keystone.list_projects"
 CREATE_USER = "keystone.create_user"
 DELETE_USER = "keystone.delete_user"
+# Nova (seed 004): the boot until ACTIVE, the delete until gone
+BOOT_SERVER = "nova.boot_server"
+DELETE_SERVER = "nova.delete_server"
 # a pre-issued token replaced before it expires (not one of the measured
 # operations; shown so that its requests are never hidden in another action)
 REFRESH_TOKEN = "keystone.refresh_token"

@@ -180,6 +180,7 @@ SERVER_COLUMNS = (
     "action",
     "route",
     "requests",
+    "per iteration",
     "failed",
     "client median ms",
     "server median ms",
@@ -213,8 +214,18 @@ def _ms(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value * 1000:.{digits}f}"
 
 
-def _server_rows(view: WorkloadServerView) -> list[list[str]]:
-    """One row per atomic action, then one per route no action maps to."""
+def _per_iteration(count: int, iterations: int) -> str:
+    """Requests per iteration (e.g. Keystone token validations per boot)."""
+    return "n/a" if not iterations else f"{count / iterations:.2f}"
+
+
+def _server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
+    """One row per atomic action, then one per route no action maps to.
+
+    ``per iteration`` divides a route's requests by the workload's
+    iterations: the Keystone requests each iteration caused, including those
+    other services made on its behalf (token validations per server boot).
+    """
     routes = {r.route: r for r in view.routes or []}
     rows = []
     for gap in view.actions or []:
@@ -224,6 +235,7 @@ def _server_rows(view: WorkloadServerView) -> list[list[str]]:
                 gap.action,
                 gap.route or "-",
                 str(times.count if times else 0),
+                _per_iteration(times.count if times else 0, iterations),
                 str(times.failed if times else 0),
                 _ms(gap.client_median),
                 _ms(gap.server_median),
@@ -239,6 +251,7 @@ def _server_rows(view: WorkloadServerView) -> list[list[str]]:
                     "-",
                     times.route,
                     str(times.count),
+                    _per_iteration(times.count, iterations),
                     str(times.failed),
                     "n/a",
                     _ms(times.median),
@@ -276,7 +289,7 @@ def _table_server(item: FileEntries, entry: ReportEntry, stream: TextIO) -> None
         table = PrettyTable(list(SERVER_COLUMNS))
         table.align = "r"
         table.align["action"] = table.align["route"] = "l"
-        table.add_rows(_server_rows(view))
+        table.add_rows(_server_rows(view, len(entry.workload.iterations)))
         lines.append(table.get_string())
     resources = _resources_line(item, view)
     if resources:
@@ -291,7 +304,8 @@ def _md_server(item: FileEntries, entry: ReportEntry) -> list[str]:
         return []
     parts = ["server side (inside the load window):"]
     if view.actions is not None:
-        parts.append(markdown_table(SERVER_COLUMNS, _server_rows(view), LEFT_SERVER))
+        rows = _server_rows(view, len(entry.workload.iterations))
+        parts.append(markdown_table(SERVER_COLUMNS, rows, LEFT_SERVER))
     resources = _resources_line(item, view)
     if resources:
         parts.append(md_cell(resources))

@@ -257,6 +257,7 @@ def test_table(tmp_path: Path) -> None:
         "keystone.create_token",
         "POST /v3/auth/tokens",
         "4",
+        "1.33",  # 4 requests over the workload's 3 iterations
         "1",
         "200.0",
         "180.0",
@@ -275,10 +276,10 @@ def test_table(tmp_path: Path) -> None:
 def test_markdown(tmp_path: Path) -> None:
     out = _write(tmp_path, "markdown")
     assert (
-        "| action | route | requests | failed | client median ms | server median ms "
-        "| server p95 ms | gap ms |\n| --- | --- | ---: |"
+        "| action | route | requests | per iteration | failed | client median ms "
+        "| server median ms | server p95 ms | gap ms |\n| --- | --- | ---: |"
     ) in out
-    assert "| custom.action | - | 0 | 0 | 10.0 | n/a | n/a | n/a |" in out
+    assert "| custom.action | - | 0 | 0.00 | 0 | 10.0 | n/a | n/a | n/a |" in out
     assert "server CPU: 0.9050 s/iteration" in out
 
 
