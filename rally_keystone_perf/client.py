@@ -46,7 +46,7 @@ class PasswordUser:
 
 
 REFRESH_MARGIN = 30.0  # seconds before expiry a kept token is replaced...
-REFRESH_SHARE = 0.25  # ...or this share of its lifetime, when that is shorter
+REFRESH_SHARE = 0.5  # ...or this share of its lifetime, when that is shorter
 
 
 class IssuedToken(NamedTuple):
@@ -63,8 +63,9 @@ def _epoch(text: str) -> float:
 def refresh_time(body: Any) -> float | None:
     """When a token from this response body should be replaced.
 
-    ``REFRESH_MARGIN`` seconds before its ``expires_at``, or a quarter of its
-    lifetime (``expires_at - issued_at``) when that is shorter. None when the
+    ``REFRESH_MARGIN`` seconds before its ``expires_at``, or half its
+    lifetime (``expires_at - issued_at``) when that is shorter: a request
+    sent just before the refresh time must still arrive with time to spare. None when the
     body gives no expiry.
     """
     try:

@@ -68,7 +68,7 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
     def _fresh(self, token: str, credential: Any) -> str:
         """``token``, or its replacement once it is about to expire.
 
-        About to expire: 30 s before its expiry, or in the last quarter of
+        About to expire: 30 s before its expiry, or in the second half of
         its lifetime when that is shorter (:func:`client.refresh_time`).
         A run longer than Keystone's ``[token] expiration`` would otherwise
         fail with 401 from then on (seed 004's symptom). The replacement is

@@ -65,6 +65,8 @@ class ValidateToken(KeystonePerfScenario):
             a service validates its callers' tokens (keystonemiddleware);
             "self" lets the user validate its own token
         """
+        # the subject last: a refresh of the admin token must not age it
+        auth = self.admin_token() if validator == "admin" else None
         subject = self.user_token()
-        auth = self.admin_token() if validator == "admin" else subject
+        auth = auth or subject
         self.identity.validate_token(auth, subject)

@@ -97,8 +97,8 @@ def test_user_tokens_are_refreshed_with_the_users_credential(keystone) -> None:
     [
         # an hour's token: 30 s before it expires
         ("2026-11-22T08:00:00Z", "2026-11-22T09:00:00.000000Z", 1795337970.0),
-        # a 20 s token: in its last quarter (5 s before)
-        ("2026-11-22T08:59:40Z", "2026-11-22T09:00:00Z", 1795337995.0),
+        # a 20 s token: half-way (10 s before)
+        ("2026-11-22T08:59:40Z", "2026-11-22T09:00:00Z", 1795337990.0),
         (None, "2026-11-22T09:00:00Z", 1795337970.0),
         ("2026-11-22T08:00:00Z", None, None),
     ],
