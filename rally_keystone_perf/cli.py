@@ -357,6 +357,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         combined.write_combined(loaded, buffer, "markdown")
         (folder / "combined.md").write_text(buffer.getvalue())
         combined.write_combined(loaded, sys.stdout, "table")
+    for cell, partial in state.partial(cells):
+        _echo(f"partial results of the interrupted cell {cell.key}: {partial}")
     done = len(reports)
     _echo(f"{done} of {len(cells)} cells done; state: {state.path}")
     if done < len(cells):

@@ -65,8 +65,8 @@ def refresh_time(body: Any) -> float | None:
 
     ``REFRESH_MARGIN`` seconds before its ``expires_at``, or half its
     lifetime (``expires_at - issued_at``) when that is shorter: a request
-    sent just before the refresh time must still arrive with time to spare. None when the
-    body gives no expiry.
+    sent just before the refresh time must still arrive with time to spare.
+    None when the body gives no expiry.
     """
     try:
         expires = _epoch(body["token"]["expires_at"])

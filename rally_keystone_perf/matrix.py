@@ -140,7 +140,11 @@ class MatrixState:
         """True when the cell ran to its end and its report is still there."""
         entry = self.cells.get(cell.key, {})
         report = entry.get("report")
-        return entry.get("status") == DONE and bool(report) and Path(report).is_file()
+        return (
+            entry.get("status") == DONE
+            and isinstance(report, str)
+            and Path(report).is_file()
+        )
 
     def record(self, cell: Cell, **entry: Any) -> None:
         """Store a cell's outcome and save at once (atomically)."""
@@ -154,6 +158,17 @@ class MatrixState:
         scratch = self.path.with_suffix(".tmp")
         scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
         os.replace(scratch, self.path)
+
+    def partial(self, cells: Sequence[Cell]) -> list[tuple[Cell, Path]]:
+        """Interrupted cells that left a (partial) report, in plan order."""
+        found = []
+        for cell in cells:
+            entry = self.cells.get(cell.key, {})
+            report = entry.get("report")
+            interrupted = entry.get("status") == INTERRUPTED
+            if interrupted and isinstance(report, str) and Path(report).is_file():
+                found.append((cell, Path(report)))
+        return found
 
     def reports(self, cells: Sequence[Cell]) -> list[Path]:
         """The reports of the done cells among ``cells``, in plan order."""

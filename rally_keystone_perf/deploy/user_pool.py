@@ -97,7 +97,7 @@ def create_pool(
     users_per_tenant: int,
     auth_url: str,
     domain_id: str = "default",
-) -> dict:
+) -> dict[str, Any]:
     """Create the projects and users; return the pool (with its password)."""
     from keystone.common import sql
 
@@ -108,7 +108,7 @@ def create_pool(
     if member is None:
         raise RuntimeError(f"Keystone has no {MEMBER_ROLE!r} role (bootstrap it first)")
     run_id = uuid.uuid4().hex[:8]
-    projects = []
+    projects: list[dict[str, Any]] = []
     for t_index in range(tenants):
         project_id = uuid.uuid4().hex
         name = f"{NAME_PREFIX}_{run_id}_p{t_index}"
@@ -165,7 +165,7 @@ def _mark_active_today(user_ids: list[str]) -> str:
     return today.isoformat()
 
 
-def write_pool(pool: dict, out: Path) -> None:
+def write_pool(pool: dict[str, Any], out: Path) -> None:
     """Write the pool to ``out``, readable by its owner only."""
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
@@ -190,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     providers = _load_keystone(args.config_file)
     domain = keystone.conf.CONF.identity.default_domain_id
-    pool = create_pool(providers, *args.size, args.auth_url, domain)
+    tenants, per_tenant = args.size
+    pool = create_pool(providers, tenants, per_tenant, args.auth_url, domain)
     write_pool(pool, args.out)
     count = sum(len(t["users"]) for t in pool["tenants"])
     print(

@@ -214,17 +214,23 @@ def _context_timings(raw: dict, where: str) -> list[ContextTiming]:
             record = item.get(phase) or {}
             if not isinstance(record, dict):
                 raise _Invalid(f"{item_where}.{phase} must be an object")
-            started, finished = record.get("started_at"), record.get("finished_at")
-            done = type(started) in _NUMBER_TYPES and type(finished) in _NUMBER_TYPES
-            phases.append(float(finished) - float(started) if done else None)
+            phases.append(_span(record.get("started_at"), record.get("finished_at")))
             if record.get("error"):
                 errors.append(f"{phase}: {_flat_error(record['error'])}")
+        setup, cleanup = phases
         timings.append(
             ContextTiming(
-                _str(item, "plugin_name", item_where), *phases, "; ".join(errors)
+                _str(item, "plugin_name", item_where), setup, cleanup, "; ".join(errors)
             )
         )
     return timings
+
+
+def _span(started: Any, finished: Any) -> float | None:
+    """``finished - started`` when both are numbers (not booleans), else None."""
+    if type(started) in _NUMBER_TYPES and type(finished) in _NUMBER_TYPES:
+        return float(finished) - float(started)
+    return None
 
 
 def _flat_error(error: Any) -> str:

@@ -209,6 +209,7 @@ def test_run_matrix_stops_at_an_interrupt(tmp_path: Path, sessions) -> None:
     assert sessions["stopped"] == ["uwsgi"]  # its Keystone was stopped
     assert state.cells["uwsgi/a.json"]["status"] == "interrupted"
     assert not state.done(cells[0])
+    assert state.partial(cells) == [(cells[0], tmp_path / "a.report.json")]
 
 
 def test_run_matrix_ctrl_c_outside_a_task_stops_the_server(

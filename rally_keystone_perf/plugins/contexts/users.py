@@ -73,10 +73,11 @@ class KeystonePerfUsers(users.UserGenerator):
 
     def cleanup(self) -> None:
         """Leave pool users in place; delete what was created through the API."""
-        if getattr(self, "_replaced", None) is None:
+        replaced = getattr(self, "_replaced", None)
+        if replaced is None:
             super().cleanup()
             return
-        previous_users, previous_tenants = self._replaced
+        previous_users, previous_tenants = replaced
         self.context["users"] = previous_users or []
         self.context["tenants"] = previous_tenants or {}
 
