@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import launcher, modes
 
 STATE_FILE = "matrix.json"
@@ -220,12 +221,12 @@ def run_matrix(
     """Run the cells not done yet, mode by mode; return their exit codes.
 
     Each mode's Keystone is started once (in ``<matrix dir>/runs``) and
-    stopped after its cells, also on errors and Ctrl-C. A Ctrl-C aborts the
-    running task (its partial report is kept), records the cell as
-    interrupted and ends the matrix with 130 among the codes.
+    stopped after its cells, also on errors and Ctrl-C. A mode that cannot
+    start (or whose Rally cannot be prepared) has its cells recorded as
+    failed, with the reason, and the matrix goes on (code 1). A Ctrl-C
+    aborts the running task (its partial report is kept), records the cell
+    as interrupted and ends the matrix with 130 among the codes.
     """
-    from rally_keystone_perf.session import keystone_session
-
     pending = [c for c in cells if not state.done(c)]
     progress = Progress(len(cells), len(cells) - len(pending), clock)
     if len(pending) < len(cells):
@@ -234,30 +235,67 @@ def run_matrix(
             f"done (recorded in {state.path})"
         )
     codes: list[int] = []
-    for mode, group in itertools.groupby(pending, key=lambda c: c.mode):
-        echo(f"== mode {mode}")
-        with keystone_session(state.folder / "runs", options_for(mode), echo) as (
-            run,
-            runner,
-        ):
-            for cell in group:
-                echo(progress.line(cell))
-                started = clock()
-                outcome = runner.start_task(cell.task, tags=[f"mode:{mode}"])
-                status = _status(outcome)
-                state.record(
-                    cell,
-                    status=status,
-                    exit_code=outcome.exit_code,
-                    report=str(outcome.report) if outcome.report else None,
-                    run=str(run.root),
-                    seconds=round(clock() - started, 1),
-                )
-                progress.cell_done()
-                codes.append(outcome.exit_code)
-                if outcome.interrupted:
-                    return codes
+    try:
+        for mode, group in itertools.groupby(pending, key=lambda c: c.mode):
+            cells_of_mode = list(group)
+            echo(f"== mode {mode}")
+            try:
+                if _run_mode(
+                    mode,
+                    cells_of_mode,
+                    state,
+                    options_for,
+                    echo,
+                    clock,
+                    progress,
+                    codes,
+                ):
+                    return codes  # a task was interrupted
+            except (launcher.LaunchError, rally_runner.RallyError) as exc:
+                # this mode cannot run: record why, go on with the next one
+                echo(f"mode {mode} failed: {exc}")
+                for cell in cells_of_mode:
+                    state.record(cell, status=FAILED, error=str(exc)[:2000])
+                codes.append(1)
+    except KeyboardInterrupt:
+        codes.append(130)
     return codes
+
+
+def _run_mode(
+    mode: str,
+    cells: Sequence[Cell],
+    state: MatrixState,
+    options_for: Callable[[str], launcher.LaunchOptions],
+    echo: Echo,
+    clock: Callable[[], float],
+    progress: Progress,
+    codes: list[int],
+) -> bool:
+    """One mode's cells on one Keystone; True when a task was interrupted."""
+    from rally_keystone_perf.session import keystone_session
+
+    with keystone_session(state.folder / "runs", options_for(mode), echo) as (
+        run,
+        runner,
+    ):
+        for cell in cells:
+            echo(progress.line(cell))
+            started = clock()
+            outcome = runner.start_task(cell.task, tags=[f"mode:{mode}"])
+            state.record(
+                cell,
+                status=_status(outcome),
+                exit_code=outcome.exit_code,
+                report=str(outcome.report) if outcome.report else None,
+                run=str(run.root),
+                seconds=round(clock() - started, 1),
+            )
+            progress.cell_done()
+            codes.append(outcome.exit_code)
+            if outcome.interrupted:
+                return True
+    return False
 
 
 def _status(outcome: Any) -> str:

@@ -42,8 +42,9 @@ def keystone_session(
     """
     runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(runs_dir, options, progress=echo)
-    resources = sampler.start_for_run(run)  # the server's CPU and memory
+    resources = None
     try:
+        resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
         runner.prepare(serial_setup=options.db == "sqlite")

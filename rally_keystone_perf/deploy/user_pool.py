@@ -17,8 +17,8 @@ cost 12).
 
 The pool (names, ids, the password) is written to a private JSON file (0600)
 that the ``keystone_perf_users`` context reads. Run as
-``python -m rally_keystone_perf.deploy.user_pool --config-file ... --tenants T
---users-per-tenant U --out FILE``.
+``python -m rally_keystone_perf.deploy.user_pool --config-file FILE --size TxU
+--auth-url URL --out FILE``.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def create_pool(
     users_per_tenant: int,
     auth_url: str,
     domain_id: str = "default",
+    domain_name: str = "Default",
 ) -> dict[str, Any]:
     """Create the projects and users; return the pool (with its password)."""
     from keystone.common import sql
@@ -137,7 +138,7 @@ def create_pool(
     return {
         "version": POOL_VERSION,
         "auth_url": auth_url,
-        "domain": "Default" if domain_id == "default" else domain_id,
+        "domain": domain_name,  # credentials name domains
         "last_active_at": active,
         "password": password,
         "tenants": projects,
@@ -190,8 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     providers = _load_keystone(args.config_file)
     domain = keystone.conf.CONF.identity.default_domain_id
+    name = providers.resource_api.get_domain(domain)["name"]
     tenants, per_tenant = args.size
-    pool = create_pool(providers, tenants, per_tenant, args.auth_url, domain)
+    pool = create_pool(providers, tenants, per_tenant, args.auth_url, domain, name)
     write_pool(pool, args.out)
     count = sum(len(t["users"]) for t in pool["tenants"])
     print(

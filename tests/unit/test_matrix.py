@@ -220,6 +220,28 @@ def test_run_matrix_ctrl_c_outside_a_task_stops_the_server(
             raise KeyboardInterrupt
 
     state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
-    with pytest.raises(KeyboardInterrupt):
-        _run(tmp_path, sessions, [_cell(tmp_path)], state, Raising({}, None))
+    codes = _run(tmp_path, sessions, [_cell(tmp_path)], state, Raising({}, None))
+    assert codes == [130]
     assert sessions["stopped"] == ["uwsgi"]
+
+
+def test_a_mode_that_cannot_start_does_not_stop_the_matrix(
+    tmp_path: Path, sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = session.keystone_session
+
+    def failing(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
+        if options.mode == "apache":
+            raise launcher.LaunchError("apache2 is not installed")
+        return real(runs_dir, options, echo, keep_running)
+
+    monkeypatch.setattr(session, "keystone_session", failing)
+    cells = [_cell(tmp_path, "a.json", "apache"), _cell(tmp_path, "b.json", "uwsgi")]
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    runner = FakeRunner({}, None)
+    assert _run(tmp_path, sessions, cells, state, runner) == [1, 0]
+    assert runner.started == ["b.json"]
+    failed = state.cells["apache/a.json"]
+    assert failed["status"] == "failed"
+    assert failed["error"] == "apache2 is not installed"
+    assert "mode apache failed: apache2 is not installed" in sessions["messages"]

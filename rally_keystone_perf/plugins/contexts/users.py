@@ -35,18 +35,22 @@ class KeystonePerfUsers(users.UserGenerator):
     12 x 512 users took about 2.4 s each on a 2-core machine against Keystone
     on SQLite (hours in all). The pool is created in seconds by Keystone's own
     managers before the server starts (rally_keystone_perf.deploy.user_pool).
-    Runs after Rally's default ``users`` context (order 101) and puts its
-    users back at cleanup, so that context deletes only what it created.
+    The pool is not used when the task sets ``user_password`` or domains
+    other than the pool's. Runs after Rally's default ``users`` context
+    (order 101) and puts that context's users back at cleanup, so that it
+    deletes what it created.
     """
 
     def setup(self) -> None:
         """Take the users from the pool, or create them as Rally does."""
-        self._replaced: tuple[Any, Any] | None = None
+        # the default users context's own, handed back at cleanup
+        self._replaced = (self.context.get("users"), self.context.get("tenants"))
+        self._pooled = False
         pool = self._fitting_pool()
         if pool is None:
             super().setup()
             return
-        self._replaced = (self.context.get("users"), self.context.get("tenants"))
+        self._pooled = True
         self.context["users"] = []
         self.context["tenants"] = {}
         self.context["user_choice_method"] = self.config["user_choice_method"]
@@ -72,12 +76,14 @@ class KeystonePerfUsers(users.UserGenerator):
         )
 
     def cleanup(self) -> None:
-        """Leave pool users in place; delete what was created through the API."""
-        replaced = getattr(self, "_replaced", None)
-        if replaced is None:
+        """Delete what was created through the API (never pool users).
+
+        Then hand Rally's default ``users`` context (cleaned up after this
+        one) the users and tenants it made, so it deletes them too.
+        """
+        if not getattr(self, "_pooled", False):
             super().cleanup()
-            return
-        previous_users, previous_tenants = replaced
+        previous_users, previous_tenants = getattr(self, "_replaced", (None, None))
         self.context["users"] = previous_users or []
         self.context["tenants"] = previous_tenants or {}
 
@@ -97,11 +103,22 @@ class KeystonePerfUsers(users.UserGenerator):
             self.context["admin"]["credential"]["auth_url"],
             self.config.get("tenants", 1),
             self.config.get("users_per_tenant", 1),
-        )
+        ) or self._options_problem(pool)
         if problem:
             LOG.info("Not using the user pool %s: %s", path, problem)
             return None
         return pool
+
+    def _options_problem(self, pool: dict[str, Any]) -> str | None:
+        """Why the task's other users options rule the pool out (None: they don't)."""
+        if self.config.get("user_password") is not None:
+            return "the task sets user_password"
+        domain = str(pool.get("domain", "Default")).lower()
+        for key in ("user_domain", "project_domain"):
+            value = self.config.get(key)
+            if value is not None and str(value).lower() != domain:
+                return f"the task asks for {key} {value!r}"
+        return None
 
 
 def pool_problem(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -13,6 +14,10 @@ from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 
 # this process's replacements: pre-issued token -> its current replacement
 _REFRESHED: dict[str, client.IssuedToken] = {}
+# one refresh at a time per process: the runner's threads that find the same
+# token stale at once wait for the first one's replacement instead of each
+# logging in
+_REFRESH_LOCK = threading.Lock()
 
 
 class KeystonePerfScenario(scenario.OpenStackScenario):
@@ -79,18 +84,27 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         pool = self._pool()
         if not pool.get("refresh", True):
             return token
-        current = _REFRESHED.get(token) or client.IssuedToken(
-            token, pool.get("refresh_at", {}).get(token)
-        )
+        current = self._current(pool, token)
         if current.refresh_at is None or time.time() < current.refresh_at:
             return current.value
-        identity = client.IdentityClient(
-            client.session_for_credential(credential),
-            credential["auth_url"],
-            timer_owner=self,
-        )
-        issued = identity.issue_token(
-            client.credential_user(credential), action=atomics.REFRESH_TOKEN
-        )
-        _REFRESHED[token] = issued
+        with _REFRESH_LOCK:
+            current = self._current(pool, token)  # another thread may have done it
+            if current.refresh_at is not None and time.time() < current.refresh_at:
+                return current.value
+            identity = client.IdentityClient(
+                client.session_for_credential(credential),
+                credential["auth_url"],
+                timer_owner=self,
+            )
+            issued = identity.issue_token(
+                client.credential_user(credential), action=atomics.REFRESH_TOKEN
+            )
+            _REFRESHED[token] = issued
         return issued.value
+
+    @staticmethod
+    def _current(pool: dict[str, Any], token: str) -> client.IssuedToken:
+        """This process's replacement of ``token``, or ``token`` as issued."""
+        return _REFRESHED.get(token) or client.IssuedToken(
+            token, pool.get("refresh_at", {}).get(token)
+        )

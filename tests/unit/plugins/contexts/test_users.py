@@ -115,23 +115,36 @@ def test_pool_problem(pool: Any, tenants: int, per_tenant: int, problem) -> None
 
 
 def _fallback(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Rally's own creation, faked as it behaves: it replaces, then empties."""
     calls: list[str] = []
-    monkeypatch.setattr(
-        rally_users.UserGenerator, "setup", lambda self: calls.append("setup")
-    )
-    monkeypatch.setattr(
-        rally_users.UserGenerator, "cleanup", lambda self: calls.append("cleanup")
-    )
+
+    def setup(self: Any) -> None:
+        calls.append("setup")
+        self.context["users"] = [{"id": "created-by-api"}]
+        self.context["tenants"] = {"t-api": {}}
+
+    def cleanup(self: Any) -> None:
+        calls.append(f"cleanup {[u['id'] for u in self.context['users']]}")
+        self.context["users"] = []
+        self.context["tenants"] = {}
+
+    monkeypatch.setattr(rally_users.UserGenerator, "setup", setup)
+    monkeypatch.setattr(rally_users.UserGenerator, "cleanup", cleanup)
     return calls
 
 
 def test_without_a_pool_users_are_created_as_rally_does(monkeypatch) -> None:
     monkeypatch.delenv(POOL_ENV, raising=False)
     calls = _fallback(monkeypatch)
-    obj = _make(_context(2, 2))
+    ctx = _context(2, 2)
+    default_users = ctx["users"]  # made by Rally's default users context
+    obj = _make(ctx)
     obj.setup()
+    assert ctx["users"] == [{"id": "created-by-api"}]
     obj.cleanup()
-    assert calls == ["setup", "cleanup"]
+    assert calls == ["setup", "cleanup ['created-by-api']"]
+    # the default context, cleaned up next, gets its own users back to delete
+    assert ctx["users"] == default_users and ctx["users"]
 
 
 def test_a_pool_too_small_falls_back(pool_file, monkeypatch) -> None:
@@ -139,7 +152,7 @@ def test_a_pool_too_small_falls_back(pool_file, monkeypatch) -> None:
     obj = _make(_context(12, 512))
     obj.setup()
     obj.cleanup()
-    assert calls == ["setup", "cleanup"]
+    assert calls == ["setup", "cleanup ['created-by-api']"]
 
 
 def test_an_unreadable_pool_falls_back(tmp_path, monkeypatch) -> None:
@@ -149,3 +162,31 @@ def test_an_unreadable_pool_falls_back(tmp_path, monkeypatch) -> None:
     calls = _fallback(monkeypatch)
     _make(_context(1, 1)).setup()
     assert calls == ["setup"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("user_password", "chosen-pw"),
+        ("user_domain", "other"),
+        ("project_domain", "other"),
+    ],
+)
+def test_options_the_pool_cannot_honour_fall_back(
+    pool_file, monkeypatch, option: str, value: str
+) -> None:
+    calls = _fallback(monkeypatch)
+    ctx = _context(1, 1)
+    ctx["config"][users.CONTEXT_NAME][option] = value
+    _make(ctx).setup()
+    assert calls == ["setup"]
+
+
+def test_default_domain_options_keep_the_pool(pool_file, requests_mock) -> None:
+    ctx = _context(1, 1)
+    # what UserGenerator.__init__ fills in from the admin credential or CONF
+    ctx["config"][users.CONTEXT_NAME].update(
+        user_domain="default", project_domain="Default"
+    )
+    _make(ctx).setup()
+    assert [u["id"] for u in ctx["users"]] == ["p0u0"]

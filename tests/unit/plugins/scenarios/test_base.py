@@ -121,3 +121,25 @@ def test_refresh_off_keeps_the_first_token_and_fails_with_401(requests_mock) -> 
         scen.run()
     assert requests_mock.call_count == 1
     assert requests_mock.last_request.headers["X-Auth-Token"] == ADMIN_TOKEN
+
+
+def test_threads_finding_a_stale_token_refresh_it_once(keystone) -> None:
+    import threading
+
+    ctx = _context(refresh_in=-1)
+    start = threading.Barrier(8)
+
+    def iteration() -> None:
+        scen = identity.ListProjects(ctx)
+        start.wait()
+        scen.run()
+
+    threads = [threading.Thread(target=iteration) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    posts = [r for r in keystone.request_history if r.method == "POST"]
+    assert len(posts) == 1
+    gets = [r for r in keystone.request_history if r.method == "GET"]
+    assert {r.headers["X-Auth-Token"] for r in gets} == {"FRESH"}
