@@ -13,9 +13,9 @@ import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
-from rally_keystone_perf import paths
+from rally_keystone_perf import paths, taskgen
 from rally_keystone_perf.deploy import launcher, modes
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
@@ -284,7 +284,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if reports:
         _print_reports(reports, config_columns(run.read_state()), sys.stdout)
         _echo(f"results: {run.results}")
-    return _combined_exit(outcomes)
+    return _combined_exit([o.exit_code for o in outcomes])
 
 
 def _mode_list(text: str) -> list[str]:
@@ -363,17 +363,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     _echo(f"{done} of {len(cells)} cells done; state: {state.path}")
     if done < len(cells):
         _echo("run the same command again to resume")
-    return _combined_exit([_Code(code) for code in codes])
+    return _combined_exit(codes)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Code:
-    exit_code: int
-
-
-def _combined_exit(outcomes: Sequence[Any]) -> int:
+def _combined_exit(exit_codes: Sequence[int]) -> int:
     """Interrupted beats error beats SLA failure beats success."""
-    codes = {o.exit_code for o in outcomes}
+    codes = set(exit_codes)
     for code in (130, EXIT_ERROR, EXIT_SLA):
         if code in codes:
             return code
@@ -504,7 +499,6 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     --check exits 1 listing every file that differs from the generator's
     output; --write rewrites them.
     """
-    from rally_keystone_perf import taskgen
 
     tasks_dir = args.tasks_dir or paths.tasks_dir()
     if args.write:
@@ -629,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     matrix_cmd.add_argument(
         "--size",
-        choices=("quick", "full"),
+        choices=taskgen.SIZES,
         default="quick",
         help="quick (about a minute per file on 2 cores) or full (the seeds' "
         "times and context sizes) (default: %(default)s)",

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf import rally_runner
+from rally_keystone_perf import rally_runner, taskgen
 from rally_keystone_perf.deploy import launcher, modes
 
 STATE_FILE = "matrix.json"
 STATE_VERSION = 1
 DONE, FAILED, INTERRUPTED = "done", "failed", "interrupted"
-SIZES = ("quick", "full")
 # launch options that must be the same for every cell of one matrix
 SHARED_OPTIONS = (
     "profile",
@@ -81,8 +80,9 @@ def plan(
     ``pattern`` is a glob on the file name without the size and ``.json``
     (``create-token-*``, ``list-projects-c1?0``).
     """
-    if size not in SIZES:
-        raise MatrixError(f"unknown size {size!r} (choose from {', '.join(SIZES)})")
+    if size not in taskgen.SIZES:
+        choices = ", ".join(taskgen.SIZES)
+        raise MatrixError(f"unknown size {size!r} (choose from {choices})")
     cells = []
     for mode in mode_names:
         folder = tasks_dir / mode

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import types
 from pathlib import Path
 from typing import Any
 
@@ -169,8 +168,7 @@ def test_repeated_tasks() -> None:
     ],
 )
 def test_combined_exit(codes: list[int], expected: int) -> None:
-    outcomes = [types.SimpleNamespace(exit_code=c) for c in codes]
-    assert cli._combined_exit(outcomes) == expected
+    assert cli._combined_exit(codes) == expected
 
 
 def test_config_columns() -> None:
