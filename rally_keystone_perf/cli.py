@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from rally_keystone_perf import paths, taskgen
-from rally_keystone_perf.deploy import launcher, modes
+from rally_keystone_perf.deploy import launcher, modes, services
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import config_columns
@@ -230,7 +230,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     run = _resolve_run(args)
     state = run.read_state()
     running = launcher.is_running(run)
-    health = launcher.probe(state["auth_url"]) if running else None
+    health = services.probe(state["auth_url"]) if running else None
     print(f"run folder: {run.root}")
     print(f"mode:       {state.get('mode')}  {config_columns(state)}")
     print(f"auth url:   {state.get('auth_url')}")

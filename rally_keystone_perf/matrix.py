@@ -60,7 +60,7 @@ class Cell:
 def available_modes(options: launcher.LaunchOptions) -> tuple[list[str], list[str]]:
     """Modes whose programs are installed, and why the others are not."""
     ready, missing = [], []
-    for name in sorted(modes.MODES):
+    for name in sorted(modes.KEYSTONE_MODES):
         try:
             launcher.check_requirements(
                 launcher.requirements(dataclasses.replace(options, mode=name))

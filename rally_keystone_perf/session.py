@@ -13,15 +13,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rally_keystone_perf import rally_runner
-from rally_keystone_perf.deploy import launcher, sampler
+from rally_keystone_perf.deploy import launcher, nova_stack, sampler
 from rally_keystone_perf.deploy.rundir import RunDir
 
 Echo = Callable[[str], None]
 
 
 def run_redactor(run: RunDir) -> rally_runner.Redactor:
-    """Hides the run's generated passwords: the admin's and the user pool's."""
+    """Hides the run's generated passwords: admin, user pool, Nova's stack."""
     secrets = [json.loads(run.admin_secret.read_text())["password"]]
+    secrets += nova_stack.secrets_of(run)
     if run.user_pool.is_file():
         secrets.append(json.loads(run.user_pool.read_text())["password"])
     return rally_runner.Redactor(secrets)
@@ -47,7 +48,7 @@ def keystone_session(
         resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
-        runner.prepare(serial_setup=options.db == "sqlite")
+        runner.prepare(serial_setup=launcher.effective_options(options).db == "sqlite")
         yield run, runner
     finally:
         if resources is not None:

@@ -162,7 +162,7 @@ PLANS: tuple[ScenarioPlan, ...] = (
 
 def cells() -> Iterator[tuple[Cell, ScenarioPlan]]:
     """Every (cell, plan), modes in the order of the one list of modes."""
-    for mode in modes.MODES:
+    for mode in modes.KEYSTONE_MODES:
         for plan in PLANS:
             for concurrency in plan.levels:
                 for size in SIZES:
@@ -236,7 +236,7 @@ def check(tasks_dir: Path) -> list[str]:
             problems.append(f"{path}: missing")
         elif path.read_text() != text:
             problems.append(f"{path}: differs from the generator's output")
-    for mode in modes.MODES:
+    for mode in modes.KEYSTONE_MODES:
         for path in sorted((tasks_dir / mode).glob("*.json")):
             if path.relative_to(tasks_dir) not in expected:
                 problems.append(f"{path}: not generated (stale?)")
@@ -246,7 +246,7 @@ def check(tasks_dir: Path) -> list[str]:
 def write(tasks_dir: Path) -> int:
     """Write every generated file (removing stale ones); the number written."""
     expected = generated()
-    for mode in modes.MODES:
+    for mode in modes.KEYSTONE_MODES:
         for path in (tasks_dir / mode).glob("*.json"):
             if path.relative_to(tasks_dir) not in expected:
                 path.unlink()

@@ -29,7 +29,8 @@ def _user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-def _tail(path: Path, lines: int = 25) -> str:
+def named_tail(path: Path, lines: int = 25) -> str:
+    """The last ``lines`` lines of ``path`` under a ``--- path`` header."""
     try:
         text = path.read_text(errors="replace").splitlines()
     except FileNotFoundError:
@@ -56,7 +57,7 @@ def start_memcached(
         proc,
         "memcached",
         timeout,
-        lambda: _tail(run.logs / "memcached-stdout.log"),
+        lambda: named_tail(run.logs / "memcached-stdout.log"),
     )
     return proc
 
@@ -115,7 +116,7 @@ def start_mariadb(
     if result.returncode != 0:
         raise services.ServiceError(
             f"mariadb-install-db failed (exit {result.returncode}); last lines of "
-            f"its log:\n{_tail(run.logs / 'mariadb-install-db.log')}"
+            f"its log:\n{named_tail(run.logs / 'mariadb-install-db.log')}"
         )
     argv = mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log)
     proc = services.start(run, "mariadb", argv)
@@ -124,29 +125,45 @@ def start_mariadb(
         proc,
         "mariadbd",
         timeout,
-        lambda: _tail(log),
+        lambda: named_tail(log),
     )
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})
-    sql = (
-        f"CREATE DATABASE {DB_NAME};\n"
-        f"CREATE USER '{DB_USER}'@'{host}' IDENTIFIED BY '{password}';\n"
-        f"GRANT ALL PRIVILEGES ON {DB_NAME}.* TO '{DB_USER}'@'{host}';\n"
+    create_databases(
+        Path(exes["mariadbd"]), socket_path, host, [DB_NAME], DB_USER, password
     )
-    client = Path(exes["mariadbd"]).with_name("mariadb")
+    url = f"mysql+pymysql://{DB_USER}:{password}@{host}:{port}/{DB_NAME}?charset=utf8"
+    return proc, url
+
+
+def create_databases(
+    mariadbd: Path,
+    socket_path: Path,
+    host: str,
+    names: list[str],
+    user: str,
+    password: str,
+) -> None:
+    """Create the databases ``names`` and ``user`` (all privileges on them).
+
+    Runs as our OS user over the socket (unix_socket authentication, no
+    password); the new user's password goes through stdin, never the command
+    line.
+    """
+    lines = [f"CREATE USER '{user}'@'{host}' IDENTIFIED BY '{password}';"]
+    for name in names:
+        lines.append(f"CREATE DATABASE {name};")
+        lines.append(f"GRANT ALL PRIVILEGES ON {name}.* TO '{user}'@'{host}';")
+    client = mariadbd.with_name("mariadb")
     if not client.exists():
         client = Path("/usr/bin/mariadb")
-    # our OS user over the socket (unix_socket authentication): no password,
-    # the new user's password goes through stdin, never the command line
     result = subprocess.run(
         [str(client), "--no-defaults", f"--socket={socket_path}", "-u", _user()],
-        input=sql.encode(),
+        input="\n".join(lines).encode() + b"\n",
         capture_output=True,
     )
     if result.returncode != 0:
         raise services.ServiceError(
-            "creating Keystone's database failed: "
+            f"creating the databases {', '.join(names)} failed: "
             + result.stderr.decode(errors="replace").strip()
         )
-    url = f"mysql+pymysql://{DB_USER}:{password}@{host}:{port}/{DB_NAME}?charset=utf8"
-    return proc, url

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import functools
 import grp
@@ -17,8 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib import metadata
@@ -27,7 +26,7 @@ from string import Template
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import backends, modes, services
+from rally_keystone_perf.deploy import backends, modes, nova_stack, services
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 
 ADMIN_USER = "admin"
@@ -142,6 +141,14 @@ def find_executable(req: modes.Requirement) -> Path:
     raise LaunchError(
         f"{req.executable} is not installed; install it with: {req.install_hint}"
     )
+
+
+def effective_options(options: LaunchOptions) -> LaunchOptions:
+    """``options`` with the mode's own database when it has one (nova-fake)."""
+    mode = modes.get_mode(options.mode)
+    if mode.database and options.db != mode.database:
+        return dataclasses.replace(options, db=mode.database)
+    return options
 
 
 def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
@@ -586,24 +593,13 @@ def start_processes(
     return keystone
 
 
-def probe(url: str, timeout: float = 2.0) -> int | None:
-    """HTTP status of GET ``url``, or None when nothing answers."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
-    except (urllib.error.URLError, OSError):
-        return None
-
-
 def wait_healthy(
     url: str, proc: subprocess.Popen[bytes], run: RunDir, timeout: float
 ) -> float:
     """Wait until ``url`` answers 200; return seconds waited or raise with logs."""
     try:
         return services.wait_until(
-            lambda: probe(url) == 200,
+            lambda: services.probe(url) == 200,
             proc,
             "the server",
             timeout,
@@ -667,6 +663,7 @@ def _start_backends(
             timeout,
         )
         write_secret_config(run, url)
+        run.write_state(db_port=db_port)
     if options.cache != "memcached":
         return None
     cache_port = pick_port(options.host, None)
@@ -683,7 +680,13 @@ def up(
     progress: Progress = _quiet,
     run: RunDir | None = None,
 ) -> RunDir:
-    """Prepare and start Keystone in a new run folder; stop everything on failure."""
+    """Prepare and start Keystone in a new run folder; stop everything on failure.
+
+    A mode with a ``stack`` (nova-fake) then starts its services too.
+    """
+    if effective_options(options) != options:
+        progress(f"mode {options.mode} runs on --db {effective_options(options).db}")
+        options = effective_options(options)
     mode = modes.get_mode(options.mode)
     settings = resolve_settings(mode, options)
     executables = check_requirements(requirements(options))
@@ -742,6 +745,11 @@ def up(
         # user, and Rally's default users context (added to every OpenStack
         # workload) takes it instead of creating and deleting one (~15 s)
         create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
+        stack = None
+        if mode.stack == "nova":
+            stack = nova_stack.prepare(
+                run, options.host, config_files(run), REGION, progress
+            )
         if runs_as is not None:
             grant_server_user(run, runs_as)
         progress(
@@ -752,6 +760,9 @@ def up(
         proc = start_processes(run, mode, values, timeout)
         run.write_state(status="starting")
         waited = wait_healthy(f"{url}/v3", proc, run, timeout)
+        progress(f"Keystone is up at {url}/v3 (healthy after {waited:.1f} s)")
+        if stack is not None:
+            _start_nova_stack(run, stack, f"{url}/v3", executables, progress)
     except services.ServiceError as exc:
         stop(run)
         run.write_state(status="failed")
@@ -762,8 +773,33 @@ def up(
         raise
     write_env_spec(run, f"{url}/v3", password, _first_pool_user(run))
     run.write_state(status="running", started_in=round(waited, 3))
-    progress(f"Keystone is up at {url}/v3 (healthy after {waited:.1f} s)")
     return run
+
+
+def _start_nova_stack(
+    run: RunDir,
+    stack: dict[str, Any],
+    auth_url: str,
+    executables: dict[str, Path],
+    progress: Progress,
+) -> None:
+    """Start the nova-fake services; print and record their time and memory."""
+    timings = nova_stack.start(run, stack, auth_url, executables["mariadbd"], progress)
+    memory, count = nova_stack.memory_mb(run)
+    run.write_state(
+        stack={
+            "kind": "nova",
+            "seconds": {k: round(v, 1) for k, v in timings.items()},
+            "rss_mb": round(memory),
+            "processes": count,
+        }
+    )
+    progress(
+        f"Nova stack up in {timings['total']:.0f} s (databases "
+        f"{timings['databases']:.0f} s, services {timings['services']:.0f} s); "
+        f"memory: {memory:.0f} MB RSS over {count} processes, Keystone and "
+        "MariaDB included"
+    )
 
 
 def _first_pool_user(run: RunDir) -> dict[str, str] | None:

@@ -78,6 +78,8 @@ class Mode:
     threads_configurable: bool = True
     run_dirs: tuple[str, ...] = ()
     drops_root_to: str | None = None
+    stack: str | None = None
+    database: str | None = None
 
 
 KEYSTONE_MANAGE = Requirement("keystone-manage", "pip install keystone")
@@ -95,6 +97,23 @@ MARIADB_INSTALL_DB = Requirement(
 )
 
 KEYSTONE_CONF = {"common/keystone.conf.tmpl": "keystone.conf"}
+NOVA_HINT = "pip install 'rally-keystone-perf[nova]'"
+NOVA = tuple(
+    Requirement(name, NOVA_HINT)
+    for name in (
+        "nova-manage",
+        "nova-conductor",
+        "nova-scheduler",
+        "nova-compute",
+        "placement-manage",
+        "glance-manage",
+        "neutron-db-manage",
+    )
+)
+RABBITMQ = Requirement(
+    "rabbitmq-server", "apt-get install rabbitmq-server", in_venv=False
+)
+EPMD = Requirement("epmd", "apt-get install rabbitmq-server", in_venv=False)
 UWSGI_PROCESS = Process(
     "uwsgi", ("$exe_uwsgi", "--ini", "$conf_dir/uwsgi.ini"), runs_keystone=True
 )
@@ -110,6 +129,18 @@ MODES: dict[str, Mode] = {
             requirements=(KEYSTONE_MANAGE, UWSGI),
             processes=(UWSGI_PROCESS,),
             profiles={"stock": Profile(2, 1, 100)},
+        ),
+        Mode(
+            name="nova-fake",
+            description="the uwsgi mode's Keystone (on MariaDB) with a real Nova "
+            "beside it: nova-api, conductor, scheduler and a compute with the "
+            "fake virt driver, Placement, Glance, a minimal Neutron, RabbitMQ",
+            templates={**KEYSTONE_CONF, "uwsgi/uwsgi.ini.tmpl": "uwsgi.ini"},
+            requirements=(KEYSTONE_MANAGE, UWSGI, *NOVA, RABBITMQ, EPMD),
+            processes=(UWSGI_PROCESS,),
+            profiles={"stock": Profile(2, 1, 100)},
+            stack="nova",
+            database="mysql",
         ),
         Mode(
             name="nginx-uwsgi",
@@ -232,6 +263,8 @@ MODES: dict[str, Mode] = {
     )
 }
 
+# modes that serve Keystone alone: the token/identity tasks and the matrix
+KEYSTONE_MODES = tuple(name for name, mode in MODES.items() if mode.stack is None)
 DEFAULT_MODE = "uwsgi"
 DEFAULT_PROFILE = "stock"
 

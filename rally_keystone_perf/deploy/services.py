@@ -14,6 +14,8 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -85,6 +87,17 @@ def port_open(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def probe(url: str, timeout: float = 2.0) -> int | None:
+    """HTTP status of GET ``url``, or None when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (urllib.error.URLError, OSError):
+        return None
 
 
 def unix_socket_open(path: Path) -> bool:

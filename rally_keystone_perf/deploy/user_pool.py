@@ -54,7 +54,7 @@ def parse_size(text: str) -> tuple[int, int]:
     return size
 
 
-def _load_keystone(config_files: Sequence[str]) -> Any:
+def load_keystone(config_files: Sequence[str]) -> Any:
     """Configure Keystone from its config files and load its managers."""
     import keystone.conf
     from keystone.common import provider_api, sql
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     import keystone.conf
 
-    providers = _load_keystone(args.config_file)
+    providers = load_keystone(args.config_file)
     domain = keystone.conf.CONF.identity.default_domain_id
     name = providers.resource_api.get_domain(domain)["name"]
     tenants, per_tenant = args.size

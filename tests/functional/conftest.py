@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,16 @@ def run_processes(run: RunDir) -> list[psutil.Process]:
         if str(run.root) in cmdline:
             found.append(proc)
     return found
+
+
+def require_mode(options: launcher.LaunchOptions) -> None:
+    """Skip (fail under CI) when the mode's programs are not installed."""
+    try:
+        launcher.check_requirements(launcher.requirements(options))
+    except launcher.LaunchError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must install what every mode needs: {exc}")
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")

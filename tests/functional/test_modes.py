@@ -17,7 +17,12 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
-from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+from tests.functional.conftest import (
+    FAST_HASH_ROUNDS,
+    require_mode,
+    run_processes,
+    write_task,
+)
 
 pytestmark = pytest.mark.functional
 
@@ -42,16 +47,6 @@ def _options(argv: list[str]) -> launcher.LaunchOptions:
     return cli._launch_options(args)
 
 
-def _require(options: launcher.LaunchOptions) -> None:
-    """Skip (fail under CI) when the mode's programs are not installed."""
-    try:
-        launcher.check_requirements(launcher.requirements(options))
-    except launcher.LaunchError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must install what every mode needs: {exc}")
-        pytest.skip(str(exc))
-
-
 @pytest.fixture
 def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A runs folder Apache's www-data workers can reach (pytest's is 0700)."""
@@ -66,7 +61,7 @@ def test_mode_serves_tokens_through_rally_and_stops(
     argv: list[str], runs_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     options = _options(argv)
-    _require(options)
+    require_mode(options)
     task = write_task(runs_dir / f"token-{options.mode}.json", [TOKEN_WORKLOAD])
     runs = runs_dir / f"{options.mode}-{options.cache}-{options.db}"
     code = cli.main(

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import types
-import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from string import Template
@@ -313,40 +312,6 @@ def test_template_values(run: RunDir) -> None:
 
 
 # --- health checks -----------------------------------------------------------
-
-
-def test_probe_nothing_listening() -> None:
-    port = launcher.pick_port("127.0.0.1", None)
-    assert launcher.probe(f"http://127.0.0.1:{port}/v3", timeout=1) is None
-
-
-def test_probe_http_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(url: str, timeout: float) -> None:
-        raise urllib.error.HTTPError(url, 503, "busy", None, None)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(launcher.urllib.request, "urlopen", fail)
-    assert launcher.probe("http://x/v3") == 503
-
-
-def test_probe_ok(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Response:
-        status = 200
-
-        def __enter__(self) -> Response:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            return None
-
-    seen: list[tuple[str, float]] = []
-
-    def ok(url: str, timeout: float) -> Response:
-        seen.append((url, timeout))
-        return Response()
-
-    monkeypatch.setattr(launcher.urllib.request, "urlopen", ok)
-    assert launcher.probe("http://x/v3", timeout=1.5) == 200
-    assert seen == [("http://x/v3", 1.5)]
 
 
 def test_wait_healthy_server_exited(run: RunDir) -> None:

@@ -7,11 +7,13 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import launcher, services
 from rally_keystone_perf.deploy.rundir import RunDir
 
 
@@ -105,3 +107,40 @@ def test_port_and_socket_probes(tmp_path: Path) -> None:
         unix.bind(str(path))
         unix.listen(1)
         assert services.unix_socket_open(path)
+
+
+# --- health checks -----------------------------------------------------------
+
+
+def test_probe_nothing_listening() -> None:
+    port = launcher.pick_port("127.0.0.1", None)
+    assert services.probe(f"http://127.0.0.1:{port}/v3", timeout=1) is None
+
+
+def test_probe_http_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(url: str, timeout: float) -> None:
+        raise urllib.error.HTTPError(url, 503, "busy", None, None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(urllib.request, "urlopen", fail)
+    assert services.probe("http://x/v3") == 503
+
+
+def test_probe_ok(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Response:
+        status = 200
+
+        def __enter__(self) -> Response:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    seen: list[tuple[str, float]] = []
+
+    def ok(url: str, timeout: float) -> Response:
+        seen.append((url, timeout))
+        return Response()
+
+    monkeypatch.setattr(urllib.request, "urlopen", ok)
+    assert services.probe("http://x/v3", timeout=1.5) == 200
+    assert seen == [("http://x/v3", 1.5)]

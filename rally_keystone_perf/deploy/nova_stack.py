@@ -1,0 +1,618 @@
+"""The nova-fake mode's OpenStack services beside the local Keystone.
+
+Real services from PyPI (the ``nova`` extra) and Debian, all on loopback,
+all the run's own children: RabbitMQ (:mod:`.rabbitmq`); Placement, Glance
+(file store), nova-api and a minimal Neutron API, each under uwsgi; then
+nova-conductor, nova-scheduler and one nova-compute with the fake virt
+driver (how OpenStack simulates compute hosts). The databases live on the
+run's MariaDB.
+
+Two phases around Keystone's start:
+
+* :func:`prepare` while Keystone is stopped: ports, generated passwords
+  (``private/stack.json``) and the catalog (:mod:`.service_catalog`).
+* :func:`start` once Keystone answers: databases and their schemas,
+  RabbitMQ, the services, the compute host's cell mapping, then the flavor
+  and image the bundled boot tasks name (:data:`FLAVOR`, :data:`IMAGE`).
+
+The services' configs hold passwords, so they are rendered under
+``private/stack/``; their logs go to the run's ``logs/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import psutil
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import backends, modes, rabbitmq, services
+from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+
+Progress = Callable[[str], None]
+STACK_JSON = "stack.json"
+DB_USER = "openstack"
+DATABASES = ("nova_api", "nova", "nova_cell0", "placement", "glance", "neutron")
+COMPUTE_HOST = "fakehost1"
+FLAVOR = "ram64"  # seed 004's names, the bundled boot tasks' defaults
+IMAGE = "TestVM"
+IMAGE_BYTES = 4096
+STEP_TIMEOUT = 300.0
+TEMPLATES = "nova-fake"
+
+
+@dataclass(frozen=True)
+class Api:
+    """A service API served by uwsgi: its catalog entry and its WSGI app."""
+
+    name: str  # the uwsgi process and its logs
+    user: str  # its Keystone service user
+    service_type: str
+    path: str  # the endpoint URL's path
+    module: str
+    config: str  # its config folder under private/stack/
+    env: tuple[tuple[str, str], ...]  # values may use $config_dir
+
+
+APIS = (
+    Api(
+        "placement",
+        "placement",
+        "placement",
+        "",
+        "placement.wsgi.api:application",
+        "placement",
+        (("OS_PLACEMENT_CONFIG_DIR", "$config_dir"),),
+    ),
+    Api(
+        "glance",
+        "glance",
+        "image",
+        "",
+        "glance.wsgi.api:application",
+        "glance",
+        (("OS_GLANCE_CONFIG_DIR", "$config_dir"),),
+    ),
+    Api(
+        "neutron-api",
+        "neutron",
+        "network",
+        "",
+        "neutron.wsgi.api:application",
+        "neutron",
+        (
+            ("OS_NEUTRON_CONFIG_DIR", "$config_dir"),
+            ("OS_NEUTRON_CONFIG_FILES", "neutron.conf"),
+        ),
+    ),
+    Api(
+        "nova-api",
+        "nova",
+        "compute",
+        "/v2.1",
+        "nova.wsgi.osapi_compute:application",
+        "nova",
+        (
+            ("OS_NOVA_CONFIG_DIR", "$config_dir"),
+            ("OS_NOVA_CONFIG_FILES", "api-paste.ini;nova.conf;nova-api.conf"),
+        ),
+    ),
+)
+DAEMONS = ("nova-conductor", "nova-scheduler", "nova-compute")
+# the config files each config folder gets: template -> file name
+CONFIGS = {
+    "placement": {"placement.conf.tmpl": "placement.conf"},
+    "glance": {"glance-api.conf.tmpl": "glance-api.conf"},
+    "neutron": {"neutron.conf.tmpl": "neutron.conf"},
+    "nova": {"nova.conf.tmpl": "nova.conf", "nova-api.conf.tmpl": "nova-api.conf"},
+    "rabbitmq": {},
+}
+# paste configs the packages install under <venv>/etc: folder -> files
+PASTE = {
+    "nova": ("nova/api-paste.ini",),
+    "glance": ("glance/glance-api-paste.ini",),
+    "neutron": ("neutron/api-paste.ini",),
+}
+# cell mapping templates (nova.objects.cell_mapping formats them per service)
+CELL_DB = "{scheme}://{username}:{password}@{hostname}:{port}/{path}?{query}"
+CELL0_DB = "{scheme}://{username}:{password}@{hostname}:{port}/nova_cell0?{query}"
+CELL_MQ = "{scheme}://{username}:{password}@{hostname}:{port}/"
+
+
+class StackError(services.ServiceError):
+    """A service of the stack could not be prepared or started."""
+
+
+def stack_dir(run: RunDir) -> Path:
+    """The services' config folders (private: they hold passwords)."""
+    return run.private / "stack"
+
+
+def state_dir(run: RunDir) -> Path:
+    """The services' data: instances, the image store, locks."""
+    return run.root / "stack"
+
+
+def prepare(
+    run: RunDir,
+    host: str,
+    keystone_config: list[Path],
+    region: str,
+    progress: Progress,
+) -> dict[str, Any]:
+    """Pick ports, generate passwords, register the catalog; return the plan.
+
+    Keystone must be stopped (its managers run in a process of their own).
+    """
+    ports = rabbitmq.pick_low_ports(host, len(APIS))
+    node = rabbitmq.plan(host, stack_dir(run) / "rabbitmq")
+    plan: dict[str, Any] = {
+        "host": host,
+        "region": region,
+        "ports": {api.name: port for api, port in zip(APIS, ports, strict=True)},
+        "rabbit": {
+            "amqp_port": node.amqp_port,
+            "dist_port": node.dist_port,
+            "epmd_port": node.epmd_port,
+            "nodename": node.nodename,
+        },
+        "service_password": secrets.token_urlsafe(24),
+        "db_password": secrets.token_urlsafe(24),
+        "rabbit_password": secrets.token_urlsafe(24),
+    }
+    stack_dir(run).mkdir(mode=0o700, exist_ok=True)
+    write_private_json(run.private / STACK_JSON, plan)
+    spec = {
+        "region": region,
+        "password": plan["service_password"],
+        "services": [
+            {"user": api.user, "type": api.service_type, "url": endpoint(plan, api)}
+            for api in APIS
+        ],
+    }
+    spec_file = run.private / "service-catalog.json"
+    write_private_json(spec_file, spec)
+    progress("registering compute, placement, image and network in the catalog")
+    files = [arg for f in keystone_config for arg in ("--config-file", str(f))]
+    module = "rally_keystone_perf.deploy.service_catalog"
+    _run_logged(
+        run,
+        "service-catalog.log",
+        [sys.executable, "-m", module, *files, "--spec", str(spec_file)],
+        "registering the services in Keystone",
+        env={"PYTHONWARNINGS": "ignore::DeprecationWarning"},
+    )
+    spec_file.unlink()
+    return plan
+
+
+def load_plan(run: RunDir) -> dict[str, Any]:
+    """The plan :func:`prepare` wrote (ports and passwords)."""
+    return dict(json.loads((run.private / STACK_JSON).read_text()))
+
+
+def secrets_of(run: RunDir) -> list[str]:
+    """The stack's generated passwords (none when the run has no stack)."""
+    try:
+        plan = load_plan(run)
+    except FileNotFoundError:
+        return []
+    return [plan["service_password"], plan["db_password"], plan["rabbit_password"]]
+
+
+def endpoint(plan: dict[str, Any], api: Api) -> str:
+    """The catalog URL of ``api``."""
+    return f"http://{plan['host']}:{plan['ports'][api.name]}{api.path}"
+
+
+def _node(run: RunDir, plan: dict[str, Any]) -> rabbitmq.Node:
+    rabbit = plan["rabbit"]
+    return rabbitmq.Node(
+        plan["host"],
+        rabbit["amqp_port"],
+        rabbit["dist_port"],
+        rabbit["epmd_port"],
+        rabbit["nodename"],
+        stack_dir(run) / "rabbitmq",
+    )
+
+
+def _auth_section(user: str, auth_url: str, password: str) -> str:
+    """keystoneauth password options of a service user (a config section's body)."""
+    return (
+        f"auth_url = {auth_url}\n"
+        "auth_type = password\n"
+        f"username = {user}\n"
+        f"password = {password}\n"
+        "project_name = service\n"
+        "user_domain_name = Default\n"
+        "project_domain_name = Default"
+    )
+
+
+def _authtoken_section(user: str, auth_url: str, password: str) -> str:
+    """keystonemiddleware's ``[keystone_authtoken]`` body for a service."""
+    return (
+        f"www_authenticate_uri = {auth_url}\n"
+        + _auth_section(user, auth_url, password)
+        + "\nservice_token_roles_required = true"
+    )
+
+
+def template_values(
+    run: RunDir, plan: dict[str, Any], auth_url: str, db_port: int
+) -> dict[str, str]:
+    """Every value the nova-fake templates use."""
+    host = plan["host"]
+    password = plan["service_password"]
+    rabbit = plan["rabbit"]
+    values = {
+        "run_dir": str(run.root),
+        "log_dir": str(run.logs),
+        "stack_dir": str(stack_dir(run)),
+        "state_dir": str(state_dir(run)),
+        "venv": sys.prefix,
+        "host": host,
+        "region": plan["region"],
+        "compute_host": COMPUTE_HOST,
+        "db_url": f"mysql+pymysql://{DB_USER}:{plan['db_password']}@{host}:{db_port}",
+        "transport_url": (
+            f"rabbit://{rabbitmq.USER}:{plan['rabbit_password']}@{host}:"
+            f"{rabbit['amqp_port']}/"
+        ),
+        "rabbit_user": rabbitmq.USER,
+        "rabbit_password": plan["rabbit_password"],
+    }
+    for api in APIS:
+        values[f"authtoken_{api.user}"] = _authtoken_section(
+            api.user, auth_url, password
+        )
+        values[f"service_auth_{api.user}"] = _auth_section(api.user, auth_url, password)
+    return values
+
+
+def render(run: RunDir, plan: dict[str, Any], values: dict[str, str]) -> None:
+    """Write every config file under ``private/stack/`` and the data folders."""
+    templates = paths.deployments_dir() / TEMPLATES
+    top = stack_dir(run)
+    for folder, files in CONFIGS.items():
+        (top / folder).mkdir(parents=True, exist_ok=True)
+        for template, target in files.items():
+            text = Template((templates / template).read_text()).substitute(values)
+            (top / folder / target).write_text(text)
+    for folder, pastes in PASTE.items():
+        for name in pastes:
+            source = Path(sys.prefix) / "etc" / name
+            if not source.is_file():
+                raise StackError(
+                    f"{source} is missing (install it with: {modes.NOVA_HINT})"
+                )
+            shutil.copy(source, top / folder / Path(name).name)
+    uwsgi_template = Template((templates / "uwsgi-app.ini.tmpl").read_text())
+    for api in APIS:
+        config_dir = str(top / api.config)
+        env_lines = "\n".join(
+            f"env = {name}={Template(value).substitute(config_dir=config_dir)}"
+            for name, value in api.env
+        )
+        text = uwsgi_template.substitute(
+            values,
+            app=api.name,
+            module=api.module,
+            env_lines=env_lines,
+            app_port=str(plan["ports"][api.name]),
+        )
+        (top / f"uwsgi-{api.name}.ini").write_text(text)
+    rabbit_conf = Template((templates / "rabbitmq.conf.tmpl").read_text())
+    rabbitmq.write_files(_node(run, plan), rabbit_conf.substitute(values))
+    data = state_dir(run)
+    for sub in (
+        "nova/instances",
+        "images",
+        "images-staging",
+        "images-tasks",
+        "neutron",
+        "lock/nova",
+        "lock/glance",
+        "lock/neutron",
+    ):
+        (data / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _run_logged(
+    run: RunDir,
+    log_name: str,
+    argv: list[str],
+    what: str,
+    env: dict[str, str] | None = None,
+) -> str:
+    """Run a setup command, its output appended to a log; return the output."""
+    log_path = run.logs / log_name
+    result = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        cwd=run.root,
+    )
+    with open(log_path, "a") as log:
+        log.write(f"$ {Path(argv[0]).name} {' '.join(argv[1:])}\n")
+        log.write(result.stdout + result.stderr)
+    if result.returncode != 0:
+        raise StackError(
+            f"{what} failed (exit {result.returncode}); last lines of its log:\n"
+            + backends.named_tail(log_path)
+        )
+    return result.stdout
+
+
+def _exe(name: str) -> str:
+    return str(paths.venv_bin(name))
+
+
+def sync_databases(run: RunDir) -> None:
+    """Create every schema (placement, glance, nova's three, neutron)."""
+    top = stack_dir(run)
+    nova = [_exe("nova-manage"), "--config-file", str(top / "nova" / "nova.conf")]
+    steps = [
+        (
+            [_exe("placement-manage"), "--config-file"]
+            + [str(top / "placement" / "placement.conf"), "db", "sync"],
+            "placement-manage db sync",
+        ),
+        (
+            [_exe("glance-manage"), "--config-file"]
+            + [str(top / "glance" / "glance-api.conf"), "db_sync"],
+            "glance-manage db_sync",
+        ),
+        ([*nova, "api_db", "sync"], "nova-manage api_db sync"),
+        # the cell mappings hold URL templates that each service fills from
+        # its own config: no password is stored in nova_api or typed here
+        (
+            [*nova, "cell_v2", "map_cell0", "--database_connection", CELL0_DB],
+            "nova-manage cell_v2 map_cell0",
+        ),
+        (
+            [*nova, "cell_v2", "create_cell", "--name", "cell1"]
+            + ["--database_connection", CELL_DB, "--transport-url", CELL_MQ],
+            "nova-manage cell_v2 create_cell",
+        ),
+        ([*nova, "db", "sync"], "nova-manage db sync"),
+        (
+            [_exe("neutron-db-manage"), "--config-file"]
+            + [str(top / "neutron" / "neutron.conf"), "upgrade", "heads"],
+            "neutron-db-manage upgrade heads",
+        ),
+    ]
+    for argv, what in steps:
+        _run_logged(run, "stack-manage.log", argv, what)
+
+
+def start_services(run: RunDir) -> dict[str, subprocess.Popen[bytes]]:
+    """Start the uwsgi APIs, then Nova's daemons; return them by name."""
+    top = stack_dir(run)
+    procs = {}
+    for api in APIS:
+        argv = [_exe("uwsgi"), "--ini", str(top / f"uwsgi-{api.name}.ini")]
+        procs[api.name] = services.start(run, api.name, argv)
+    for daemon in DAEMONS:
+        argv = [_exe(daemon), "--config-file", str(top / "nova" / "nova.conf")]
+        procs[daemon] = services.start(run, daemon, argv)
+    return procs
+
+
+def _api_logs(run: RunDir, name: str) -> str:
+    return "\n".join(
+        backends.named_tail(run.logs / log)
+        for log in (f"{name}-uwsgi.log", f"{name}.log", f"{name}-stdout.log")
+        if (run.logs / log).exists()
+    )
+
+
+def wait_apis(
+    run: RunDir, plan: dict[str, Any], procs: dict[str, subprocess.Popen[bytes]]
+) -> None:
+    """Wait until every API answers its version document (200 or 300)."""
+    for api in APIS:
+        root = f"http://{plan['host']}:{plan['ports'][api.name]}/"
+        services.wait_until(
+            functools.partial(_answers, root),
+            procs[api.name],
+            api.name,
+            STEP_TIMEOUT,
+            functools.partial(_api_logs, run, api.name),
+        )
+
+
+def _answers(url: str) -> bool:
+    """True when ``url`` answers 200 or 300 (an API's version document)."""
+    return services.probe(url) in (200, 300)
+
+
+def admin_session(run: RunDir, auth_url: str) -> Any:
+    """A keystoneauth session as the run's admin (project-scoped)."""
+    from keystoneauth1 import session
+    from keystoneauth1.identity import v3
+
+    admin = json.loads(run.admin_secret.read_text())
+    auth = v3.Password(
+        auth_url=auth_url,
+        username=admin["username"],
+        password=admin["password"],
+        project_name="admin",
+        user_domain_id="default",
+        project_domain_id="default",
+    )
+    return session.Session(auth=auth)
+
+
+def warm_up_neutron(
+    run: RunDir, sess: Any, proc: subprocess.Popen[bytes], region: str
+) -> None:
+    """One authenticated ``GET /v2.0/networks``, then ``/v2.0/ports`` must work.
+
+    Neutron 29.0.0 with no agents configures its SQLAlchemy mappers on a
+    worker's first query: before that, ``GET /v2.0/ports`` answers 500
+    ("'Port' has no attribute 'port_forwardings'") and every boot fails.
+    """
+    where = {"service_type": "network", "interface": "public", "region_name": region}
+
+    def status(path: str) -> int:
+        try:
+            response = sess.get(path, endpoint_filter=where, raise_exc=False)
+        except Exception:  # noqa: BLE001 - not listening yet, auth not ready
+            return 0
+        return int(response.status_code)
+
+    services.wait_until(
+        lambda: status("/v2.0/networks") == 200,
+        proc,
+        "neutron-api",
+        STEP_TIMEOUT,
+        lambda: _api_logs(run, "neutron-api"),
+    )
+    ports = status("/v2.0/ports")
+    if ports != 200:
+        raise StackError(
+            f"Neutron answers GET /v2.0/ports with {ports} after its warm-up; "
+            f"last lines of its logs:\n{_api_logs(run, 'neutron-api')}"
+        )
+
+
+def map_compute_host(run: RunDir, proc: subprocess.Popen[bytes]) -> None:
+    """Map the fake compute host to cell1 (``discover_hosts`` until listed)."""
+    nova = [
+        _exe("nova-manage"),
+        "--config-file",
+        str(stack_dir(run) / "nova" / "nova.conf"),
+        "cell_v2",
+    ]
+
+    def mapped() -> bool:
+        _run_logged(run, "stack-manage.log", [*nova, "discover_hosts"], "discover")
+        hosts = _run_logged(run, "stack-manage.log", [*nova, "list_hosts"], "list")
+        if COMPUTE_HOST in hosts:
+            return True
+        time.sleep(2)
+        return False
+
+    services.wait_until(
+        mapped,
+        proc,
+        "nova-compute",
+        STEP_TIMEOUT,
+        lambda: backends.named_tail(run.logs / "nova-compute.log"),
+        not_ready=f"nova-compute's host {COMPUTE_HOST} was not mapped to a cell",
+    )
+
+
+def create_flavor_and_image(sess: Any, region: str) -> None:
+    """The public flavor and the tiny raw image the boot tasks name.
+
+    The image data goes up with a Content-Length: uwsgi's HTTP router does
+    not pass a chunked body on (glanceclient streams chunks).
+    """
+    from novaclient import client as nova_client
+
+    nova = nova_client.Client("2.1", session=sess, region_name=region)
+    # disk 1 GB: a project member may not boot from a zero-disk flavor
+    nova.flavors.create(FLAVOR, ram=64, vcpus=1, disk=1)
+    image_api = {"service_type": "image", "interface": "public", "region_name": region}
+    image = sess.post(
+        "/v2/images",
+        json={
+            "name": IMAGE,
+            "disk_format": "raw",
+            "container_format": "bare",
+            "visibility": "public",
+        },
+        endpoint_filter=image_api,
+    ).json()
+    sess.put(
+        f"/v2/images/{image['id']}/file",
+        data=b"\0" * IMAGE_BYTES,
+        headers={"Content-Type": "application/octet-stream"},
+        endpoint_filter=image_api,
+    )
+
+
+def start(
+    run: RunDir,
+    plan: dict[str, Any],
+    auth_url: str,
+    mariadbd: Path,
+    progress: Progress,
+) -> dict[str, float]:
+    """Bring the whole stack up; return the seconds of each phase.
+
+    Every process is recorded in run.json as it starts, so the launcher's
+    stop ends them all, also after a failure here.
+    """
+    started = time.monotonic()
+    timings: dict[str, float] = {}
+    state = run.read_state()
+    host = plan["host"]
+    db_port = int(state["db_port"])
+    socket_path = Path(state["sockets_dir"]) / "mariadb.sock"
+    values = template_values(run, plan, auth_url, db_port)
+    render(run, plan, values)
+    node = _node(run, plan)
+    progress(f"starting RabbitMQ on {host}:{node.amqp_port}")
+    rabbit = rabbitmq.start(run, node, Path(shutil.which("epmd") or "/usr/bin/epmd"))
+    progress("creating the services' databases and schemas (about 40 s)")
+    mark = time.monotonic()
+    backends.create_databases(
+        mariadbd, socket_path, host, list(DATABASES), DB_USER, plan["db_password"]
+    )
+    sync_databases(run)
+    timings["databases"] = time.monotonic() - mark
+    rabbitmq.wait_ready(run, node, rabbit, STEP_TIMEOUT)
+    progress(
+        "starting Placement, Glance, Neutron, nova-api, conductor, "
+        "scheduler and compute"
+    )
+    mark = time.monotonic()
+    procs = start_services(run)
+    wait_apis(run, plan, procs)
+    sess = admin_session(run, auth_url)
+    warm_up_neutron(run, sess, procs["neutron-api"], plan["region"])
+    map_compute_host(run, procs["nova-compute"])
+    timings["services"] = time.monotonic() - mark
+    create_flavor_and_image(sess, plan["region"])
+    timings["total"] = time.monotonic() - started
+    return timings
+
+
+def memory_mb(run: RunDir) -> tuple[float, int]:
+    """RSS (MB, summed) and count of every process of the run, Keystone included.
+
+    A sum of RSS counts shared pages once per process: an upper bound.
+    """
+    total = 0
+    count = 0
+    for pid in (run.read_state().get("services") or {}).values():
+        try:
+            top = psutil.Process(int(pid))
+            tree = [top, *top.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for proc in tree:
+            try:
+                total += proc.memory_info().rss
+                count += 1
+            except psutil.Error:
+                continue
+    return total / 2**20, count

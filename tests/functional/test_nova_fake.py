@@ -1,0 +1,73 @@
+"""The nova-fake mode: a real Nova beside the local Keystone boots servers.
+
+Runs the bundled quick boot task (seed 004's concurrency 5) through the CLI
+on a stack started by the launcher: RabbitMQ, Placement, Glance, a minimal
+Neutron, nova-api, conductor, scheduler and a fake compute. Skipped when the
+``nova`` extra or RabbitMQ is missing, except under CI=true.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import atomics, cli, paths
+from rally_keystone_perf.deploy import launcher, nova_stack
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report.load import load_report
+from tests.functional.conftest import require_mode, run_processes
+
+pytestmark = pytest.mark.functional
+
+
+def test_boot_server_quick_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_mode(launcher.LaunchOptions(mode="nova-fake"))
+    runs = tmp_path / "runs"
+    code = cli.main(
+        [
+            "run",
+            "--mode",
+            "nova-fake",
+            "--task",
+            str(paths.tasks_dir() / "boot-server-c5-quick.json"),
+            "--runs-dir",
+            str(runs),
+        ]
+    )
+    out = capsys.readouterr().out
+    (folder,) = runs.glob("2*-nova-fake")
+    run = RunDir(folder)
+    assert not run_processes(run), "processes of the stack were left running"
+    assert code == 0, out
+    assert "Nova stack up in" in out and "MB RSS over" in out
+
+    (report,) = run.results.glob("boot-server-c5-quick-*.json")
+    (workload,) = load_report(report)
+    assert len(workload.iterations) == 10
+    assert not [it.error for it in workload.iterations if it.error]
+    names = {a["name"] for it in workload.iterations for a in it.atomic_actions}
+    assert names == {atomics.BOOT_SERVER, atomics.DELETE_SERVER}
+    for row in (atomics.BOOT_SERVER, atomics.DELETE_SERVER):
+        assert f"| {row} " in out
+    # Nova, Glance, Placement and Neutron validated the users' tokens
+    validations = next(
+        line for line in out.splitlines() if "| GET /v3/auth/tokens " in line
+    )
+    assert int(validations.split("|")[3]) >= 10
+
+    state = run.read_state()
+    assert state["stack"]["seconds"]["total"] > 0
+    assert state["stack"]["rss_mb"] > 0
+    # the generated passwords stay in private files (and Nova's database)
+    secrets = nova_stack.secrets_of(run)
+    secrets.append(json.loads(run.admin_secret.read_text())["password"])
+    assert len(secrets) == 4
+    for path in [*run.logs.rglob("*"), *run.results.rglob("*"), *run.conf.rglob("*")]:
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert not [s for s in secrets if s in text], path
+    assert not [s for s in secrets if s in out]
