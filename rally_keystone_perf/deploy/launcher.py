@@ -153,6 +153,7 @@ def effective_options(options: LaunchOptions) -> LaunchOptions:
 
 def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
     """What the mode, the cache and the database need, without repeats."""
+    options = effective_options(options)
     mode = modes.get_mode(options.mode)
     if options.cache not in modes.CACHES:
         raise ValueError(f"unknown cache {options.cache!r} ({', '.join(modes.CACHES)})")

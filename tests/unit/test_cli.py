@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import cli, paths, rally_runner
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy import launcher, services
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from tests.unit.rally_fakes import task_document, write_task
 
@@ -374,7 +374,7 @@ def test_status_running(
     run = _fake_run(tmp_path)
     run.write_state(server_pid=4242)
     monkeypatch.setattr(launcher, "is_running", lambda r: r.root == run.root)
-    monkeypatch.setattr(launcher, "probe", lambda url: 200)
+    monkeypatch.setattr(services, "probe", lambda url: 200)
     assert cli.main(["status", "--run", str(run.root)]) == 0
     out = capsys.readouterr().out
     assert "server:     running (pid 4242, GET /v3 -> 200)\n" in out

@@ -26,6 +26,13 @@ def test_run_redactor_hides_every_generated_password(run: RunDir, pool) -> None:
     assert hidden == ("*** and ***" if pool else "*** and POOL-PW")
 
 
+def test_run_redactor_hides_the_nova_stack_passwords(run: RunDir) -> None:
+    _secrets(run, pool=False)
+    plan = {"service_password": "S-PW", "db_password": "D-PW", "rabbit_password": "R"}
+    (run.private / "stack.json").write_text(json.dumps(plan))
+    assert session.run_redactor(run)("S-PW D-PW R ADMIN-PW") == "*** *** *** ***"
+
+
 class FakeRunner:
     def __init__(self, run: RunDir, redact: Any, echo: Any) -> None:
         self.redact = redact

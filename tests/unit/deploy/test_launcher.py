@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import launcher, modes
+from rally_keystone_perf.deploy import launcher, modes, services
 from rally_keystone_perf.deploy.launcher import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 
@@ -344,7 +344,7 @@ def test_wait_healthy_timeout(run: RunDir) -> None:
 
 def test_wait_healthy_ok(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> None:
     answers = iter([None, 200])
-    monkeypatch.setattr(launcher, "probe", lambda url: next(answers))
+    monkeypatch.setattr(services, "probe", lambda url: next(answers))
     monkeypatch.setattr(launcher.time, "sleep", lambda s: None)
     proc = types.SimpleNamespace(poll=lambda: None)
     waited = launcher.wait_healthy("http://h:1/v3", proc, run, timeout=30)  # type: ignore[arg-type]
@@ -659,3 +659,14 @@ def test_render_nginx_uwsgi_and_apache(run: RunDir) -> None:
     wsgi = (run.conf / "keystone.wsgi").read_text()
     assert f'"{run.conf / "keystone.conf"}"' in wsgi
     compile(wsgi, "keystone.wsgi", "exec")
+
+
+def test_effective_options_give_nova_fake_its_database() -> None:
+    options = launcher.LaunchOptions(mode="nova-fake")
+    assert launcher.effective_options(options).db == "mysql"
+    plain = launcher.LaunchOptions(mode="uwsgi")
+    assert launcher.effective_options(plain) is plain
+    assert {r.executable for r in launcher.requirements(options)} >= {
+        "mariadbd",
+        "nova-manage",
+    }

@@ -76,3 +76,15 @@ def test_seed_003_tuned_profiles() -> None:
     assert modes.get_profile(modes.get_mode("nginx-uwsgi"), "tuned").threads == 5
     with pytest.raises(ValueError, match="mode uwsgi has no profile 'tuned'"):
         modes.get_profile(modes.get_mode("uwsgi"), "tuned")
+
+
+def test_keystone_modes_leave_out_the_modes_with_a_stack() -> None:
+    assert "nova-fake" in modes.MODES
+    assert "nova-fake" not in modes.KEYSTONE_MODES
+    assert set(modes.KEYSTONE_MODES) == {
+        name for name, mode in modes.MODES.items() if mode.stack is None
+    }
+    nova = modes.get_mode("nova-fake")
+    assert nova.stack == "nova" and nova.database == "mysql"
+    needed = {req.executable for req in nova.requirements}
+    assert {"nova-compute", "rabbitmq-server", "epmd", "uwsgi"} <= needed

@@ -1,0 +1,167 @@
+"""Tests for rally_keystone_perf.deploy.nova_stack (nothing started)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.deploy import nova_stack
+from rally_keystone_perf.deploy.rundir import RunDir
+
+PASSWORDS = ("SERVICE-PW", "DB-PW", "RABBIT-PW")
+
+
+def _plan() -> dict[str, Any]:
+    return {
+        "host": "127.0.0.1",
+        "region": "RegionOne",
+        "ports": {api.name: 20000 + i for i, api in enumerate(nova_stack.APIS)},
+        "rabbit": {
+            "amqp_port": 21000,
+            "dist_port": 21001,
+            "epmd_port": 21002,
+            "nodename": "ksp1@localhost",
+        },
+        "service_password": PASSWORDS[0],
+        "db_password": PASSWORDS[1],
+        "rabbit_password": PASSWORDS[2],
+    }
+
+
+@pytest.fixture
+def rendered(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> RunDir:
+    """The stack's files rendered (paste configs copied from a fake venv)."""
+    venv = run.root / "venv"
+    for names in nova_stack.PASTE.values():
+        for name in names:
+            (venv / "etc" / name).parent.mkdir(parents=True, exist_ok=True)
+            (venv / "etc" / name).write_text("[pipeline:main]\n")
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    plan = _plan()
+    values = nova_stack.template_values(run, plan, "http://127.0.0.1:5000/v3", 3306)
+    nova_stack.stack_dir(run).mkdir(mode=0o700)
+    nova_stack.render(run, plan, values)
+    return run
+
+
+def test_render_writes_every_config_under_private(rendered: RunDir) -> None:
+    top = nova_stack.stack_dir(rendered)
+    assert top.is_relative_to(rendered.private)
+    for folder, files in nova_stack.CONFIGS.items():
+        for name in files.values():
+            assert (top / folder / name).is_file(), name
+    for api in nova_stack.APIS:
+        ini = (top / f"uwsgi-{api.name}.ini").read_text()
+        assert f"module = {api.module}" in ini
+        assert f"http = 127.0.0.1:{_plan()['ports'][api.name]}" in ini
+        assert f"{top / api.config}" in ini
+    nova = (top / "nova" / "nova.conf").read_text()
+    assert "compute_driver = fake.FakeDriverWithoutFakeNodes" in nova
+    assert "transport_url = rabbit://nova:RABBIT-PW@127.0.0.1:21000/" in nova
+    assert "connection = mysql+pymysql://openstack:DB-PW@127.0.0.1:3306/nova?" in nova
+    assert "username = placement" in nova and "password = SERVICE-PW" in nova
+    rabbit = (top / "rabbitmq" / "rabbitmq.conf").read_text()
+    assert "default_pass = RABBIT-PW" in rabbit
+    assert (top / "nova" / "api-paste.ini").is_file()
+    assert (rendered.root / "stack" / "nova" / "instances").is_dir()
+
+
+def test_rendered_files_hold_no_template_left(rendered: RunDir) -> None:
+    for path in nova_stack.stack_dir(rendered).rglob("*"):
+        if path.is_file():
+            assert "${" not in path.read_text(), path
+
+
+def test_no_password_outside_private(rendered: RunDir) -> None:
+    for path in rendered.root.rglob("*"):
+        if path.is_file() and not path.is_relative_to(rendered.private):
+            text = path.read_text(errors="replace")
+            assert not [p for p in PASSWORDS if p in text], path
+
+
+def test_missing_paste_config_names_the_extra(
+    run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "prefix", str(run.root / "empty-venv"))
+    plan = _plan()
+    values = nova_stack.template_values(run, plan, "http://127.0.0.1:5000/v3", 3306)
+    with pytest.raises(nova_stack.StackError, match=r"rally-keystone-perf\[nova\]"):
+        nova_stack.render(run, plan, values)
+
+
+def test_endpoints() -> None:
+    by_name = {api.name: api for api in nova_stack.APIS}
+    plan = _plan()
+    assert nova_stack.endpoint(plan, by_name["nova-api"]).endswith("/v2.1")
+    assert nova_stack.endpoint(plan, by_name["glance"]) == "http://127.0.0.1:20001"
+    types = {api.service_type for api in nova_stack.APIS}
+    assert types == {"compute", "placement", "image", "network"}
+
+
+def test_secrets_of(run: RunDir) -> None:
+    assert nova_stack.secrets_of(run) == []
+    (run.private / nova_stack.STACK_JSON).write_text(json.dumps(_plan()))
+    assert nova_stack.secrets_of(run) == list(PASSWORDS)
+
+
+def test_prepare_registers_the_catalog_from_a_private_spec(
+    run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def fake_run(run_: RunDir, log: str, argv: list[str], what: str, env: Any) -> str:
+        spec = Path(argv[argv.index("--spec") + 1])
+        assert stat.S_IMODE(spec.stat().st_mode) == 0o600
+        seen.append(json.loads(spec.read_text()))
+        assert not [a for a in argv if "PW" in a or seen[0]["password"] in a]
+        return ""
+
+    monkeypatch.setattr(nova_stack, "_run_logged", fake_run)
+    conf = run.conf / "keystone.conf"
+    plan = nova_stack.prepare(run, "127.0.0.1", [conf], "RegionOne", lambda _: None)
+    (spec,) = seen
+    assert spec["password"] == plan["service_password"]
+    assert {s["type"] for s in spec["services"]} == {
+        "compute",
+        "placement",
+        "image",
+        "network",
+    }
+    assert not (run.private / "service-catalog.json").exists()
+    saved = run.private / nova_stack.STACK_JSON
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert json.loads(saved.read_text()) == plan
+    assert len(set(plan["ports"].values())) == len(nova_stack.APIS)
+
+
+def test_sync_databases_types_no_password(
+    run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands: list[list[str]] = []
+
+    def fake_run(run_: RunDir, log: str, argv: list[str], what: str) -> str:
+        commands.append(argv)
+        return ""
+
+    monkeypatch.setattr(nova_stack, "_run_logged", fake_run)
+    nova_stack.sync_databases(run)
+    text = [" ".join(c) for c in commands]
+    assert len(text) == 7
+    # the cell mappings store templates, filled from each service's config
+    cell0 = next(t for t in text if "map_cell0" in t)
+    assert nova_stack.CELL0_DB in cell0
+    cell1 = next(t for t in text if "create_cell" in t)
+    assert nova_stack.CELL_DB in cell1 and nova_stack.CELL_MQ in cell1
+    assert "upgrade heads" in text[-1]
+
+
+def test_memory_counts_the_run_processes(run: RunDir) -> None:
+    run.write_state(services={"me": os.getpid(), "gone": 2**22 + 1})
+    megabytes, count = nova_stack.memory_mb(run)
+    assert count >= 1 and megabytes > 1
