@@ -41,9 +41,13 @@ class BootServer(scenario.OpenStackScenario):
         polling until ACTIVE) and ``nova.delete_server`` (``DELETE`` and the
         polling until Nova answers 404). Each boot makes Nova, Glance,
         Placement and Neutron validate tokens with Keystone; in a local run
-        the report counts Keystone's requests per iteration. The user's
-        client re-authenticates on its own when its token nears expiry
-        (keystoneauth), so long runs keep working. A server left behind by a
+        the report counts Keystone's requests per iteration. Rally builds
+        the user's clients afresh for each iteration: the login (one ``POST
+        /v3/auth/tokens``) happens when the client is made, before the
+        timers start, and every boot carries a new token that the services
+        validate uncached, as seed 004's clients did. keystoneauth
+        re-authenticates when a token nears expiry, so long runs keep
+        working. A server left behind by a
         failure is deleted by the ``cleanup`` context.
 
         :param image: image name or id (a Glance image)
