@@ -100,7 +100,7 @@ def _add_launch_options(
         default="sqlite",
         choices=sorted(modes.DATABASES),
         help="Keystone's database: sqlite (a file in the run folder) or mysql "
-        "(a local MariaDB) (default: %(default)s)",
+        "(a local MariaDB; always for nova-fake) (default: %(default)s)",
     )
     group.add_argument(
         "--host",
@@ -131,6 +131,14 @@ def _add_launch_options(
         help="pre-create T projects x U users (e.g. 12x512) in seconds through "
         "Keystone's own managers, for the keystone_perf_users context; auto: "
         "as large as the tasks' largest keystone_perf_users context, if any "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
+        "--fake-computes",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="nova-fake mode: fake compute hosts, one nova-compute each "
         "(default: %(default)s)",
     )
     group.add_argument(
@@ -186,6 +194,7 @@ def _launch_options(
         token_expiration=args.token_expiration,
         start_timeout=args.start_timeout,
         user_pool=_user_pool(args, tasks),
+        fake_computes=args.fake_computes,
     )
 
 

@@ -82,6 +82,7 @@ class LaunchOptions:
     db: str = "sqlite"
     start_timeout: float | None = None
     user_pool: tuple[int, int] | None = None  # (projects, users per project)
+    fake_computes: int = 1  # nova-fake: nova-compute processes (fake hosts)
 
 
 @dataclass(frozen=True)
@@ -749,7 +750,12 @@ def up(
         stack = None
         if mode.stack == "nova":
             stack = nova_stack.prepare(
-                run, options.host, config_files(run), REGION, progress
+                run,
+                options.host,
+                config_files(run),
+                REGION,
+                progress,
+                options.fake_computes,
             )
         if runs_as is not None:
             grant_server_user(run, runs_as)
@@ -790,13 +796,15 @@ def _start_nova_stack(
     run.write_state(
         stack={
             "kind": "nova",
+            "computes": stack["computes"],
             "seconds": {k: round(v, 1) for k, v in timings.items()},
             "rss_mb": round(memory),
             "processes": count,
         }
     )
     progress(
-        f"Nova stack up in {timings['total']:.0f} s (databases "
+        f"Nova stack ({stack['computes']} fake compute hosts) up in "
+        f"{timings['total']:.0f} s (databases "
         f"{timings['databases']:.0f} s, services {timings['services']:.0f} s); "
         f"memory: {memory:.0f} MB RSS over {count} processes, Keystone and "
         "MariaDB included"

@@ -3,8 +3,8 @@
 Real services from PyPI (the ``nova`` extra) and Debian, all on loopback,
 all the run's own children: RabbitMQ (:mod:`.rabbitmq`); Placement, Glance
 (file store), nova-api and a minimal Neutron API, each under uwsgi; then
-nova-conductor, nova-scheduler and one nova-compute with the fake virt
-driver (how OpenStack simulates compute hosts). The databases live on the
+nova-conductor, nova-scheduler and one or more nova-computes with the fake
+virt driver (how OpenStack simulates compute hosts). The databases live on the
 run's MariaDB.
 
 Two phases around Keystone's start:
@@ -45,7 +45,9 @@ Progress = Callable[[str], None]
 STACK_JSON = "stack.json"
 DB_USER = "openstack"
 DATABASES = ("nova_api", "nova", "nova_cell0", "placement", "glance", "neutron")
-COMPUTE_HOST = "fakehost1"
+SERVICE_HOST = "controller"  # host of the control services
+COMPUTE_HOST = "fakehost{}"  # compute N's host
+MAX_COMPUTES = 16
 FLAVOR = "ram64"  # seed 004's names, the bundled boot tasks' defaults
 IMAGE = "TestVM"
 IMAGE_BYTES = 4096
@@ -110,7 +112,7 @@ APIS = (
         ),
     ),
 )
-DAEMONS = ("nova-conductor", "nova-scheduler", "nova-compute")
+DAEMONS = ("nova-conductor", "nova-scheduler")  # then the computes
 # the config files each config folder gets: template -> file name
 CONFIGS = {
     "placement": {"placement.conf.tmpl": "placement.conf"},
@@ -151,11 +153,15 @@ def prepare(
     keystone_config: list[Path],
     region: str,
     progress: Progress,
+    computes: int = 1,
 ) -> dict[str, Any]:
     """Pick ports, generate passwords, register the catalog; return the plan.
 
     Keystone must be stopped (its managers run in a process of their own).
+    ``computes`` fake compute hosts will be started.
     """
+    if not 1 <= computes <= MAX_COMPUTES:
+        raise StackError(f"fake computes: 1 to {MAX_COMPUTES}, got {computes}")
     ports = rabbitmq.pick_low_ports(host, len(APIS))
     node = rabbitmq.plan(host, stack_dir(run) / "rabbitmq")
     plan: dict[str, Any] = {
@@ -168,6 +174,7 @@ def prepare(
             "epmd_port": node.epmd_port,
             "nodename": node.nodename,
         },
+        "computes": computes,
         "service_password": secrets.token_urlsafe(24),
         "db_password": secrets.token_urlsafe(24),
         "rabbit_password": secrets.token_urlsafe(24),
@@ -215,6 +222,11 @@ def secrets_of(run: RunDir) -> list[str]:
 def endpoint(plan: dict[str, Any], api: Api) -> str:
     """The catalog URL of ``api``."""
     return f"http://{plan['host']}:{plan['ports'][api.name]}{api.path}"
+
+
+def compute_hosts(plan: dict[str, Any]) -> list[str]:
+    """The fake compute hosts' names, ``fakehost1`` first."""
+    return [COMPUTE_HOST.format(i) for i in range(1, int(plan["computes"]) + 1)]
 
 
 def _node(run: RunDir, plan: dict[str, Any]) -> rabbitmq.Node:
@@ -266,7 +278,7 @@ def template_values(
         "venv": sys.prefix,
         "host": host,
         "region": plan["region"],
-        "compute_host": COMPUTE_HOST,
+        "service_host": SERVICE_HOST,
         "db_url": f"mysql+pymysql://{DB_USER}:{plan['db_password']}@{host}:{db_port}",
         "transport_url": (
             f"rabbit://{rabbitmq.USER}:{plan['rabbit_password']}@{host}:"
@@ -300,6 +312,12 @@ def render(run: RunDir, plan: dict[str, Any], values: dict[str, str]) -> None:
                     f"{source} is missing (install it with: {modes.NOVA_HINT})"
                 )
             shutil.copy(source, top / folder / Path(name).name)
+    compute_template = Template((templates / "compute.conf.tmpl").read_text())
+    for index, name in enumerate(compute_hosts(plan), start=1):
+        text = compute_template.substitute(
+            values, compute_index=str(index), compute_host=name
+        )
+        (top / "nova" / f"compute-{index}.conf").write_text(text)
     uwsgi_template = Template((templates / "uwsgi-app.ini.tmpl").read_text())
     for api in APIS:
         config_dir = str(top / api.config)
@@ -401,16 +419,24 @@ def sync_databases(run: RunDir) -> None:
         _run_logged(run, "stack-manage.log", argv, what)
 
 
-def start_services(run: RunDir) -> dict[str, subprocess.Popen[bytes]]:
-    """Start the uwsgi APIs, then Nova's daemons; return them by name."""
+def start_services(
+    run: RunDir, plan: dict[str, Any]
+) -> dict[str, subprocess.Popen[bytes]]:
+    """Start the uwsgi APIs, Nova's daemons, the computes; return them by name."""
     top = stack_dir(run)
+    nova_conf = ["--config-file", str(top / "nova" / "nova.conf")]
     procs = {}
     for api in APIS:
         argv = [_exe("uwsgi"), "--ini", str(top / f"uwsgi-{api.name}.ini")]
         procs[api.name] = services.start(run, api.name, argv)
     for daemon in DAEMONS:
-        argv = [_exe(daemon), "--config-file", str(top / "nova" / "nova.conf")]
-        procs[daemon] = services.start(run, daemon, argv)
+        procs[daemon] = services.start(run, daemon, [_exe(daemon), *nova_conf])
+    for index in range(1, len(compute_hosts(plan)) + 1):
+        own = ["--config-file", str(top / "nova" / f"compute-{index}.conf")]
+        name = f"nova-compute-{index}"
+        procs[name] = services.start(
+            run, name, [_exe("nova-compute"), *nova_conf, *own]
+        )
     return procs
 
 
@@ -492,19 +518,22 @@ def warm_up_neutron(
         )
 
 
-def map_compute_host(run: RunDir, proc: subprocess.Popen[bytes]) -> None:
-    """Map the fake compute host to cell1 (``discover_hosts`` until listed)."""
+def map_compute_hosts(
+    run: RunDir, plan: dict[str, Any], proc: subprocess.Popen[bytes]
+) -> None:
+    """Map the fake compute hosts to cell1 (``discover_hosts`` until listed)."""
     nova = [
         _exe("nova-manage"),
         "--config-file",
         str(stack_dir(run) / "nova" / "nova.conf"),
         "cell_v2",
     ]
+    hosts = compute_hosts(plan)
 
     def mapped() -> bool:
         _run_logged(run, "stack-manage.log", [*nova, "discover_hosts"], "discover")
-        hosts = _run_logged(run, "stack-manage.log", [*nova, "list_hosts"], "list")
-        if COMPUTE_HOST in hosts:
+        listed = _run_logged(run, "stack-manage.log", [*nova, "list_hosts"], "list")
+        if all(f" {host} " in listed for host in hosts):
             return True
         time.sleep(2)
         return False
@@ -514,8 +543,8 @@ def map_compute_host(run: RunDir, proc: subprocess.Popen[bytes]) -> None:
         proc,
         "nova-compute",
         STEP_TIMEOUT,
-        lambda: backends.named_tail(run.logs / "nova-compute.log"),
-        not_ready=f"nova-compute's host {COMPUTE_HOST} was not mapped to a cell",
+        lambda: backends.named_tail(run.logs / "nova-compute-1.log"),
+        not_ready=f"the compute hosts {', '.join(hosts)} were not all mapped to a cell",
     )
 
 
@@ -585,11 +614,11 @@ def start(
         "scheduler and compute"
     )
     mark = time.monotonic()
-    procs = start_services(run)
+    procs = start_services(run, plan)
     wait_apis(run, plan, procs)
     sess = admin_session(run, auth_url)
     warm_up_neutron(run, sess, procs["neutron-api"], plan["region"])
-    map_compute_host(run, procs["nova-compute"])
+    map_compute_hosts(run, plan, procs["nova-compute-1"])
     timings["services"] = time.monotonic() - mark
     create_flavor_and_image(sess, plan["region"])
     timings["total"] = time.monotonic() - started

@@ -28,6 +28,7 @@ def _plan() -> dict[str, Any]:
             "epmd_port": 21002,
             "nodename": "ksp1@localhost",
         },
+        "computes": 2,
         "service_password": PASSWORDS[0],
         "db_password": PASSWORDS[1],
         "rabbit_password": PASSWORDS[2],
@@ -66,6 +67,12 @@ def test_render_writes_every_config_under_private(rendered: RunDir) -> None:
     assert "transport_url = rabbit://nova:RABBIT-PW@127.0.0.1:21000/" in nova
     assert "connection = mysql+pymysql://openstack:DB-PW@127.0.0.1:3306/nova?" in nova
     assert "username = placement" in nova and "password = SERVICE-PW" in nova
+    assert "host = controller" in nova
+    for index in (1, 2):
+        compute = (top / "nova" / f"compute-{index}.conf").read_text()
+        assert f"host = fakehost{index}\n" in compute
+        assert f"nova-compute-{index}.log" in compute
+    assert not (top / "nova" / "compute-3.conf").exists()
     rabbit = (top / "rabbitmq" / "rabbitmq.conf").read_text()
     assert "default_pass = RABBIT-PW" in rabbit
     assert (top / "nova" / "api-paste.ini").is_file()
@@ -165,3 +172,34 @@ def test_memory_counts_the_run_processes(run: RunDir) -> None:
     run.write_state(services={"me": os.getpid(), "gone": 2**22 + 1})
     megabytes, count = nova_stack.memory_mb(run)
     assert count >= 1 and megabytes > 1
+
+
+def test_compute_hosts() -> None:
+    assert nova_stack.compute_hosts(_plan()) == ["fakehost1", "fakehost2"]
+
+
+@pytest.mark.parametrize("computes", [0, nova_stack.MAX_COMPUTES + 1])
+def test_prepare_refuses_a_bad_compute_count(run: RunDir, computes: int) -> None:
+    conf = [run.conf / "keystone.conf"]
+    with pytest.raises(nova_stack.StackError, match="fake computes"):
+        nova_stack.prepare(run, "127.0.0.1", conf, "R", lambda _: None, computes)
+
+
+def test_start_services_starts_one_nova_compute_per_host(
+    run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, list[str]] = {}
+
+    def fake_start(run_: RunDir, name: str, argv: list[str]) -> str:
+        started[name] = argv
+        return name
+
+    monkeypatch.setattr(nova_stack.services, "start", fake_start)
+    procs = nova_stack.start_services(run, _plan())
+    assert set(procs) == set(started)
+    computes = sorted(n for n in started if n.startswith("nova-compute"))
+    assert computes == ["nova-compute-1", "nova-compute-2"]
+    assert started["nova-compute-2"][-1].endswith("nova/compute-2.conf")
+    assert {"nova-conductor", "nova-scheduler", "nova-api", "neutron-api"} <= set(
+        started
+    )
