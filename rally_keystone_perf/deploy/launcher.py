@@ -867,7 +867,11 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
     if not was_running and not state.get("services") and not state.get("server_pid"):
         return False
     run.write_state(
-        status="stopped", server_pid=None, services={}, stopped_at=time.time()
+        status="stopped",
+        server_pid=None,
+        services={},
+        service_order=[],
+        stopped_at=time.time(),
     )
     return was_running
 

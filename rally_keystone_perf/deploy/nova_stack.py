@@ -337,6 +337,7 @@ def render(run: RunDir, plan: dict[str, Any], values: dict[str, str]) -> None:
     rabbitmq.write_files(_node(run, plan), rabbit_conf.substitute(values))
     data = state_dir(run)
     for sub in (
+        *(f"nova-compute-{i}/instances" for i in range(1, plan["computes"] + 1)),
         "nova/instances",
         "images",
         "images-staging",
@@ -519,9 +520,12 @@ def warm_up_neutron(
 
 
 def map_compute_hosts(
-    run: RunDir, plan: dict[str, Any], proc: subprocess.Popen[bytes]
+    run: RunDir, plan: dict[str, Any], procs: dict[str, subprocess.Popen[bytes]]
 ) -> None:
-    """Map the fake compute hosts to cell1 (``discover_hosts`` until listed)."""
+    """Map the fake compute hosts to cell1 (``discover_hosts`` until listed).
+
+    A compute that exits meanwhile fails the start at once, with its log.
+    """
     nova = [
         _exe("nova-manage"),
         "--config-file",
@@ -530,7 +534,16 @@ def map_compute_hosts(
     ]
     hosts = compute_hosts(plan)
 
+    computes = {n: p for n, p in procs.items() if n.startswith("nova-compute-")}
+
     def mapped() -> bool:
+        for name, proc in computes.items():
+            if proc.poll() is not None:
+                raise StackError(
+                    f"{name} exited with code {proc.returncode} while starting; "
+                    f"last lines of its log:\n"
+                    + backends.named_tail(run.logs / f"{name}.log")
+                )
         _run_logged(run, "stack-manage.log", [*nova, "discover_hosts"], "discover")
         listed = _run_logged(run, "stack-manage.log", [*nova, "list_hosts"], "list")
         if all(f" {host} " in listed for host in hosts):
@@ -540,8 +553,8 @@ def map_compute_hosts(
 
     services.wait_until(
         mapped,
-        proc,
-        "nova-compute",
+        computes["nova-compute-1"],
+        "nova-compute-1",
         STEP_TIMEOUT,
         lambda: backends.named_tail(run.logs / "nova-compute-1.log"),
         not_ready=f"the compute hosts {', '.join(hosts)} were not all mapped to a cell",
@@ -618,7 +631,7 @@ def start(
     wait_apis(run, plan, procs)
     sess = admin_session(run, auth_url)
     warm_up_neutron(run, sess, procs["neutron-api"], plan["region"])
-    map_compute_hosts(run, plan, procs["nova-compute-1"])
+    map_compute_hosts(run, plan, procs)
     timings["services"] = time.monotonic() - mark
     create_flavor_and_image(sess, plan["region"])
     timings["total"] = time.monotonic() - started

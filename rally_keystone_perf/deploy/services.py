@@ -3,8 +3,8 @@
 Every process starts in its own session (a terminal's Ctrl-C reaches us, not
 it, and stopping it can take its whole process group), with its output in
 ``logs/<name>-stdout.log``. The run's ``run.json`` records each one's pid
-under ``services`` (in start order) so that ``stop`` works from another
-command too.
+under ``services`` and their start order under ``service_order`` so that
+``stop`` works from another command too, last started first.
 """
 
 from __future__ import annotations
@@ -46,9 +46,12 @@ def start(
         )
     finally:
         out.close()
-    services = dict(run.read_state().get("services") or {})
+    state = run.read_state()
+    services = dict(state.get("services") or {})
     services[name] = proc.pid
-    run.write_state(services=services)
+    # run.json sorts its keys: the start order is kept apart, for stop_all
+    order = [n for n in state.get("service_order") or [] if n != name] + [name]
+    run.write_state(services=services, service_order=order)
     return proc
 
 
@@ -178,7 +181,9 @@ def stop_all(run: RunDir, timeout: float = 20.0) -> bool:
     """Stop the run's processes, last started first; True if any ran."""
     state = run.read_state()
     services: dict[str, int] = dict(state.get("services") or {})
-    pids = list(reversed(list(services.values())))
+    order = [n for n in state.get("service_order") or [] if n in services]
+    names = order + [n for n in services if n not in order]
+    pids = [services[name] for name in reversed(names)]
     legacy = state.get("server_pid")  # run folders written before services
     if legacy and legacy not in pids:
         pids.append(int(legacy))

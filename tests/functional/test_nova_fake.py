@@ -2,7 +2,7 @@
 
 Runs the bundled quick boot task (seed 004's concurrency 5) through the CLI
 on a stack started by the launcher: RabbitMQ, Placement, Glance, a minimal
-Neutron, nova-api, conductor, scheduler and a fake compute. Skipped when the
+Neutron, nova-api, conductor, scheduler and two fake computes. Skipped when the
 ``nova`` extra or RabbitMQ is missing, except under CI=true.
 """
 
@@ -34,6 +34,8 @@ def test_boot_server_quick_task(
             "nova-fake",
             "--task",
             str(paths.tasks_dir() / "boot-server-c5-quick.json"),
+            "--fake-computes",
+            "2",
             "--runs-dir",
             str(runs),
         ]
@@ -45,7 +47,8 @@ def test_boot_server_quick_task(
     assert not run_processes(run), "processes of the stack were left running"
     assert code == 0, out
     # progress (stderr): the stack's start-up time and memory
-    assert "Nova stack up in" in captured.err and "MB RSS over" in captured.err
+    err = captured.err
+    assert "Nova stack (2 fake compute hosts) up in" in err and "MB RSS over" in err
 
     (report,) = run.results.glob("boot-server-c5-quick-*.json")
     (workload,) = load_report(report)
@@ -62,7 +65,15 @@ def test_boot_server_quick_task(
     assert int(validations.split("|")[3]) >= 10
 
     state = run.read_state()
+    assert state["stack"]["computes"] == 2
     assert state["stack"]["seconds"]["total"] > 0
+    # both fake hosts took servers: the scheduler saw two compute hosts
+    for index in (1, 2):
+        log = (run.logs / f"nova-compute-{index}.log").read_text()
+        assert "seconds to spawn the instance" in log
+    # stopped last started first: no service lost RabbitMQ before it stopped
+    for path in run.logs.glob("nova-*.log"):
+        assert "AMQP server on" not in path.read_text(), path
     assert state["stack"]["rss_mb"] > 0
     # the generated passwords stay in private files (and Nova's database)
     secrets = nova_stack.secrets_of(run)

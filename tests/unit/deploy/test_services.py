@@ -69,6 +69,22 @@ def test_start_records_pids_and_stop_all_takes_the_whole_groups(run: RunDir) -> 
     assert services.stop_all(run, timeout=2) is False
 
 
+def test_stop_all_stops_the_last_started_first(
+    run: RunDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # names whose sorted order (run.json sorts keys) is not the start order
+    for name in ("mariadb", "uwsgi", "epmd", "rabbitmq", "nova-compute"):
+        services.start(run, name, [sys.executable, "-c", "pass"])
+    stopped: list[int] = []
+    monkeypatch.setattr(
+        services, "stop_pid", lambda pid, timeout: stopped.append(pid) or True
+    )
+    assert services.stop_all(run) is True
+    pids = run.read_state()["services"]
+    order = ["nova-compute", "rabbitmq", "epmd", "uwsgi", "mariadb"]
+    assert stopped == [pids[name] for name in order]
+
+
 def test_wait_until_reports_an_exit_with_the_logs(run: RunDir) -> None:
     proc = services.start(run, "bad", [sys.executable, "-c", "print('boom'); exit(3)"])
     with pytest.raises(services.ServiceError) as error:
