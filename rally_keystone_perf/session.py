@@ -28,6 +28,11 @@ def run_redactor(run: RunDir) -> rally_runner.Redactor:
     return rally_runner.Redactor(secrets)
 
 
+def _has_stack(run: RunDir) -> bool:
+    """True when the run started services beside Keystone (nova-fake)."""
+    return bool(nova_stack.secrets_of(run))
+
+
 @contextlib.contextmanager
 def keystone_session(
     runs_dir: Path,
@@ -56,5 +61,6 @@ def keystone_session(
         if keep_running:
             echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
         else:
+            echo("stopping Keystone" + (" and its services" if _has_stack(run) else ""))
             launcher.stop(run)
             echo("stopped Keystone")

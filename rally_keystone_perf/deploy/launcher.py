@@ -51,8 +51,6 @@ SECRETS_CONF = "keystone-secrets.conf"
 SYSTEM_BIN_DIRS = ("/usr/sbin", "/sbin", "/usr/local/sbin")
 SOMAXCONN = Path("/proc/sys/net/core/somaxconn")
 APACHE_MODULES = "/usr/lib/apache2/modules"  # Debian's apache2
-# eventlet's import-time deprecation notice would bury the real error
-QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
 
 
@@ -453,7 +451,7 @@ def _run_manage(
             cmd,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **QUIET_WARNINGS, **(env or {})},
+            env={**os.environ, **services.QUIET_WARNINGS, **(env or {})},
             check=False,
         )
     if result.returncode != 0:
@@ -550,7 +548,7 @@ def create_user_pool(
             cmd,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **QUIET_WARNINGS},
+            env={**os.environ, **services.QUIET_WARNINGS},
             check=False,
         )
     seconds = time.monotonic() - started
@@ -577,7 +575,7 @@ def start_processes(
     keystone: subprocess.Popen[bytes] | None = None
     for process in mode.processes:
         argv = [Template(arg).substitute(values) for arg in process.argv]
-        proc = services.start(run, process.name, argv, QUIET_WARNINGS)
+        proc = services.start(run, process.name, argv, services.QUIET_WARNINGS)
         if process.runs_keystone:
             keystone = proc
             run.write_state(server_pid=proc.pid)
@@ -691,6 +689,14 @@ def up(
         options = effective_options(options)
     mode = modes.get_mode(options.mode)
     settings = resolve_settings(mode, options)
+    if options.fake_computes != 1 and mode.stack != "nova":
+        raise LaunchError(
+            f"--fake-computes is for nova-fake; mode {mode.name} has none"
+        )
+    try:
+        nova_stack.check_computes(options.fake_computes)
+    except nova_stack.StackError as exc:
+        raise LaunchError(str(exc)) from None
     executables = check_requirements(requirements(options))
     check_server_user(mode)
     port = pick_port(options.host, options.port)
@@ -771,10 +777,12 @@ def up(
         if stack is not None:
             _start_nova_stack(run, stack, f"{url}/v3", executables, progress)
     except services.ServiceError as exc:
+        progress("stopping what was started")
         stop(run)
         run.write_state(status="failed")
         raise LaunchError(str(exc)) from None
     except BaseException:
+        progress("stopping what was started")
         stop(run)
         run.write_state(status="failed")
         raise
@@ -791,7 +799,7 @@ def _start_nova_stack(
     progress: Progress,
 ) -> None:
     """Start the nova-fake services; print and record their time and memory."""
-    timings = nova_stack.start(run, stack, auth_url, executables["mariadbd"], progress)
+    timings = nova_stack.start(run, stack, auth_url, executables, progress)
     memory, count = nova_stack.memory_mb(run)
     run.write_state(
         stack={
@@ -871,6 +879,7 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
         server_pid=None,
         services={},
         service_order=[],
+        service_tiers={},
         stopped_at=time.time(),
     )
     return was_running

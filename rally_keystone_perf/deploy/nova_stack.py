@@ -52,6 +52,8 @@ FLAVOR = "ram64"  # seed 004's names, the bundled boot tasks' defaults
 IMAGE = "TestVM"
 IMAGE_BYTES = 4096
 STEP_TIMEOUT = 300.0
+HTTP_TIMEOUT = 30.0  # seconds for each setup request to a service
+TIER = "openstack"  # the services stop together (see services.stop_all)
 TEMPLATES = "nova-fake"
 
 
@@ -66,6 +68,11 @@ class Api:
     module: str
     config: str  # its config folder under private/stack/
     env: tuple[tuple[str, str], ...]  # values may use $config_dir
+
+    @property
+    def log(self) -> str:
+        """The app's own log file (``log_file`` in its config)."""
+        return "glance-api.log" if self.name == "glance" else f"{self.name}.log"
 
 
 APIS = (
@@ -160,10 +167,13 @@ def prepare(
     Keystone must be stopped (its managers run in a process of their own).
     ``computes`` fake compute hosts will be started.
     """
-    if not 1 <= computes <= MAX_COMPUTES:
-        raise StackError(f"fake computes: 1 to {MAX_COMPUTES}, got {computes}")
-    ports = rabbitmq.pick_low_ports(host, len(APIS))
-    node = rabbitmq.plan(host, stack_dir(run) / "rabbitmq")
+    check_computes(computes)
+    # one pick for all: no two services get the same port
+    keystone_port = run.read_state().get("options", {}).get("port")
+    taken = {int(keystone_port)} if keystone_port else set()
+    picked = rabbitmq.pick_low_ports(host, len(APIS) + rabbitmq.PORTS, taken)
+    ports, rabbit_ports = picked[: len(APIS)], picked[len(APIS) :]
+    node = rabbitmq.plan(host, stack_dir(run) / "rabbitmq", rabbit_ports)
     plan: dict[str, Any] = {
         "host": host,
         "region": region,
@@ -173,6 +183,7 @@ def prepare(
             "dist_port": node.dist_port,
             "epmd_port": node.epmd_port,
             "nodename": node.nodename,
+            "ctl_ports": list(node.ctl_ports),
         },
         "computes": computes,
         "service_password": secrets.token_urlsafe(24),
@@ -194,14 +205,16 @@ def prepare(
     progress("registering compute, placement, image and network in the catalog")
     files = [arg for f in keystone_config for arg in ("--config-file", str(f))]
     module = "rally_keystone_perf.deploy.service_catalog"
-    _run_logged(
-        run,
-        "service-catalog.log",
-        [sys.executable, "-m", module, *files, "--spec", str(spec_file)],
-        "registering the services in Keystone",
-        env={"PYTHONWARNINGS": "ignore::DeprecationWarning"},
-    )
-    spec_file.unlink()
+    try:
+        _run_logged(
+            run,
+            "service-catalog.log",
+            [sys.executable, "-m", module, *files, "--spec", str(spec_file)],
+            "registering the services in Keystone",
+            env=services.QUIET_WARNINGS,
+        )
+    finally:
+        spec_file.unlink()
     return plan
 
 
@@ -224,6 +237,12 @@ def endpoint(plan: dict[str, Any], api: Api) -> str:
     return f"http://{plan['host']}:{plan['ports'][api.name]}{api.path}"
 
 
+def check_computes(computes: int) -> None:
+    """Refuse a fake compute count out of 1..:data:`MAX_COMPUTES`."""
+    if not 1 <= computes <= MAX_COMPUTES:
+        raise StackError(f"fake computes: 1 to {MAX_COMPUTES}, got {computes}")
+
+
 def compute_hosts(plan: dict[str, Any]) -> list[str]:
     """The fake compute hosts' names, ``fakehost1`` first."""
     return [COMPUTE_HOST.format(i) for i in range(1, int(plan["computes"]) + 1)]
@@ -238,6 +257,7 @@ def _node(run: RunDir, plan: dict[str, Any]) -> rabbitmq.Node:
         rabbit["epmd_port"],
         rabbit["nodename"],
         stack_dir(run) / "rabbitmq",
+        tuple(rabbit["ctl_ports"]),
     )
 
 
@@ -429,22 +449,23 @@ def start_services(
     procs = {}
     for api in APIS:
         argv = [_exe("uwsgi"), "--ini", str(top / f"uwsgi-{api.name}.ini")]
-        procs[api.name] = services.start(run, api.name, argv)
+        procs[api.name] = services.start(run, api.name, argv, tier=TIER)
     for daemon in DAEMONS:
-        procs[daemon] = services.start(run, daemon, [_exe(daemon), *nova_conf])
+        argv = [_exe(daemon), *nova_conf]
+        procs[daemon] = services.start(run, daemon, argv, tier=TIER)
     for index in range(1, len(compute_hosts(plan)) + 1):
         own = ["--config-file", str(top / "nova" / f"compute-{index}.conf")]
         name = f"nova-compute-{index}"
-        procs[name] = services.start(
-            run, name, [_exe("nova-compute"), *nova_conf, *own]
-        )
+        argv = [_exe("nova-compute"), *nova_conf, *own]
+        procs[name] = services.start(run, name, argv, tier=TIER)
     return procs
 
 
-def _api_logs(run: RunDir, name: str) -> str:
+def _api_logs(run: RunDir, api: Api) -> str:
+    """The tails of an API's logs: uwsgi's, the app's, its output."""
     return "\n".join(
         backends.named_tail(run.logs / log)
-        for log in (f"{name}-uwsgi.log", f"{name}.log", f"{name}-stdout.log")
+        for log in (f"{api.name}-uwsgi.log", api.log, f"{api.name}-stdout.log")
         if (run.logs / log).exists()
     )
 
@@ -460,7 +481,7 @@ def wait_apis(
             procs[api.name],
             api.name,
             STEP_TIMEOUT,
-            functools.partial(_api_logs, run, api.name),
+            functools.partial(_api_logs, run, api),
         )
 
 
@@ -483,7 +504,7 @@ def admin_session(run: RunDir, auth_url: str) -> Any:
         user_domain_id="default",
         project_domain_id="default",
     )
-    return session.Session(auth=auth)
+    return session.Session(auth=auth, timeout=HTTP_TIMEOUT)
 
 
 def warm_up_neutron(
@@ -496,12 +517,16 @@ def warm_up_neutron(
     ("'Port' has no attribute 'port_forwardings'") and every boot fails.
     """
     where = {"service_type": "network", "interface": "public", "region_name": region}
+    neutron = next(api for api in APIS if api.name == "neutron-api")
+    last: list[str] = []
 
     def status(path: str) -> int:
         try:
             response = sess.get(path, endpoint_filter=where, raise_exc=False)
-        except Exception:  # noqa: BLE001 - not listening yet, auth not ready
+        except Exception as exc:  # noqa: BLE001 - not listening yet, auth fails
+            last[:] = [f"last error: {type(exc).__name__}: {exc}"]
             return 0
+        last[:] = [f"last answer: {response.status_code}"]
         return int(response.status_code)
 
     services.wait_until(
@@ -509,13 +534,14 @@ def warm_up_neutron(
         proc,
         "neutron-api",
         STEP_TIMEOUT,
-        lambda: _api_logs(run, "neutron-api"),
+        lambda: "\n".join([*last, _api_logs(run, neutron)]),
+        not_ready="Neutron did not answer an authenticated GET /v2.0/networks",
     )
     ports = status("/v2.0/ports")
     if ports != 200:
         raise StackError(
             f"Neutron answers GET /v2.0/ports with {ports} after its warm-up; "
-            f"last lines of its logs:\n{_api_logs(run, 'neutron-api')}"
+            f"last lines of its logs:\n{_api_logs(run, neutron)}"
         )
 
 
@@ -595,13 +621,14 @@ def start(
     run: RunDir,
     plan: dict[str, Any],
     auth_url: str,
-    mariadbd: Path,
+    executables: dict[str, Path],
     progress: Progress,
 ) -> dict[str, float]:
     """Bring the whole stack up; return the seconds of each phase.
 
-    Every process is recorded in run.json as it starts, so the launcher's
-    stop ends them all, also after a failure here.
+    ``executables`` are the launcher's checked requirements (``mariadbd``,
+    ``epmd``). Every process is recorded in run.json as it starts, so the
+    launcher's stop ends them all, also after a failure here.
     """
     started = time.monotonic()
     timings: dict[str, float] = {}
@@ -613,11 +640,16 @@ def start(
     render(run, plan, values)
     node = _node(run, plan)
     progress(f"starting RabbitMQ on {host}:{node.amqp_port}")
-    rabbit = rabbitmq.start(run, node, Path(shutil.which("epmd") or "/usr/bin/epmd"))
+    rabbit = rabbitmq.start(run, node, executables["epmd"])
     progress("creating the services' databases and schemas (about 40 s)")
     mark = time.monotonic()
     backends.create_databases(
-        mariadbd, socket_path, host, list(DATABASES), DB_USER, plan["db_password"]
+        executables["mariadbd"],
+        socket_path,
+        host,
+        list(DATABASES),
+        DB_USER,
+        plan["db_password"],
     )
     sync_databases(run)
     timings["databases"] = time.monotonic() - mark
@@ -633,7 +665,14 @@ def start(
     warm_up_neutron(run, sess, procs["neutron-api"], plan["region"])
     map_compute_hosts(run, plan, procs)
     timings["services"] = time.monotonic() - mark
-    create_flavor_and_image(sess, plan["region"])
+    try:
+        create_flavor_and_image(sess, plan["region"])
+    except Exception as exc:  # noqa: BLE001 - any client error: say which step
+        raise StackError(
+            f"creating the flavor {FLAVOR} and the image {IMAGE} failed: "
+            f"{type(exc).__name__}: {exc}\n{_api_logs(run, APIS[1])}\n"
+            + backends.named_tail(run.logs / "nova-api.log")
+        ) from None
     timings["total"] = time.monotonic() - started
     return timings
 

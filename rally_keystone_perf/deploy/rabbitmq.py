@@ -30,9 +30,11 @@ from rally_keystone_perf.deploy.rundir import RunDir
 
 RABBIT_BIN = Path("/usr/lib/rabbitmq/bin")
 USER = "nova"
-# Ports the OS hands out (32768+) failed here with eaddrinuse for the AMQP
-# listener; the node's ports are picked below that range.
+# The node's ports are picked below the OS's ephemeral range (32768+), where
+# the servers' own ports come from; rabbitmqctl's default range, 35672-35682,
+# is in it (an AMQP port of 35672 once failed with eaddrinuse).
 LOW_PORTS = range(20000, 32000)
+PORTS = 5  # AMQP, distribution, epmd and two for rabbitmqctl
 
 
 @dataclass(frozen=True)
@@ -45,10 +47,14 @@ class Node:
     epmd_port: int
     nodename: str
     folder: Path  # its files: private (the cookie, the password)
+    ctl_ports: tuple[int, int]  # the range rabbitmqctl's own node listens in
 
     def env(self) -> dict[str, str]:
         """The environment of the server and of rabbitmqctl for this node."""
         folder = self.folder
+        loopback = (
+            "-kernel inet_dist_use_interface {" + self.host.replace(".", ",") + "}"
+        )
         return {
             "HOME": str(folder / "home"),  # .erlang.cookie
             "RABBITMQ_CONF_ENV_FILE": str(folder / "rabbitmq-env.conf"),
@@ -64,11 +70,12 @@ class Node:
             "RABBITMQ_ADVANCED_CONFIG_FILE": str(folder / "advanced.config"),
             "RABBITMQ_ENABLED_PLUGINS_FILE": str(folder / "enabled_plugins"),
             "RABBITMQ_PID_FILE": str(folder / "rabbit.pid"),
-            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": (
-                "-kernel inet_dist_use_interface {"
-                + ",".join(self.host.split("."))
-                + "}"
-            ),
+            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": loopback,
+            # every rabbitmqctl run is an Erlang node too: on loopback, on
+            # ports of the plan (its default range is 35672-35682)
+            "RABBITMQ_CTL_ERL_ARGS": loopback,
+            "RABBITMQ_CTL_DIST_PORT_MIN": str(self.ctl_ports[0]),
+            "RABBITMQ_CTL_DIST_PORT_MAX": str(self.ctl_ports[1]),
             "PATH": f"{RABBIT_BIN}:/usr/bin:/bin:/usr/sbin:/sbin",
         }
 
@@ -82,24 +89,27 @@ def _free(host: str, port: int) -> bool:
     return True
 
 
-def pick_low_ports(host: str, count: int) -> list[int]:
-    """``count`` free ports below the OS's ephemeral range, from a random start."""
+def pick_low_ports(host: str, count: int, exclude: set[int] | None = None) -> list[int]:
+    """``count`` free ports below the OS's ephemeral range, from a random start.
+
+    ``exclude``: ports taken by the run already (Keystone's ``--port``).
+    """
     start = LOW_PORTS.start + secrets.randbelow(len(LOW_PORTS))
     found: list[int] = []
     for offset in range(len(LOW_PORTS)):
         port = LOW_PORTS.start + (start - LOW_PORTS.start + offset) % len(LOW_PORTS)
-        if _free(host, port):
+        if port not in (exclude or set()) and _free(host, port):
             found.append(port)
             if len(found) == count:
                 return found
     raise services.ServiceError(f"no {count} free ports on {host} in {LOW_PORTS}")
 
 
-def plan(host: str, folder: Path) -> Node:
-    """A node on free loopback ports with its files in ``folder``."""
-    amqp, dist, epmd = pick_low_ports(host, 3)
+def plan(host: str, folder: Path, ports: list[int]) -> Node:
+    """A node on ``ports`` (:data:`PORTS` free ones) with its files in ``folder``."""
+    amqp, dist, epmd, ctl_min, ctl_max = ports
     name = f"ksp{secrets.token_hex(3)}@localhost"
-    return Node(host, amqp, dist, epmd, name, folder)
+    return Node(host, amqp, dist, epmd, name, folder, (ctl_min, ctl_max))
 
 
 def server_script() -> Path:

@@ -9,6 +9,7 @@ under ``services`` and their start order under ``service_order`` so that
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import signal
 import socket
@@ -18,8 +19,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf.deploy.rundir import RunDir
+
+# eventlet's import-time deprecation notice would bury the real error
+QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
 
 
 class ServiceError(Exception):
@@ -31,8 +36,13 @@ def start(
     name: str,
     argv: Sequence[str],
     env: dict[str, str] | None = None,
+    tier: str | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` in its own session and record its pid in run.json."""
+    """Start ``argv`` in its own session and record its pid in run.json.
+
+    Processes started one after another with the same ``tier`` depend on
+    nothing of each other: :func:`stop_all` stops them together.
+    """
     out = open(run.logs / f"{name}-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
     try:
         proc = subprocess.Popen(
@@ -51,7 +61,12 @@ def start(
     services[name] = proc.pid
     # run.json sorts its keys: the start order is kept apart, for stop_all
     order = [n for n in state.get("service_order") or [] if n != name] + [name]
-    run.write_state(services=services, service_order=order)
+    tiers = dict(state.get("service_tiers") or {})
+    if tier is None:
+        tiers.pop(name, None)
+    else:
+        tiers[name] = tier
+    run.write_state(services=services, service_order=order, service_tiers=tiers)
     return proc
 
 
@@ -177,15 +192,38 @@ def stop_pid(pid: int, timeout: float = 20.0) -> bool:
     return True
 
 
-def stop_all(run: RunDir, timeout: float = 20.0) -> bool:
-    """Stop the run's processes, last started first; True if any ran."""
-    state = run.read_state()
+def stop_order(state: dict[str, Any]) -> list[list[int]]:
+    """The pids to stop, last started first, a tier's processes together."""
     services: dict[str, int] = dict(state.get("services") or {})
     order = [n for n in state.get("service_order") or [] if n in services]
     names = order + [n for n in services if n not in order]
-    pids = [services[name] for name in reversed(names)]
+    tiers: dict[str, str] = dict(state.get("service_tiers") or {})
+    batches: list[list[int]] = []
+    previous: str | None = None
+    for name in reversed(names):
+        tier = tiers.get(name)
+        if tier is not None and tier == previous:
+            batches[-1].append(int(services[name]))
+        else:
+            batches.append([int(services[name])])
+        previous = tier
     legacy = state.get("server_pid")  # run folders written before services
-    if legacy and legacy not in pids:
-        pids.append(int(legacy))
-    stopped = [stop_pid(int(pid), timeout) for pid in pids]
+    if legacy and int(legacy) not in {pid for batch in batches for pid in batch}:
+        batches.append([int(legacy)])
+    return batches
+
+
+def stop_all(run: RunDir, timeout: float = 20.0) -> bool:
+    """Stop the run's processes, last started first; True if any ran.
+
+    The processes of one tier get SIGTERM together and are waited for
+    together (Nova's services each take seconds to shut down gracefully).
+    """
+    stopped = []
+    for batch in stop_order(run.read_state()):
+        if len(batch) == 1:
+            stopped.append(stop_pid(batch[0], timeout))
+            continue
+        with concurrent.futures.ThreadPoolExecutor(len(batch)) as pool:
+            stopped += pool.map(lambda pid: stop_pid(pid, timeout), batch)
     return any(stopped)

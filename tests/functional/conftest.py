@@ -21,11 +21,15 @@ FAST_HASH_ROUNDS = 4
 
 
 def run_processes(run: RunDir) -> list[psutil.Process]:
-    """Live processes whose command line names this run folder."""
+    """Live processes whose command line names this run folder or run in it.
+
+    Every service starts in the run folder (RabbitMQ's epmd and Erlang VM do
+    not name it on their command line).
+    """
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
+    for proc in psutil.process_iter(["cmdline", "cwd"]):
         cmdline = " ".join(proc.info["cmdline"] or [])
-        if str(run.root) in cmdline:
+        if str(run.root) in cmdline or proc.info["cwd"] == str(run.root):
             found.append(proc)
     return found
 

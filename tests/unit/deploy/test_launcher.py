@@ -670,3 +670,20 @@ def test_effective_options_give_nova_fake_its_database() -> None:
         "mariadbd",
         "nova-manage",
     }
+
+
+@pytest.mark.parametrize(
+    ("mode", "computes", "message"),
+    [
+        ("uwsgi", 2, "--fake-computes is for nova-fake"),
+        ("nova-fake", 0, "fake computes: 1 to 16, got 0"),
+        ("nova-fake", 17, "fake computes: 1 to 16, got 17"),
+    ],
+)
+def test_up_refuses_bad_fake_computes_before_starting(
+    tmp_path: Path, mode: str, computes: int, message: str
+) -> None:
+    options = launcher.LaunchOptions(mode=mode, fake_computes=computes)
+    with pytest.raises(launcher.LaunchError, match=message):
+        launcher.up(tmp_path / "runs", options)
+    assert not (tmp_path / "runs").exists()

@@ -27,6 +27,7 @@ def _plan() -> dict[str, Any]:
             "dist_port": 21001,
             "epmd_port": 21002,
             "nodename": "ksp1@localhost",
+            "ctl_ports": [21003, 21004],
         },
         "computes": 2,
         "service_password": PASSWORDS[0],
@@ -144,7 +145,10 @@ def test_prepare_registers_the_catalog_from_a_private_spec(
     saved = run.private / nova_stack.STACK_JSON
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
     assert json.loads(saved.read_text()) == plan
-    assert len(set(plan["ports"].values())) == len(nova_stack.APIS)
+    rabbit = plan["rabbit"]
+    rabbit_ports = [rabbit[k] for k in ("amqp_port", "dist_port", "epmd_port")]
+    every = [*plan["ports"].values(), *rabbit_ports, *rabbit["ctl_ports"]]
+    assert len(set(every)) == len(nova_stack.APIS) + 5  # one pick, no repeats
 
 
 def test_sync_databases_types_no_password(
@@ -190,7 +194,8 @@ def test_start_services_starts_one_nova_compute_per_host(
 ) -> None:
     started: dict[str, list[str]] = {}
 
-    def fake_start(run_: RunDir, name: str, argv: list[str]) -> str:
+    def fake_start(run_: RunDir, name: str, argv: list[str], tier: str) -> str:
+        assert tier == nova_stack.TIER  # stopped together
         started[name] = argv
         return name
 

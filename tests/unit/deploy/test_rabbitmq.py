@@ -13,7 +13,9 @@ from rally_keystone_perf.deploy import rabbitmq, services
 def test_node_env_keeps_everything_in_its_folder_and_on_loopback(
     tmp_path: Path,
 ) -> None:
-    node = rabbitmq.Node("127.0.0.1", 21000, 21001, 21002, "ksp1@localhost", tmp_path)
+    node = rabbitmq.Node(
+        "127.0.0.1", 21000, 21001, 21002, "ksp1@localhost", tmp_path, (21003, 21004)
+    )
     env = node.env()
     assert env["RABBITMQ_NODE_IP_ADDRESS"] == env["ERL_EPMD_ADDRESS"] == "127.0.0.1"
     assert env["RABBITMQ_NODE_PORT"] == "21000"
@@ -46,14 +48,29 @@ def test_pick_low_ports_skips_a_port_in_use(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_plan_names_a_fresh_node(tmp_path: Path) -> None:
-    first = rabbitmq.plan("127.0.0.1", tmp_path)
-    second = rabbitmq.plan("127.0.0.1", tmp_path)
+    ports = [21000, 21001, 21002, 21003, 21004]
+    first = rabbitmq.plan("127.0.0.1", tmp_path, ports)
+    second = rabbitmq.plan("127.0.0.1", tmp_path, ports)
     assert first.nodename != second.nodename
     assert first.nodename.endswith("@localhost")
+    assert (first.amqp_port, first.epmd_port, first.ctl_ports) == (
+        21000,
+        21002,
+        (21003, 21004),
+    )
+
+
+def test_pick_low_ports_leaves_out_the_excluded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rabbitmq, "LOW_PORTS", range(24000, 24003))
+    assert sorted(rabbitmq.pick_low_ports("127.0.0.1", 2, {24001})) == [24000, 24002]
 
 
 def test_write_files(tmp_path: Path) -> None:
-    node = rabbitmq.Node("127.0.0.1", 1, 2, 3, "n@localhost", tmp_path / "rabbit")
+    node = rabbitmq.Node(
+        "127.0.0.1", 1, 2, 3, "n@localhost", tmp_path / "rabbit", (4, 5)
+    )
     rabbitmq.write_files(node, "default_user = nova\n")
     assert (tmp_path / "rabbit" / "rabbitmq.conf").read_text() == (
         "default_user = nova\n"

@@ -85,6 +85,34 @@ def test_stop_all_stops_the_last_started_first(
     assert stopped == [pids[name] for name in order]
 
 
+def test_stop_order_batches_consecutive_processes_of_one_tier() -> None:
+    state = {
+        "services": {"db": 1, "mq": 2, "api": 3, "compute": 4, "other": 5},
+        "service_order": ["db", "mq", "api", "compute", "other"],
+        "service_tiers": {"api": "os", "compute": "os", "db": "os"},
+    }
+    assert services.stop_order(state) == [[5], [4, 3], [2], [1]]
+    assert services.stop_order({"server_pid": 9}) == [[9]]
+
+
+def test_stop_all_stops_a_tier_together(run: RunDir) -> None:
+    slow = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: (time.sleep(1), sys.exit(0)))\n"
+        "time.sleep(60)\n"
+    )
+    procs = [
+        services.start(run, f"s{i}", [sys.executable, "-c", slow], tier="t")
+        for i in range(3)
+    ]
+    time.sleep(0.5)  # the handlers are installed
+    started = time.monotonic()
+    assert services.stop_all(run, timeout=10) is True
+    # three 1-second shutdowns side by side, not one after another
+    assert time.monotonic() - started < 2.8
+    assert not [p for p in procs if services.group_alive(p.pid)]
+
+
 def test_wait_until_reports_an_exit_with_the_logs(run: RunDir) -> None:
     proc = services.start(run, "bad", [sys.executable, "-c", "print('boom'); exit(3)"])
     with pytest.raises(services.ServiceError) as error:
