@@ -26,7 +26,7 @@ from string import Template
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import backends, modes, nova_stack, services
+from rally_keystone_perf.deploy import backends, modes, nova_config, nova_stack, services
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 
 ADMIN_USER = "admin"
@@ -694,8 +694,8 @@ def up(
             f"--fake-computes is for nova-fake; mode {mode.name} has none"
         )
     try:
-        nova_stack.check_computes(options.fake_computes)
-    except nova_stack.StackError as exc:
+        nova_config.check_computes(options.fake_computes)
+    except nova_config.StackError as exc:
         raise LaunchError(str(exc)) from None
     executables = check_requirements(requirements(options))
     check_server_user(mode)

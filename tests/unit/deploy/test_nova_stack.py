@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy import nova_stack
+from rally_keystone_perf.deploy import nova_config, nova_stack
 from rally_keystone_perf.deploy.rundir import RunDir
 
 PASSWORDS = ("SERVICE-PW", "DB-PW", "RABBIT-PW")
@@ -21,7 +20,7 @@ def _plan() -> dict[str, Any]:
     return {
         "host": "127.0.0.1",
         "region": "RegionOne",
-        "ports": {api.name: 20000 + i for i, api in enumerate(nova_stack.APIS)},
+        "ports": {api.name: 20000 + i for i, api in enumerate(nova_config.APIS)},
         "rabbit": {
             "amqp_port": 21000,
             "dist_port": 21001,
@@ -34,82 +33,6 @@ def _plan() -> dict[str, Any]:
         "db_password": PASSWORDS[1],
         "rabbit_password": PASSWORDS[2],
     }
-
-
-@pytest.fixture
-def rendered(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> RunDir:
-    """The stack's files rendered (paste configs copied from a fake venv)."""
-    venv = run.root / "venv"
-    for names in nova_stack.PASTE.values():
-        for name in names:
-            (venv / "etc" / name).parent.mkdir(parents=True, exist_ok=True)
-            (venv / "etc" / name).write_text("[pipeline:main]\n")
-    monkeypatch.setattr(sys, "prefix", str(venv))
-    plan = _plan()
-    values = nova_stack.template_values(run, plan, "http://127.0.0.1:5000/v3", 3306)
-    nova_stack.stack_dir(run).mkdir(mode=0o700)
-    nova_stack.render(run, plan, values)
-    return run
-
-
-def test_render_writes_every_config_under_private(rendered: RunDir) -> None:
-    top = nova_stack.stack_dir(rendered)
-    assert top.is_relative_to(rendered.private)
-    for folder, files in nova_stack.CONFIGS.items():
-        for name in files.values():
-            assert (top / folder / name).is_file(), name
-    for api in nova_stack.APIS:
-        ini = (top / f"uwsgi-{api.name}.ini").read_text()
-        assert f"module = {api.module}" in ini
-        assert f"http = 127.0.0.1:{_plan()['ports'][api.name]}" in ini
-        assert f"{top / api.config}" in ini
-    nova = (top / "nova" / "nova.conf").read_text()
-    assert "compute_driver = fake.FakeDriverWithoutFakeNodes" in nova
-    assert "transport_url = rabbit://nova:RABBIT-PW@127.0.0.1:21000/" in nova
-    assert "connection = mysql+pymysql://openstack:DB-PW@127.0.0.1:3306/nova?" in nova
-    assert "username = placement" in nova and "password = SERVICE-PW" in nova
-    assert "host = controller" in nova
-    for index in (1, 2):
-        compute = (top / "nova" / f"compute-{index}.conf").read_text()
-        assert f"host = fakehost{index}\n" in compute
-        assert f"nova-compute-{index}.log" in compute
-    assert not (top / "nova" / "compute-3.conf").exists()
-    rabbit = (top / "rabbitmq" / "rabbitmq.conf").read_text()
-    assert "default_pass = RABBIT-PW" in rabbit
-    assert (top / "nova" / "api-paste.ini").is_file()
-    assert (rendered.root / "stack" / "nova" / "instances").is_dir()
-
-
-def test_rendered_files_hold_no_template_left(rendered: RunDir) -> None:
-    for path in nova_stack.stack_dir(rendered).rglob("*"):
-        if path.is_file():
-            assert "${" not in path.read_text(), path
-
-
-def test_no_password_outside_private(rendered: RunDir) -> None:
-    for path in rendered.root.rglob("*"):
-        if path.is_file() and not path.is_relative_to(rendered.private):
-            text = path.read_text(errors="replace")
-            assert not [p for p in PASSWORDS if p in text], path
-
-
-def test_missing_paste_config_names_the_extra(
-    run: RunDir, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sys, "prefix", str(run.root / "empty-venv"))
-    plan = _plan()
-    values = nova_stack.template_values(run, plan, "http://127.0.0.1:5000/v3", 3306)
-    with pytest.raises(nova_stack.StackError, match=r"rally-keystone-perf\[nova\]"):
-        nova_stack.render(run, plan, values)
-
-
-def test_endpoints() -> None:
-    by_name = {api.name: api for api in nova_stack.APIS}
-    plan = _plan()
-    assert nova_stack.endpoint(plan, by_name["nova-api"]).endswith("/v2.1")
-    assert nova_stack.endpoint(plan, by_name["glance"]) == "http://127.0.0.1:20001"
-    types = {api.service_type for api in nova_stack.APIS}
-    assert types == {"compute", "placement", "image", "network"}
 
 
 def test_secrets_of(run: RunDir) -> None:
@@ -148,7 +71,7 @@ def test_prepare_registers_the_catalog_from_a_private_spec(
     rabbit = plan["rabbit"]
     rabbit_ports = [rabbit[k] for k in ("amqp_port", "dist_port", "epmd_port")]
     every = [*plan["ports"].values(), *rabbit_ports, *rabbit["ctl_ports"]]
-    assert len(set(every)) == len(nova_stack.APIS) + 5  # one pick, no repeats
+    assert len(set(every)) == len(nova_config.APIS) + 5  # one pick, no repeats
 
 
 def test_sync_databases_types_no_password(
@@ -178,14 +101,10 @@ def test_memory_counts_the_run_processes(run: RunDir) -> None:
     assert count >= 1 and megabytes > 1
 
 
-def test_compute_hosts() -> None:
-    assert nova_stack.compute_hosts(_plan()) == ["fakehost1", "fakehost2"]
-
-
-@pytest.mark.parametrize("computes", [0, nova_stack.MAX_COMPUTES + 1])
+@pytest.mark.parametrize("computes", [0, nova_config.MAX_COMPUTES + 1])
 def test_prepare_refuses_a_bad_compute_count(run: RunDir, computes: int) -> None:
     conf = [run.conf / "keystone.conf"]
-    with pytest.raises(nova_stack.StackError, match="fake computes"):
+    with pytest.raises(nova_config.StackError, match="fake computes"):
         nova_stack.prepare(run, "127.0.0.1", conf, "R", lambda _: None, computes)
 
 
