@@ -26,7 +26,13 @@ from string import Template
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import backends, modes, nova_config, nova_stack, services
+from rally_keystone_perf.deploy import (
+    backends,
+    modes,
+    nova_config,
+    nova_stack,
+    services,
+)
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 
 ADMIN_USER = "admin"
