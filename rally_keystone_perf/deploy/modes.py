@@ -271,7 +271,16 @@ DEFAULT_PROFILE = "stock"
 CACHES: dict[str, tuple[Requirement, ...]] = {
     "none": (),
     "memcached": (MEMCACHED,),
+    "disabled": (),
 }
+# what each --cache choice is, as the report's cache column names it
+CACHE_LABELS = {
+    "none": "request-local",  # Keystone's default: oslo.cache on, null backend
+    "memcached": "memcached",
+    "disabled": "disabled",  # [cache] enabled = false: request-local off too
+}
+DEFAULT_CACHE = "none"
+DEFAULT_TOKEN_EXPIRATION = 3600  # Keystone's [token] expiration default
 DATABASES: dict[str, tuple[Requirement, ...]] = {
     "sqlite": (),
     "mysql": (MARIADB, MARIADB_INSTALL_DB),

@@ -25,7 +25,8 @@ from rally_keystone_perf.report.load import ReportError, Workload, load_report
 RUN_STATE = "run.json"
 RESULTS = "results"
 UNKNOWN = "?"
-CACHE_DEFAULT = "off"  # --cache none: [cache] enabled = false
+CACHE_DEFAULT = "request-local"  # --cache none: Keystone's default [cache]
+CACHE_DISABLED = "disabled"  # [cache] enabled = false: request-local off too
 PROFILE_DEFAULT = "stock"
 DB_DEFAULT = "sqlite"
 RUNNER_COLUMNS = ("concurrency", "times")
@@ -59,23 +60,30 @@ def config_columns(state: dict[str, Any]) -> dict[str, str]:
     return columns
 
 
-def _cache(options: dict[str, Any]) -> str:
-    """``on``/``off`` (or a backend name) for Keystone's ``[cache]`` section."""
-    value = options.get("cache", CACHE_DEFAULT)
+def _cache(state: dict[str, Any]) -> str:
+    """The ``cache`` column: ``request-local``, ``memcached`` or ``disabled``.
+
+    run.json's ``keystone_cache`` names it. Runs written before it existed
+    rendered ``--cache none`` as ``[cache] enabled = false``: ``disabled``.
+    """
+    label = state.get("keystone_cache")
+    if isinstance(label, str):
+        return label
+    options = state.get("options")
+    value = options.get("cache") if isinstance(options, dict) else None
     if isinstance(value, bool):
-        return "on" if value else "off"
-    return CACHE_DEFAULT if value in (None, "none") else str(value)
+        return "on" if value else CACHE_DISABLED
+    return CACHE_DISABLED if value in (None, "none") else str(value)
 
 
 def _state_columns(state: dict[str, Any]) -> dict[str, str]:
     """:func:`config_columns` with ``cache`` after ``threads``."""
     columns = config_columns(state)
-    options = state.get("options", {})
     ordered: dict[str, str] = {}
     for key, value in columns.items():
         ordered[key] = value
         if key == "threads":
-            ordered["cache"] = _cache(options if isinstance(options, dict) else {})
+            ordered["cache"] = _cache(state)
     return ordered
 
 

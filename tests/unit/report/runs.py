@@ -67,6 +67,7 @@ def state(
     return {
         "mode": mode,
         "status": "stopped",
+        "keystone_cache": "request-local",
         "options": {
             "mode": mode,
             "processes": processes,

@@ -16,7 +16,7 @@ RUN_COLUMNS = {
     "profile": "stock",
     "processes": "4",
     "threads": "2",
-    "cache": "off",
+    "cache": "request-local",
     "db": "sqlite",
     "hash rounds": "default",
 }
@@ -53,9 +53,34 @@ def test_config_for_reads_run_json(tmp_path: Path) -> None:
 
 def test_config_for_cache_option(tmp_path: Path) -> None:
     state = r.state()
+    del state["keystone_cache"]
     state["options"]["cache"] = True
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], state)
     assert config.config_for(report)["cache"] == "on"
+
+
+@pytest.mark.parametrize(
+    ("keystone_cache", "option", "column"),
+    [
+        ("request-local", "none", "request-local"),
+        ("memcached", "memcached", "memcached"),
+        ("disabled", "disabled", "disabled"),
+        # run.json written before keystone_cache: --cache none was rendered
+        # as [cache] enabled = false
+        (None, "none", "disabled"),
+        (None, "memcached", "memcached"),
+    ],
+)
+def test_cache_column_names_what_was_rendered(
+    tmp_path: Path, keystone_cache: str | None, option: str, column: str
+) -> None:
+    state = r.state()
+    state.pop("keystone_cache")
+    if keystone_cache is not None:
+        state["keystone_cache"] = keystone_cache
+    state["options"]["cache"] = option
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], state)
+    assert config.config_for(report)["cache"] == column
 
 
 def test_config_from_tags_without_run_json(tmp_path: Path) -> None:
@@ -98,8 +123,8 @@ def test_bad_run_json(tmp_path: Path, content: str) -> None:
         (RUN_COLUMNS, "uwsgi p4xt2"),
         ({**RUN_COLUMNS, "hash rounds": "4"}, "uwsgi p4xt2 hash rounds 4"),
         (
-            {**RUN_COLUMNS, "cache": "on", "db": "mysql"},
-            "uwsgi p4xt2 cache on db mysql",
+            {**RUN_COLUMNS, "cache": "memcached", "db": "mysql"},
+            "uwsgi p4xt2 cache memcached db mysql",
         ),
         (config.config_columns({}), "x.json"),
         ({"mode": "uwsgi"}, "uwsgi"),
