@@ -87,6 +87,9 @@ class LaunchOptions:
     start_timeout: float | None = None
     user_pool: tuple[int, int] | None = None  # (projects, users per project)
     fake_computes: int = 1  # nova-fake: nova-compute processes (fake hosts)
+    # a keystone.conf template instead of deployments/common/keystone.conf.tmpl
+    # (benchmarks.stock_keystone's minimal one); same $values
+    keystone_conf_template: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,13 +225,24 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text[-lines:])
 
 
-def render_templates(run: RunDir, mode: modes.Mode, values: dict[str, str]) -> None:
-    """Render the mode's templates into ``run.conf``."""
+def render_templates(
+    run: RunDir,
+    mode: modes.Mode,
+    values: dict[str, str],
+    keystone_conf: str | None = None,
+) -> None:
+    """Render the mode's templates into ``run.conf``.
+
+    ``keystone_conf`` (a template file) replaces the shared keystone.conf one.
+    """
     root = paths.deployments_dir()
     for folder in mode.run_dirs:
         (run.root / folder).mkdir(exist_ok=True)
     for template, target in mode.templates.items():
-        text = Template((root / template).read_text()).substitute(values)
+        source = root / template
+        if keystone_conf is not None and target == "keystone.conf":
+            source = Path(keystone_conf)
+        text = Template(source.read_text()).substitute(values)
         (run.conf / target).write_text(text)
 
 
@@ -770,7 +784,7 @@ def up(
         values = template_values(
             run, options, port, settings, executables, sockets, cache_port
         )
-        render_templates(run, mode, values)
+        render_templates(run, mode, values, options.keystone_conf_template)
         progress("initialising Keystone (db_sync, fernet keys, bootstrap)")
         runs_as = server_user(mode)
         if runs_as is not None:
