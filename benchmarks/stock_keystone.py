@@ -57,9 +57,7 @@ def server_medians(
         for workload in bench.start_task("stock-keystone", _workloads(times)):
             route = SCENARIOS[workload.scenario_name]
             seen = bench.server_requests(workload)
-            timed = [
-                r.server_time for r in seen if r.route == route and r.status < 400
-            ]
+            timed = [r.server_time for r in seen if r.route == route and r.status < 400]
             if len(timed) < times:
                 raise SystemExit(
                     f"{workload.scenario_name}: {len(timed)} of {times} "
