@@ -4,8 +4,11 @@ The seed 000 shape: configuration (mode, profile, processes, threads, cache,
 db, hash rounds, concurrency, times) followed by Rally's ``total`` figures
 (min, avg, max, p90, p95, success, count), the throughput, and the seconds
 the contexts' setup took (users creation...) apart from the load's, so rows
-of different deployments line up. Columns are the union over all rows; a row
-without a column shows ``-``.
+of different deployments line up. Beside the configured ``concurrency``
+column, the concurrency the runner reached (peak and mean iterations in
+flight, :mod:`.concurrency`), the ``rps`` runner's rate reached of the one
+asked, and a note when either fell short. Columns are the union over all
+rows; a row without a column shows ``-``.
 """
 
 from __future__ import annotations
@@ -13,12 +16,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import LoadedReport
 from rally_keystone_perf.report.formats import markdown_table, union_keys
 from rally_keystone_perf.report.render import COLUMNS, stats_cells
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 
-FIGURES = ("scenario", *COLUMNS[1:], "throughput (iter/s)", "setup (s)", "load (s)")
+FIGURES = (
+    "scenario",
+    *COLUMNS[1:],
+    "throughput (iter/s)",
+    "peak in flight",
+    "mean in flight",
+    "rps reached",
+    "setup (s)",
+    "load (s)",
+    "note",
+)
 MISSING = "-"
 
 
@@ -30,17 +44,30 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
     rows = []
     for (_, workload), columns in zip(pairs, config, strict=True):
         rate = throughput(workload)
+        load = concurrency.achieved(workload)
         rows.append(
             [
                 *(columns.get(key, MISSING) for key in keys),
                 workload.scenario_name,
                 *stats_cells(total_row(main_stats(workload))),
                 MISSING if rate is None else f"{rate:.2f}",
+                *_load_cells(load),
                 _seconds(workload.setup_duration),
                 _seconds(workload.load_duration),
+                concurrency.under_reached(load) or "",
             ]
         )
     return [*keys, *FIGURES], rows
+
+
+def _load_cells(load: concurrency.Achieved) -> list[str]:
+    """Peak and mean in flight; for ``rps`` the rate reached of the one asked."""
+    mean = MISSING if load.mean is None else f"{load.mean:.1f}"
+    rps = MISSING
+    if load.open_loop and load.rate is not None:
+        asked = "" if load.asked_rate is None else f" of {load.asked_rate:g}"
+        rps = f"{load.rate:.2f}{asked}"
+    return [str(load.peak), mean, rps]
 
 
 def _seconds(value: float | None) -> str:
@@ -51,12 +78,12 @@ def write_combined(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) ->
     """Write the combined table as ``table`` (prettytable) or ``markdown``."""
     header, rows = combined_rows(reports)
     if fmt == "markdown":
-        stream.write(markdown_table(header, rows, ("mode", "scenario")) + "\n")
+        stream.write(markdown_table(header, rows, ("mode", "scenario", "note")) + "\n")
         return
     from prettytable import PrettyTable
 
     table = PrettyTable(header)
     table.align = "r"
-    table.align["scenario"] = "l"
+    table.align["scenario"] = table.align["note"] = "l"
     table.add_rows(rows)
     stream.write(table.get_string() + "\n")

@@ -20,6 +20,13 @@ Mann-Whitney U test of its durations against the baseline's
     fewer than :data:`MIN_SAMPLES` successful durations on either side.
 ``missing`` / ``no baseline``
     the run (or the baseline) has no such workload or action.
+``not comparable: concurrency 266 vs 1000``
+    the run's runner reached a load (peak iterations in flight; the rate for
+    ``rps``, see :func:`.concurrency.offered_load`) more than 10% away from
+    the baseline's: its durations were measured under another load, so no
+    ratio or test is given, unless ``allow_concurrency_mismatch`` (the CLI's
+    ``--allow-concurrency-mismatch``) compares it anyway. Either way the
+    group's ``notes`` say so.
 
 :func:`series` lists, for each configuration measured at several concurrency
 levels, the ``total`` figures of Rally's statistics by concurrency.
@@ -33,6 +40,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rally_keystone_perf.report import stats
+from rally_keystone_perf.report.concurrency import (
+    ALLOW_FLAG,
+    Achieved,
+    achieved,
+    mismatch,
+)
 from rally_keystone_perf.report.load import Workload
 
 ALPHA = 0.05
@@ -44,6 +57,7 @@ TOO_FEW = "too few samples"
 BASELINE = "baseline"
 MISSING = "missing"
 NO_BASELINE = "no baseline"
+NOT_COMPARABLE = "not comparable"
 
 RunInput = tuple[str, Sequence[Workload]]
 Key = tuple[str, Any, int]  # scenario, concurrency, occurrence
@@ -79,13 +93,17 @@ class ScenarioComparison:
     """The actions of workloads matched by scenario and concurrency.
 
     ``occurrence`` tells apart workloads of one run with the same scenario
-    and concurrency (0 for the first).
+    and concurrency (0 for the first). ``loads`` is each run's achieved load
+    (None where the run lacks the workload), ``notes`` one line per run whose
+    load differs from the baseline's.
     """
 
     scenario: str
     concurrency: Any
     occurrence: int
     actions: list[ActionComparison]
+    loads: list[Achieved | None]
+    notes: list[str]
 
 
 @dataclass(frozen=True)
@@ -169,8 +187,13 @@ def _action(
     labels: Sequence[str],
     samples: Sequence[dict[str, list[float]] | None],
     alpha: float,
+    refusals: Sequence[str | None],
 ) -> ActionComparison:
-    """Compare one action's samples of every run with the baseline's."""
+    """Compare one action's samples of every run with the baseline's.
+
+    A run with a refusal (its load differs from the baseline's) gets its own
+    figures but no ratio, test or verdict.
+    """
     base_points = samples[0].get(action) if samples[0] is not None else None
     base_median = None if base_points is None else stats.median_p95(base_points)[0]
     results = []
@@ -181,6 +204,19 @@ def _action(
             continue
         median, p95 = stats.median_p95(points)
         p_value = None
+        if refusals[index]:
+            results.append(
+                RunResult(
+                    label,
+                    len(points),
+                    median,
+                    p95,
+                    None,
+                    None,
+                    f"{NOT_COMPARABLE}: {refusals[index]}",
+                )
+            )
+            continue
         if index == 0:
             outcome = BASELINE
         elif base_points is None:
@@ -204,8 +240,42 @@ def _action_names(samples: Sequence[dict[str, list[float]] | None]) -> list[str]
     return [*names, stats.TOTAL]
 
 
-def compare(runs: Sequence[RunInput], alpha: float = ALPHA) -> Comparison:
+def _mismatches(loads: Sequence[Achieved | None]) -> list[str | None]:
+    """Per run, how its achieved load differs from the baseline's (or None)."""
+    base = loads[0]
+    return [
+        None if index == 0 or base is None or run is None else mismatch(base, run)
+        for index, run in enumerate(loads)
+    ]
+
+
+def _notes(
+    labels: Sequence[str], mismatches: Sequence[str | None], allow: bool
+) -> list[str]:
+    """One line per run whose load differs from the baseline's."""
+    then = (
+        f"compared anyway ({ALLOW_FLAG})"
+        if allow
+        else f"not compared ({ALLOW_FLAG} compares it)"
+    )
+    return [
+        f"{label}: {NOT_COMPARABLE}: {found} (this run vs the baseline): {then}"
+        for label, found in zip(labels, mismatches, strict=True)
+        if found
+    ]
+
+
+def compare(
+    runs: Sequence[RunInput],
+    alpha: float = ALPHA,
+    allow_concurrency_mismatch: bool = False,
+) -> Comparison:
     """Compare each run's workloads with the baseline's (the first run's).
+
+    A run whose achieved load differs from the baseline's by more than
+    :data:`.concurrency.MISMATCH` (:func:`.concurrency.mismatch`) is marked
+    ``not comparable`` instead of compared, unless
+    ``allow_concurrency_mismatch``; the group's notes name it either way.
 
     :raises ValueError: fewer than two runs, duplicate labels or a bad alpha.
     """
@@ -226,10 +296,17 @@ def compare(runs: Sequence[RunInput], alpha: float = ALPHA) -> Comparison:
             stats.action_samples(run_keys[key]) if key in run_keys else None
             for run_keys in keyed
         ]
-        actions = [
-            _action(name, labels, samples, alpha) for name in _action_names(samples)
+        loads = [
+            achieved(run_keys[key]) if key in run_keys else None for run_keys in keyed
         ]
-        groups.append(ScenarioComparison(key[0], key[1], key[2], actions))
+        mismatches = _mismatches(loads)
+        refusals = [None] * len(loads) if allow_concurrency_mismatch else mismatches
+        actions = [
+            _action(name, labels, samples, alpha, refusals)
+            for name in _action_names(samples)
+        ]
+        notes = _notes(labels, mismatches, allow_concurrency_mismatch)
+        groups.append(ScenarioComparison(key[0], key[1], key[2], actions, loads, notes))
     return Comparison(labels, alpha, groups)
 
 

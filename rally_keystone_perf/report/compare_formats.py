@@ -16,6 +16,8 @@ The compare JSON document (schema version 1)::
      "comparisons": [{
        "scenario": "KeystonePerf.create_token", "concurrency": 4,  # or null
        "occurrence": 0,
+       "achieved": [{"run": "uwsgi p2xt1", "peak_concurrency": 4, ...}, ...],
+       "notes": ["run-b: not comparable: concurrency 266 vs 1000 ..."],
        "actions": [{
          "action": "keystone.create_token",                # ... "total" last
          "results": [{"run": "uwsgi p2xt1", "count": 100,  # successful samples
@@ -29,7 +31,11 @@ The compare JSON document (schema version 1)::
                              "count": 100}, ...]}]}
 
 Verdicts: ``baseline``, ``faster``, ``slower``, ``not significant``,
-``too few samples``, ``missing``, ``no baseline`` (see :mod:`.compare`).
+``too few samples``, ``missing``, ``no baseline``, ``not comparable: ...``
+(see :mod:`.compare`). ``achieved`` holds each run's
+:func:`.concurrency.fields` (null where the run lacks the workload); the
+group's ``notes`` (also printed under its table) name the runs whose load
+differs from the baseline's.
 New keys may be added within version 1; removing or changing the meaning of
 one raises the version.
 """
@@ -47,6 +53,7 @@ from rally_keystone_perf.report.compare import (
     ScenarioComparison,
     SeriesRow,
 )
+from rally_keystone_perf.report.concurrency import fields
 from rally_keystone_perf.report.config import Run
 from rally_keystone_perf.report.formats import (
     SCHEMA_VERSION,
@@ -193,7 +200,7 @@ def _table(
     blocks = ["\n".join(_intro(comparison, runs))]
     for group in comparison.groups:
         table = _pretty(COMPARE_COLUMNS, _group_rows(group), TEXT_COLUMNS)
-        blocks.append(f"{group_title(group)}\n{table}")
+        blocks.append("\n".join([group_title(group), table, *group.notes]))
     for (config, scenario), rows in series_groups(series).items():
         table = _pretty(SERIES_COLUMNS, _series_rows(rows), ())
         blocks.append(f"latency vs concurrency: {config}, {scenario}\n{table}")
@@ -214,6 +221,7 @@ def _markdown(
     for group in comparison.groups:
         parts.append(f"### {md_cell(group_title(group))}")
         parts.append(markdown_table(COMPARE_COLUMNS, _group_rows(group), TEXT_COLUMNS))
+        parts += [f"**{md_cell(note)}**" for note in group.notes]
     for (config, scenario), rows in series_groups(series).items():
         parts.append(
             f"### latency vs concurrency: {md_cell(config)}, {md_cell(scenario)}"
@@ -296,6 +304,11 @@ def compare_document(
                 "scenario": group.scenario,
                 "concurrency": group.concurrency,
                 "occurrence": group.occurrence,
+                "achieved": [
+                    None if run is None else {"run": label} | fields(run)
+                    for label, run in zip(comparison.labels, group.loads, strict=True)
+                ],
+                "notes": group.notes,
                 "actions": [
                     {
                         "action": action.action,

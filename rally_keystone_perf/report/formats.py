@@ -16,6 +16,10 @@ The report JSON document (schema version 1)::
          "config": {..., "concurrency": "2", "times": "10"},  # the table's columns
          "load_duration": 1.5, "full_duration": 2.5,          # seconds
          "throughput": 6.6, "iterations": 10, "failed_iterations": 0,
+         "achieved": {"asked_concurrency": 2, "peak_concurrency": 2,
+                      "mean_concurrency": 1.9,          # time-weighted
+                      "asked_rps": null, "rate": 6.7,   # iterations started/s
+                      "under_reached": null},  # or "asked 2 concurrent, ..."
          "pass_sla": true,
          "errors": [{"type": "...", "message": "...", "count": 1}],
          "rows": [{"name": "keystone.create_token", "depth": 0,
@@ -58,7 +62,7 @@ from typing import Any, TextIO
 
 from prettytable import PrettyTable
 
-from rally_keystone_perf.report import FORMATS, render
+from rally_keystone_perf.report import FORMATS, concurrency, render
 from rally_keystone_perf.report.config import LoadedReport
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.server_view import (
@@ -403,6 +407,8 @@ def _md_workload(entry: ReportEntry) -> list[str]:
         f"load duration: {render.format_number(entry.workload.load_duration)} s, "
         f"throughput: {_rate(entry.throughput)} iterations/s; " + md_cell(summary[0]),
     ]
+    achieved, *note = render.load_lines(entry.workload)
+    parts += [md_cell(achieved), *(f"**{md_cell(line)}**" for line in note)]
     if len(summary) > 1:
         parts.append("\n".join(f"- {md_cell(line)}" for line in summary[1:]))
     return parts
@@ -432,6 +438,7 @@ def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
         *config_keys,
         "load_duration",
         "throughput",
+        *concurrency.FIELDS,
         "action",
         "depth",
         *ROW_FIELDS,
@@ -448,6 +455,7 @@ def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
             *(entry.columns.get(key, "") for key in config_keys),
             entry.workload.load_duration,
             entry.throughput,
+            *load,
             row.name,
             row.depth,
             *(getattr(row, name) for name in ROW_FIELDS),
@@ -455,6 +463,7 @@ def _csv(files: Sequence[FileEntries], stream: TextIO) -> None:
         ]
         for item in files
         for entry in item.entries
+        for load in [concurrency.fields(concurrency.achieved(entry.workload)).values()]
         for row in entry.rows
     )
     write_csv(stream, header, rows)
@@ -474,6 +483,7 @@ def _workload_document(entry: ReportEntry) -> dict[str, Any]:
         "throughput": entry.throughput,
         "iterations": len(workload.iterations),
         "failed_iterations": sum(1 for it in workload.iterations if it.error),
+        "achieved": concurrency.fields(concurrency.achieved(workload)),
         "pass_sla": workload.pass_sla,
         "errors": [
             {"type": kind, "message": message, "count": count}

@@ -7,6 +7,11 @@ concurrency, occurrence). Each matched workload is checked on:
 ``present``
     every baseline workload must have run again (a workload that vanished,
     e.g. because its task crashed, must not pass silently).
+``achieved concurrency`` (``achieved rate`` for ``rps``), only when it differs
+    the peak of iterations in flight (why not the mean:
+    :func:`.concurrency.offered_load`) more than 10% away from the baseline's:
+    ``ERROR``, the comparison is refused (no success or latency check; the CLI
+    exits 1, not 2), unless ``allow_concurrency_mismatch``: ``PASS`` saying so.
 ``sla <criterion>``
     every SLA Rally checked in the current run (``sla_results``) must pass.
 ``success rate``
@@ -23,7 +28,7 @@ and ``total``
     ``1 + max_regression``). So a noisy run that only looks 12% slower passes
     a 10% gate, and a real 2x slowdown fails it.
 
-A check is ``PASS``, ``FAIL`` or ``SKIP`` (fewer than
+A check is ``PASS``, ``FAIL``, ``ERROR`` (not comparable) or ``SKIP`` (fewer than
 :data:`~rally_keystone_perf.report.compare.MIN_SAMPLES` successful samples on
 a side, or no baseline workload: nothing to judge, said so instead of
 passing quietly).
@@ -41,9 +46,16 @@ from rally_keystone_perf.report.compare import (
     Key,
     keyed_workloads,
 )
+from rally_keystone_perf.report.concurrency import (
+    ALLOW_FLAG,
+    LOAD_FIGURES,
+    achieved,
+    mismatch,
+    offered_load,
+)
 from rally_keystone_perf.report.load import Workload
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 DEFAULT_MAX_REGRESSION = 0.10
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20140826  # fixed: the same inputs always give the same verdict
@@ -83,9 +95,14 @@ class GateResult:
         return [check for check in self.checks if check.status == FAIL]
 
     @property
+    def errors(self) -> list[Check]:
+        """The checks that refused a comparison (the workloads' loads differ)."""
+        return [check for check in self.checks if check.status == ERROR]
+
+    @property
     def passed(self) -> bool:
-        """True when no check failed."""
-        return not self.failures
+        """True when no check failed or refused a comparison."""
+        return not self.failures and not self.errors
 
 
 def workload_name(key: Key) -> str:
@@ -248,6 +265,44 @@ def _sla_checks(name: str, current: Workload) -> list[Check]:
     ]
 
 
+def load_check(
+    name: str, baseline: Workload, current: Workload, allow_mismatch: bool
+) -> Check | None:
+    """The achieved-load check of a matched workload; None when the loads match.
+
+    ``ERROR`` (not comparable) when the current run's peak concurrency (rate
+    for ``rps``) differs from the baseline's by more than 10%; ``PASS`` with
+    a message saying so when ``allow_mismatch``.
+    """
+    base, cur = achieved(baseline), achieved(current)
+    found = mismatch(base, cur)
+    if found is None:
+        return None
+    kind, base_value = offered_load(base)
+    _, cur_value = offered_load(cur)
+    what = f"{LOAD_FIGURES[kind]}, current vs baseline"
+    if allow_mismatch:
+        status = PASS
+        message = f"{found} ({what}): compared anyway ({ALLOW_FLAG})"
+    else:
+        status = ERROR
+        message = (
+            f"not comparable: {found} ({what}); the load generator reached "
+            f"another load, so the latency checks were not made ({ALLOW_FLAG} "
+            "makes them)"
+        )
+    return Check(
+        name,
+        f"achieved {kind}",
+        status,
+        base_value,
+        cur_value,
+        _change(cur_value, base_value),
+        None,
+        message,
+    )
+
+
 def _workload_checks(
     name: str,
     baseline: Workload,
@@ -279,6 +334,7 @@ def gate(
     current: Sequence[Workload],
     max_regression: float = DEFAULT_MAX_REGRESSION,
     alpha: float = ALPHA,
+    allow_concurrency_mismatch: bool = False,
 ) -> GateResult:
     """Check ``current`` against ``baseline`` (see the module docstring).
 
@@ -306,9 +362,11 @@ def gate(
         name = workload_name(key)
         checks.extend(_sla_checks(name, work))
         if key in base_keyed:
-            checks.extend(
-                _workload_checks(name, base_keyed[key], work, max_regression, alpha)
-            )
+            base = base_keyed[key]
+            refusal = load_check(name, base, work, allow_concurrency_mismatch)
+            checks.extend([refusal] if refusal else [])
+            if refusal is None or refusal.status != ERROR:
+                checks.extend(_workload_checks(name, base, work, max_regression, alpha))
         else:
             checks.append(
                 Check(

@@ -3,7 +3,9 @@
 ``table`` (prettytable), ``markdown`` and ``json`` (schema
 ``rally-keystone-perf/gate`` version 1) for people and scripts, and JUnit
 XML for CI systems: one ``<testsuite>`` per workload, one ``<testcase>`` per
-criterion, ``<failure>`` for a failed and ``<skipped>`` for a skipped check.
+criterion, ``<failure>`` for a failed, ``<error>`` for a refused (``ERROR``:
+the workload's achieved concurrency differs from the baseline's) and
+``<skipped>`` for a skipped check.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, TextIO
 from rally_keystone_perf.report import GATE_FORMATS
 from rally_keystone_perf.report.compare_formats import format_p
 from rally_keystone_perf.report.formats import markdown_table, write_json
-from rally_keystone_perf.report.gate import FAIL, SKIP, Check, GateResult
+from rally_keystone_perf.report.gate import ERROR, FAIL, SKIP, Check, GateResult
 from rally_keystone_perf.report.render import format_number, format_success
 
 GATE_SCHEMA = "rally-keystone-perf/gate"
@@ -59,15 +61,28 @@ def headline(result: GateResult) -> str:
         sum(1 for check in result.checks if check.status == SKIP),
     )
     verdict = "PASSED" if result.passed else "FAILED"
+    refused = ""
+    if result.errors:
+        count = len(result.errors)
+        verdict = "ERROR"
+        refused = (
+            f"{count} workload{'' if count == 1 else 's'} not comparable "
+            "(achieved concurrency differs from the baseline's by more than 10%; "
+            "--allow-concurrency-mismatch compares anyway), "
+        )
     return (
-        f"gate {verdict}: {failed} of {len(result.checks)} checks failed, "
+        f"gate {verdict}: {refused}{failed} of {len(result.checks)} checks failed, "
         f"{skipped} skipped (max regression {result.max_regression * 100:g}%, "
         f"alpha {result.alpha:g})"
     )
 
 
-def _failure_lines(checks: Sequence[Check]) -> list[str]:
-    return [f"FAIL {c.workload}: {c.criterion}: {c.message}" for c in checks]
+def _failure_lines(result: GateResult) -> list[str]:
+    """One line per refused, then per failed check."""
+    return [
+        f"{c.status} {c.workload}: {c.criterion}: {c.message}"
+        for c in [*result.errors, *result.failures]
+    ]
 
 
 def _table(result: GateResult, stream: TextIO) -> None:
@@ -78,14 +93,14 @@ def _table(result: GateResult, stream: TextIO) -> None:
     for name in TEXT_COLUMNS:
         table.align[name] = "l"
     table.add_rows([check_cells(check) for check in result.checks])
-    lines = [table.get_string(), *_failure_lines(result.failures), headline(result)]
+    lines = [table.get_string(), *_failure_lines(result), headline(result)]
     stream.write("\n".join(lines) + "\n")
 
 
 def _markdown(result: GateResult, stream: TextIO) -> None:
     rows = [check_cells(check) for check in result.checks]
     lines = [markdown_table(COLUMNS, rows, TEXT_COLUMNS), ""]
-    lines += [f"- {line}" for line in _failure_lines(result.failures)]
+    lines += [f"- {line}" for line in _failure_lines(result)]
     lines.append(f"**{headline(result)}**")
     stream.write("\n".join(lines) + "\n")
 
@@ -96,6 +111,7 @@ def gate_document(result: GateResult) -> dict[str, Any]:
         "schema": GATE_SCHEMA,
         "version": GATE_SCHEMA_VERSION,
         "passed": result.passed,
+        "not_comparable": [check.workload for check in result.errors],
         "max_regression": result.max_regression,
         "alpha": result.alpha,
         "checks": [
@@ -139,6 +155,7 @@ def junit_xml(result: GateResult) -> str:
         name=JUNIT_SUITES,
         tests=str(len(result.checks)),
         failures=_count(result.checks, FAIL),
+        errors=_count(result.checks, ERROR),
         skipped=_count(result.checks, SKIP),
     )
     by_workload: dict[str, list[Check]] = {}
@@ -152,7 +169,7 @@ def junit_xml(result: GateResult) -> str:
             tests=str(len(checks)),
             failures=_count(checks, FAIL),
             skipped=_count(checks, SKIP),
-            errors="0",
+            errors=_count(checks, ERROR),
         )
         for check in checks:
             case = ET.SubElement(
@@ -162,8 +179,9 @@ def junit_xml(result: GateResult) -> str:
                 name=check.criterion,
                 time="0",
             )
-            if check.status == FAIL:
-                failure = ET.SubElement(case, "failure", message=check.message)
+            if check.status in (FAIL, ERROR):
+                tag = "failure" if check.status == FAIL else "error"
+                failure = ET.SubElement(case, tag, message=check.message)
                 failure.text = check.message
             elif check.status == SKIP:
                 ET.SubElement(case, "skipped", message=check.message)

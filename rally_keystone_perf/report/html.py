@@ -11,7 +11,8 @@ names its scenario. All text (scenario names, file names, error messages) is
 escaped with :func:`html.escape`; tracebacks are never shown.
 
 ``report`` shows, per workload, Rally's statistics table, the load duration
-and throughput, the error summary and the iteration durations over time.
+and throughput, the concurrency asked and reached (:mod:`.concurrency`), the
+error summary and the iteration durations over time.
 ``compare`` shows one table per matched workload and, for every
 latency-vs-concurrency series, its table and plots of the latency
 percentiles, the throughput and the success rate against concurrency.
@@ -70,6 +71,7 @@ section.workload, section.group, section.series {
   border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 12px 12px;
   margin: 16px 0; }
 .meta, .config, .summary { color: #4a545e; margin: 0.3em 0; }
+.note { color: #8a4b00; font-weight: 600; margin: 0.3em 0; }
 .config span { display: inline-block; margin-right: 1.2em; }
 .config b { font-weight: 600; color: #1d2328; }
 nav ul { columns: 2; margin: 0.3em 0; }
@@ -445,6 +447,7 @@ def _workload_section(entry: ReportEntry, anchor: str) -> list[str]:
     depths = [row.depth for row in entry.rows]
     body = table(title, header, rows, row_attrs=attrs, indents=depths)
     summary = render.error_summary(workload)
+    achieved, *note = render.load_lines(workload)
     parts = [
         f'<section class="workload" id="{anchor}">',
         body,
@@ -453,6 +456,8 @@ def _workload_section(entry: ReportEntry, anchor: str) -> list[str]:
         f"{esc(render.format_number(entry.throughput))} iterations/s; "
         f"{len(workload.iterations)} iterations; SLA "
         f"{'passed' if workload.pass_sla else 'failed'}</p>",
+        f'<p class="summary">{esc(achieved)}</p>',
+        *(f'<p class="note">{esc(line)}</p>' for line in note),
         f'<p class="summary">{esc(summary[0])}</p>',
     ]
     if len(summary) > 1:
@@ -511,6 +516,7 @@ def _compare_section(group: ScenarioComparison) -> list[str]:
     return [
         '<section class="group">',
         table(title, COMPARE_COLUMNS, rows, TEXT_COLUMNS, attrs, classes),
+        *(f'<p class="note">{esc(note)}</p>' for note in group.notes),
         "</section>",
     ]
 

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from prettytable import PrettyTable
 
+from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 
@@ -163,13 +164,24 @@ def context_lines(workload: Workload) -> list[str]:
     return lines
 
 
+def load_lines(workload: Workload) -> list[str]:
+    """The concurrency (and rate) asked and reached, and the note if it fell short.
+
+    See :mod:`.concurrency`; the note is one line, worded like "asked 1000
+    concurrent, reached 266: the load generator, not Keystone, set this figure".
+    """
+    load = concurrency.achieved(workload)
+    note = concurrency.under_reached(load)
+    return [concurrency.achieved_line(load), *([note] if note else [])]
+
+
 def render_workload(
     workload: Workload,
     rows: list[StatsRow],
     stream: TextIO,
     extra_columns: dict[str, str] | None = None,
 ) -> None:
-    """Write heading, statistics table, load/throughput line and error summary."""
+    """Write heading, table, load/throughput and concurrency lines, error summary."""
     rate = throughput(workload)
     rate_text = "n/a" if rate is None else str(round(rate, 3))
     lines = [
@@ -177,6 +189,7 @@ def render_workload(
         build_table(rows, extra_columns).get_string(),
         f"load duration: {format_number(workload.load_duration)} s, "
         f"throughput: {rate_text} iterations/s",
+        *load_lines(workload),
         *context_lines(workload),
         *error_summary(workload),
     ]

@@ -23,18 +23,27 @@ def timed(
     action: str = ACTION,
     errors: Sequence[int] = (),
     overhead: float = 0.01,
+    slots: int = 1,
 ) -> list[dict[str, Any]]:
     """One iteration per duration, each with one atomic action of that duration.
 
-    Iterations whose index is in ``errors`` fail inside the atomic action.
+    Iterations run in ``slots`` lanes side by side (iteration i in lane
+    ``i % slots``, every lane starting at 1000.0), one at a time in a lane:
+    each starts 1 s after the lane's previous one started, or when it ended if
+    it lasted longer. So the workload reached a peak concurrency of ``slots``
+    (with that many iterations), whatever its durations. Iterations whose
+    index is in ``errors`` fail inside the atomic action.
     """
-    data = []
+    data: list[dict[str, Any]] = []
+    starts = [1000.0] * slots
     for index, duration in enumerate(durations):
-        start = 1000.0 + index
+        lane = index % slots
+        start = starts[lane]
         failed = index in errors
         atomics = [f.atomic(action, start, start + duration, failed=failed)]
         error = ("HttpError", "database is locked") if failed else None
         data.append(f.iteration(start, duration + overhead, 0.0, atomics, error))
+        starts[lane] = start + max(1.0, duration + overhead)
     return data
 
 

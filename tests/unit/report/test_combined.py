@@ -36,7 +36,11 @@ def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
     assert all(len(row) == len(header) for row in rows)
     by_column = [dict(zip(header, row, strict=True)) for row in rows]
     assert [row["mode"] for row in by_column] == ["uwsgi", "apache", "apache"]
-    assert [row["cache"] for row in by_column] == ["request-local", "memcached", "memcached"]
+    assert [row["cache"] for row in by_column] == [
+        "request-local",
+        "memcached",
+        "memcached",
+    ]
     assert [row["concurrency"] for row in by_column] == ["4", "4", "2"]
     # the figures are the report's total row
     workload = load_report(reports[0].path)[0]

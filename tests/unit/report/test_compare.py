@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -270,3 +271,53 @@ def test_series_needs_two_levels(tmp_path: Path) -> None:
     no_conc = _load(tmp_path, "b", r.workload([0.1] * 5, concurrency=None))
     rows = c.series([("x", base), ("x", no_conc)])
     assert [row.concurrency for row in rows] == [2, None]  # None sorts last
+
+
+# --- achieved concurrency ------------------------------------------------------
+
+MISMATCH = "not comparable: concurrency 2 vs 4"
+
+
+def _lanes(tmp_path: Path, base_slots: int, other_slots: int) -> list:
+    """Runs "a" and "b" at concurrency 4 whose runners reached the slots."""
+    base = r.workload(r.gauss(1, 0.5), concurrency=4, slots=base_slots)
+    other = r.workload(r.gauss(2, 1.0), concurrency=4, slots=other_slots)
+    return [("a", _load(tmp_path, "a", base)), ("b", _load(tmp_path, "b", other))]
+
+
+def test_a_run_that_reached_another_concurrency_is_not_compared(
+    tmp_path: Path,
+) -> None:
+    comparison = c.compare(_lanes(tmp_path, 4, 2))
+    (group,) = comparison.groups
+    for action in group.actions:
+        base, other = action.results
+        assert base.verdict == c.BASELINE
+        assert (other.verdict, other.ratio, other.p_value) == (MISMATCH, None, None)
+        assert other.median is not None  # its own figures are still shown
+    assert [load.peak for load in group.loads] == [4, 2]
+    assert group.notes == [
+        "b: not comparable: concurrency 2 vs 4 (this run vs the baseline): not "
+        "compared (--allow-concurrency-mismatch compares it)"
+    ]
+    table = r.write_compare((comparison, [], []), "table")
+    assert MISMATCH in table and group.notes[0] in table
+    document = json.loads(r.write_compare((comparison, [], []), "json"))
+    (found,) = document["comparisons"]
+    assert found["notes"] == group.notes
+    assert [a["peak_concurrency"] for a in found["achieved"]] == [4, 2]
+
+
+def test_allow_concurrency_mismatch_compares_and_notes_it(tmp_path: Path) -> None:
+    comparison = c.compare(_lanes(tmp_path, 4, 2), allow_concurrency_mismatch=True)
+    (group,) = comparison.groups
+    assert _result(comparison, "total").verdict == c.SLOWER
+    assert group.notes[0].endswith("compared anyway (--allow-concurrency-mismatch)")
+    markdown = r.write_compare((comparison, [], []), "markdown")
+    assert f"**{group.notes[0]}**" in markdown
+
+
+def test_the_same_concurrency_reached_has_no_note(tmp_path: Path) -> None:
+    comparison = c.compare(_lanes(tmp_path, 4, 4))
+    assert comparison.groups[0].notes == []
+    assert _result(comparison, "total").verdict == c.SLOWER

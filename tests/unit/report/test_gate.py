@@ -205,3 +205,53 @@ def test_nothing_in_common_or_nothing_to_check(tmp_path: Path) -> None:
         g.gate(base, cur)
     with pytest.raises(ValueError, match="no workloads"):
         g.gate(base, [])
+
+
+# --- achieved concurrency ------------------------------------------------------
+
+C4 = "KeystonePerf.create_token c4"
+
+
+def _lanes(tmp_path: Path, base_slots: int, cur_slots: int) -> tuple[list, list]:
+    """Baseline and current at concurrency 4 whose runners reached the slots."""
+    base = r.workload(r.gauss(1, 0.5), concurrency=4, slots=base_slots)
+    cur = r.workload(r.gauss(2, 0.5), concurrency=4, slots=cur_slots)
+    return _load(tmp_path, "a", base), _load(tmp_path, "b", cur)
+
+
+def test_a_workload_that_reached_another_concurrency_is_refused(
+    tmp_path: Path,
+) -> None:
+    result = g.gate(*_lanes(tmp_path, 4, 2))
+    (check,) = [c for c in result.checks if c.workload == C4]  # no latency check
+    assert (check.criterion, check.status) == ("achieved concurrency", g.ERROR)
+    assert (check.baseline, check.current) == (4, 2)
+    assert check.message.startswith(
+        "not comparable: concurrency 2 vs 4 (peak iterations in flight, "
+        "current vs baseline)"
+    )
+    assert "--allow-concurrency-mismatch" in check.message
+    assert result.errors == [check]
+    assert not result.failures
+    assert not result.passed
+
+
+def test_allow_concurrency_mismatch_compares_and_says_so(tmp_path: Path) -> None:
+    base, cur = _lanes(tmp_path, 4, 2)
+    result = g.gate(base, cur, allow_concurrency_mismatch=True)
+    check = _check(result, "achieved concurrency", C4)
+    assert check.status == g.PASS
+    assert check.message == (
+        "concurrency 2 vs 4 (peak iterations in flight, current vs baseline): "
+        "compared anyway (--allow-concurrency-mismatch)"
+    )
+    assert _check(result, "median total", C4).status == g.PASS
+    assert result.passed and not result.errors
+
+
+def test_within_ten_percent_no_concurrency_check(tmp_path: Path) -> None:
+    base = r.workload(r.gauss(1, 0.5), concurrency=10, slots=10)
+    cur = r.workload(r.gauss(2, 0.5), concurrency=10, slots=9)
+    result = g.gate(_load(tmp_path, "a", base), _load(tmp_path, "b", cur))
+    assert "achieved concurrency" not in {c.criterion for c in result.checks}
+    assert result.passed

@@ -103,3 +103,34 @@ def test_passing_headline() -> None:
     assert gf.headline(result) == (
         "gate PASSED: 0 of 1 checks failed, 0 skipped (max regression 25%, alpha 0.01)"
     )
+
+
+def _refused() -> g.GateResult:
+    message = "not comparable: concurrency 266 vs 1000 (peak iterations in flight)"
+    refusal = g.Check(
+        W, "achieved concurrency", g.ERROR, 1000, 266, -0.734, None, message
+    )
+    return g.GateResult(0.1, 0.05, [_result().checks[0], refusal])
+
+
+def test_a_refusal_in_every_format() -> None:
+    result = _refused()
+    headline = gf.headline(result)
+    assert headline.startswith("gate ERROR: 1 workload not comparable (achieved")
+    assert "--allow-concurrency-mismatch" in headline
+    table = io.StringIO()
+    gf.write_gate(result, table, "table")
+    assert f"ERROR {W}: achieved concurrency: not comparable: concurrency 266" in (
+        table.getvalue()
+    )
+    assert "|     1000 |     266 | -73.4% |" in table.getvalue()
+    document = io.StringIO()
+    gf.write_gate(result, document, "json")
+    parsed = json.loads(document.getvalue())
+    assert (parsed["passed"], parsed["not_comparable"]) == (False, [W])
+    root = ET.fromstring(gf.junit_xml(result))
+    assert (root.get("errors"), root.get("failures")) == ("1", "0")
+    (suite,) = root.findall("testsuite")
+    assert suite.get("errors") == "1"
+    error = suite.findall("testcase")[1].find("error")
+    assert error is not None and "266 vs 1000" in error.get("message")
