@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from rally_keystone_perf import paths, taskgen
-from rally_keystone_perf.deploy import launcher, modes, services
+from rally_keystone_perf import paths, stop_signals, taskgen
+from rally_keystone_perf.deploy import launcher, modes, orphans, services
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import config_columns
@@ -215,6 +215,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     """Start a local Keystone and leave it running."""
     args.runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(args.runs_dir, _launch_options(args), progress=_echo)
+    orphans.detach(run)  # its servers outlive this command on purpose
     state = run.read_state()
     print(f"run folder: {run.root}")
     print(f"auth url:   {state['auth_url']}")
@@ -229,28 +230,50 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    """Stop the server of a run folder."""
-    run = _resolve_run(args)
-    if launcher.stop(run):
-        _echo(f"stopped the server of {run.root}")
-    else:
-        _echo(f"no server was running for {run.root}")
+    """Stop the servers of a run folder, and whatever killed runs left.
+
+    Without --run: the current run, then every orphaned run under
+    --runs-dir (its command killed, its servers or Rally still running).
+    """
+    run = None
+    if args.run is not None or (args.runs_dir / "current").exists():
+        run = _resolve_run(args)
+        left = services.running(run.read_state())
+        if launcher.stop(run):
+            named = f": {', '.join(left)}" if left else ""
+            _echo(f"stopped the processes of {run.root}{named}")
+        else:
+            _echo(f"no server was running for {run.root}")
+    swept = orphans.stop_all(args.runs_dir, launcher.stop, _echo) if not args.run else 0
+    if run is None and not swept:
+        _resolve_run(args)  # no run folder at all: say so
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """Say whether a run's server is up."""
+    """Say whether a run's server is up, and whether its command still runs."""
+    from rally_keystone_perf.report.config import run_config_line
+
     run = _resolve_run(args)
     state = run.read_state()
     running = launcher.is_running(run)
     health = services.probe(state["auth_url"]) if running else None
     print(f"run folder: {run.root}")
-    print(f"mode:       {state.get('mode')}  {config_columns(state)}")
+    print(f"config:     {run_config_line(state)}")
     print(f"auth url:   {state.get('auth_url')}")
     print(
         f"server:     {'running' if running else 'not running'}"
         + (f" (pid {state.get('server_pid')}, GET /v3 -> {health})" if running else "")
     )
+    driver = state.get("driver_pid")
+    orphan = orphans.describe(state)
+    if orphan is not None:
+        print(f"driver:     {orphan}")
+    elif driver:
+        print(f"driver:     pid {driver} (running)")
+    left = services.running(state)
+    if left:
+        print(f"processes:  {', '.join(left)}")
     return EXIT_OK if running else EXIT_NOT_RUNNING
 
 
@@ -441,13 +464,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     durations ("faster"/"slower" only when p < alpha, else "not significant").
     A run is a Rally JSON report or a run folder (its results/*.json); runs of
     one configuration at several concurrency levels also give a
-    latency-vs-concurrency series.
+    latency-vs-concurrency series. A run whose workload reached a concurrency
+    (peak iterations in flight; the rate for rps) more than 10% away from the
+    baseline's is marked "not comparable" for it, unless
+    --allow-concurrency-mismatch.
     """
     from rally_keystone_perf.report import compare, compare_formats, config
 
     runs = config.load_runs([args.baseline, *args.others])
     comparison = compare.compare(
-        [(run.label, run.workloads) for run in runs], alpha=args.alpha
+        [(run.label, run.workloads) for run in runs],
+        alpha=args.alpha,
+        allow_concurrency_mismatch=args.allow_concurrency_mismatch,
     )
     series = compare.series([(run.config_label, run.workloads) for run in runs])
     buffer = io.StringIO()
@@ -464,9 +492,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
     any atomic action (or of the total) is worse than the baseline's by more
     than --max-regression with significance (one-sided Mann-Whitney U test
     against the baseline scaled by 1 + max regression; a seeded bootstrap for
-    p95). A baseline workload missing from the current run fails too.
-    CURRENT and BASELINE are Rally JSON reports, run folders or Rally task
-    UUIDs (looked up in --runs-dir, then in Rally's default database).
+    p95). A baseline workload missing from the current run fails too. A
+    workload whose achieved concurrency (peak iterations in flight; the rate
+    for rps) differs from the baseline's by more than 10% is not compared:
+    exit 1, unless --allow-concurrency-mismatch. CURRENT and BASELINE are
+    Rally JSON reports, run folders or Rally task UUIDs (looked up in
+    --runs-dir, then in Rally's default database).
     """
     import tempfile
 
@@ -480,7 +511,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
         )
         baseline, current = config.load_runs([base_path, cur_path])
     result = gate.gate(
-        baseline.workloads, current.workloads, args.max_regression, args.alpha
+        baseline.workloads,
+        current.workloads,
+        args.max_regression,
+        args.alpha,
+        args.allow_concurrency_mismatch,
     )
     _echo(f"baseline: {baseline.label} ({base_path})")
     _echo(f"current:  {current.label} ({cur_path})")
@@ -490,6 +525,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         _write_output(gate_formats.junit_xml(result), args.junit)
     _write_output(buffer.getvalue(), args.out)
     _echo(gate_formats.headline(result))
+    if result.errors:  # refused to compare: not a regression found
+        return EXIT_ERROR
     return EXIT_OK if result.passed else EXIT_SLA
 
 
@@ -534,6 +571,17 @@ def _alpha(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
     return value
+
+
+def _add_mismatch_option(parser: argparse.ArgumentParser, refusal: str) -> None:
+    """``--allow-concurrency-mismatch`` of ``compare`` and ``gate``."""
+    parser.add_argument(
+        "--allow-concurrency-mismatch",
+        action="store_true",
+        help="compare a workload even when the concurrency its runner reached "
+        "(peak iterations in flight; iterations started per second for rps) "
+        f"differs from the baseline's by more than 10%% ({refusal})",
+    )
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -709,6 +757,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.05,
         help="significance level of the Mann-Whitney U test (default: %(default)s)",
     )
+    _add_mismatch_option(compare, 'default: its rows say "not comparable"')
     _add_output_options(compare)
     compare.set_defaults(func=cmd_compare)
 
@@ -743,6 +792,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.05,
         help="significance level of the tests (default: %(default)s)",
     )
+    _add_mismatch_option(gate_cmd, "default: the gate refuses it and exits 1")
     gate_cmd.add_argument(
         "--junit",
         type=Path,
@@ -788,8 +838,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rally_keystone_perf.task_check import TaskFileError
 
     args = build_parser().parse_args(argv)
+    stop_signals.install()  # SIGTERM, SIGHUP: as Ctrl-C, exit 128 + signal
     try:
-        return int(args.func(args))
+        return stop_signals.exit_code(int(args.func(args)))
     except (
         launcher.LaunchError,
         MatrixError,
@@ -802,7 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         _echo("interrupted")
-        return 130
+        return stop_signals.exit_code(130)
 
 
 if __name__ == "__main__":

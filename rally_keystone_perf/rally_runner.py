@@ -19,11 +19,15 @@ from pathlib import Path
 from typing import IO
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 
 ENV_NAME = "keystone-perf"
 EXIT_INTERRUPTED = 130
+RALLY_SERVICE = "rally"  # its name among the run's processes (run.json)
+# Rally writes its database (the env's admin password) under private/: 0600
+PRIVATE_UMASK = 0o077
 _TASK_STARTED = re.compile(r"Task\s+(?:\[tags: .*?\]\s+)?([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: (\d+) END: (\w+)")
 _SHOWN = re.compile(
@@ -108,6 +112,7 @@ class RallyRunner:
             text=True,
             stdin=subprocess.DEVNULL,
             check=False,
+            umask=PRIVATE_UMASK,
         )
         self._log(f"$ rally {' '.join(args)}\n{result.stdout}{result.stderr}")
         if result.returncode != 0:
@@ -149,7 +154,7 @@ class RallyRunner:
             args += ["--tag", tag]
         self._log(f"$ rally {' '.join(args)}\n")
         proc = subprocess.Popen(
-            self._cmd(*args),
+            services.dying_with_parent(self._cmd(*args)),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -157,7 +162,10 @@ class RallyRunner:
             bufsize=1,
             start_new_session=True,
             env=self._env(),
+            umask=PRIVATE_UMASK,
         )
+        # recorded: `down` and the next run stop it if this command is killed
+        services.record(self.run, RALLY_SERVICE, proc.pid)
         watcher = _ProgressWatcher(self.echo)
         interrupted = False
         try:
@@ -166,6 +174,7 @@ class RallyRunner:
         except KeyboardInterrupt:
             interrupted = True
             code = self._abort(proc, watcher)
+        services.forget(self.run, RALLY_SERVICE)
         report = None
         if watcher.uuid:
             report = self.export_json(watcher.uuid, task_file.stem)

@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rally_keystone_perf import rally_runner
-from rally_keystone_perf.deploy import launcher, nova_stack, sampler
+from rally_keystone_perf import rally_runner, stop_signals
+from rally_keystone_perf.deploy import launcher, nova_stack, orphans, sampler
 from rally_keystone_perf.deploy.rundir import RunDir
 
 Echo = Callable[[str], None]
@@ -46,6 +46,7 @@ def keystone_session(
     :meth:`RallyRunner.prepare`). Keystone is stopped when the block ends,
     unless ``keep_running``.
     """
+    stop_signals.install()  # SIGTERM and SIGHUP stop the session as Ctrl-C does
     runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(runs_dir, options, progress=echo)
     resources = None
@@ -59,6 +60,7 @@ def keystone_session(
         if resources is not None:
             resources.stop()
         if keep_running:
+            orphans.detach(run)
             echo(f"Keystone keeps running: rally-keystone-perf down --run {run.root}")
         else:
             echo("stopping Keystone" + (" and its services" if _has_stack(run) else ""))

@@ -25,12 +25,13 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from rally_keystone_perf import paths
+from rally_keystone_perf import paths, stop_signals
 from rally_keystone_perf.deploy import (
     backends,
     modes,
     nova_config,
     nova_stack,
+    orphans,
     services,
 )
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
@@ -749,6 +750,7 @@ def up(
         raise LaunchError(str(exc)) from None
     executables = check_requirements(requirements(options))
     check_server_user(mode)
+    orphans.stop_all(runs_root, stop, progress)  # what a killed run left
     port = pick_port(options.host, options.port)
     if run is None:
         run = new_run_dir(runs_root, mode.name)
@@ -764,6 +766,7 @@ def up(
     sockets = _sockets_dir()
     run.write_state(
         status="preparing",
+        driver_pid=os.getpid(),  # its death orphans the run (deploy/orphans.py)
         mode=mode.name,
         url=url,
         auth_url=f"{url}/v3",
@@ -920,7 +923,8 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
     state = run.read_state()
     was_running = False
     if state.get("services") or state.get("server_pid"):
-        was_running = services.stop_all(run, timeout)
+        with stop_signals.shielded():  # a stop cut short leaves processes
+            was_running = services.stop_all(run, timeout)
     sockets = state.get("sockets_dir")
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)

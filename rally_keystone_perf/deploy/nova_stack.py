@@ -50,7 +50,11 @@ from rally_keystone_perf.deploy.nova_config import (
     stack_dir,
     template_values,
 )
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.deploy.rundir import (
+    RunDir,
+    private_umask,
+    write_private_json,
+)
 
 Progress = Callable[[str], None]
 STACK_JSON = "stack.json"
@@ -414,7 +418,8 @@ def start(
     db_port = int(state["db_port"])
     socket_path = Path(state["sockets_dir"]) / "mariadb.sock"
     values = template_values(run, plan, auth_url, db_port)
-    render(run, plan, values)
+    with private_umask():  # the configs hold the stack's passwords
+        render(run, plan, values)
     node = rabbit_node(run, plan)
     progress(f"starting RabbitMQ on {host}:{node.amqp_port}")
     rabbit = rabbitmq.start(run, node, executables["epmd"])

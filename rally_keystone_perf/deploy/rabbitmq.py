@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.backends import named_tail
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.rundir import PRIVATE_UMASK, RunDir
 
 RABBIT_BIN = Path("/usr/lib/rabbitmq/bin")
 USER = "nova"
@@ -144,6 +144,7 @@ def start(run: RunDir, node: Node, epmd: Path) -> subprocess.Popen[bytes]:
         "epmd",
         [str(epmd), "-address", node.host, "-port", str(node.epmd_port)],
         node.env(),
+        umask=PRIVATE_UMASK,
     )
     services.wait_until(
         lambda: services.port_open(node.host, node.epmd_port),
@@ -152,7 +153,10 @@ def start(run: RunDir, node: Node, epmd: Path) -> subprocess.Popen[bytes]:
         10,
         lambda: named_tail(run.logs / "epmd-stdout.log"),
     )
-    return services.start(run, "rabbitmq", [str(script)], node.env())
+    # its files (Mnesia: the user's password hash) are under private/
+    return services.start(
+        run, "rabbitmq", [str(script)], node.env(), umask=PRIVATE_UMASK
+    )
 
 
 def logs(run: RunDir, node: Node) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 PRIVATE_MODE = 0o700
+PRIVATE_UMASK = 0o077  # what is written under private/ is its owner's alone
 
 
 @dataclass(frozen=True)
@@ -120,3 +123,13 @@ def new_run_dir(runs_root: Path, mode: str) -> RunDir:
         tmp.symlink_to(root.name)
         tmp.replace(link)
     return run
+
+
+@contextlib.contextmanager
+def private_umask() -> Iterator[None]:
+    """Files this process creates inside the block are 0600 (folders 0700)."""
+    before = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(before)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -37,11 +38,13 @@ def start(
     argv: Sequence[str],
     env: dict[str, str] | None = None,
     tier: str | None = None,
+    umask: int = -1,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own session and record its pid in run.json.
 
     Processes started one after another with the same ``tier`` depend on
-    nothing of each other: :func:`stop_all` stops them together.
+    nothing of each other: :func:`stop_all` stops them together. ``umask``
+    (default: ours) for a process that writes under ``private/``.
     """
     out = open(run.logs / f"{name}-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
     try:
@@ -53,12 +56,19 @@ def start(
             start_new_session=True,
             cwd=run.root,
             env={**os.environ, **(env or {})},
+            umask=umask,
         )
     finally:
         out.close()
+    record(run, name, proc.pid, tier)
+    return proc
+
+
+def record(run: RunDir, name: str, pid: int, tier: str | None = None) -> None:
+    """Record ``pid`` (a session leader) in run.json: :func:`stop_all` stops it."""
     state = run.read_state()
     services = dict(state.get("services") or {})
-    services[name] = proc.pid
+    services[name] = pid
     # run.json sorts its keys: the start order is kept apart, for stop_all
     order = [n for n in state.get("service_order") or [] if n != name] + [name]
     tiers = dict(state.get("service_tiers") or {})
@@ -67,7 +77,40 @@ def start(
     else:
         tiers[name] = tier
     run.write_state(services=services, service_order=order, service_tiers=tiers)
-    return proc
+
+
+def forget(run: RunDir, name: str) -> None:
+    """Drop ``name`` from run.json's processes (it ended on its own)."""
+    state = run.read_state()
+    services = dict(state.get("services") or {})
+    if services.pop(name, None) is None:
+        return
+    order = [n for n in state.get("service_order") or [] if n != name]
+    tiers = {k: v for k, v in (state.get("service_tiers") or {}).items() if k != name}
+    run.write_state(services=services, service_order=order, service_tiers=tiers)
+
+
+def running(state: dict[str, Any]) -> list[str]:
+    """``name (pid N)`` of each recorded process whose group still runs."""
+    services: dict[str, int] = dict(state.get("services") or {})
+    return [
+        f"{name} (pid {pid})" for name, pid in services.items() if group_alive(int(pid))
+    ]
+
+
+def dying_with_parent(argv: Sequence[str], signame: str = "TERM") -> list[str]:
+    """``argv`` run so that it gets SIG``signame`` when its parent dies.
+
+    ``PR_SET_PDEATHSIG`` through util-linux's ``setpriv`` (a preexec_fn
+    would be unsafe beside the sampler's thread): a child that must not
+    outlive the command that started it (Rally) stops even when that command
+    is killed by SIGKILL. Without setpriv, ``argv`` unchanged (``down`` and
+    the next run still stop it: it is recorded in run.json).
+    """
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return list(argv)
+    return [setpriv, "--pdeathsig", signame, "--", *argv]
 
 
 def wait_until(

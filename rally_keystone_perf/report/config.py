@@ -87,6 +87,11 @@ def _state_columns(state: dict[str, Any]) -> dict[str, str]:
     return ordered
 
 
+def run_config_line(state: dict[str, Any]) -> str:
+    """The report's config columns of a run on one line (``status``)."""
+    return ", ".join(f"{key} {value}" for key, value in _state_columns(state).items())
+
+
 def read_run_state(report_path: Path) -> dict[str, Any] | None:
     """``../run.json`` of a report in ``<run>/results/``; None when absent.
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -380,13 +382,40 @@ def test_status_running(
     assert "server:     running (pid 4242, GET /v3 -> 200)\n" in out
 
 
+def test_status_prints_the_config_and_an_orphaned_driver(
+    tmp_path: Path, capsys
+) -> None:
+    run = _fake_run(tmp_path)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        run.write_state(driver_pid=dead.pid, keystone_cache="request-local")
+        services.record(run, "uwsgi", sleeper.pid)
+        assert cli.main(["status", "--run", str(run.root)]) == 3
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    out = capsys.readouterr().out
+    assert "{" not in out  # not a Python dict
+    assert "config:     mode uwsgi, profile stock, processes 2, threads 1, " in out
+    assert "cache request-local" in out
+    assert (
+        f"driver:     orphaned: started by pid {dead.pid}, which is gone; "
+        "stop it with down\n"
+    ) in out
+    assert f"processes:  uwsgi (pid {sleeper.pid})\n" in out
+
+
 def test_down(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     run = _fake_run(tmp_path)
     stopped: list[Path] = []
     monkeypatch.setattr(launcher, "stop", lambda r: stopped.append(r.root) or True)
     assert cli.main(["down", "--runs-dir", str(tmp_path)]) == 0
     assert stopped == [run.root]
-    assert capsys.readouterr().err == f"stopped the server of {run.root}\n"
+    assert capsys.readouterr().err == f"stopped the processes of {run.root}\n"
 
 
 def test_down_nothing_running(tmp_path: Path, capsys) -> None:
@@ -888,3 +917,57 @@ def test_matrix_prints_the_combined_table(
     assert "setup (s)" in out and "load (s)" in out
     assert "1 of 3 cells done" in err and "run the same command again" in err
     assert (tmp_path / "runs" / "matrix-quick" / "combined.md").is_file()
+
+
+# --- achieved concurrency (compare and gate) --------------------------------------
+
+
+def _lanes(tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs at concurrency 4: one reached 4 in flight, the other 2."""
+    from tests.unit.report import runs as r
+
+    def run(name: str, slots: int) -> Path:
+        workload = r.workload(r.gauss(slots, 0.5), concurrency=4, slots=slots)
+        return r.make_run(tmp_path, name, [workload], r.state())
+
+    return run("four", 4), run("two", 2)
+
+
+@pytest.mark.parametrize("command", ["compare", "gate"])
+def test_allow_concurrency_mismatch_help(command: str, capsys) -> None:
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args([command, "--help"])
+    words = " ".join(capsys.readouterr().out.split())
+    assert "--allow-concurrency-mismatch compare a workload even when" in words
+    assert "peak iterations in flight" in words
+
+
+def test_gate_refuses_another_concurrency_with_exit_1(tmp_path: Path, capsys) -> None:
+    four, two = _lanes(tmp_path)
+    junit, out = tmp_path / "junit.xml", tmp_path / "gate.txt"
+    argv = ["gate", str(two), "--baseline", str(four), "--junit", str(junit)]
+    assert cli.main([*argv, "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "gate ERROR: 1 workload not comparable" in err
+    # the CI jobs publish both files: they carry the refusal
+    assert (
+        "ERROR KeystonePerf.create_token c4: achieved concurrency: not comparable: "
+        "concurrency 2 vs 4"
+    ) in out.read_text()
+    assert 'errors="1"' in junit.read_text() and "<error " in junit.read_text()
+    assert cli.main([*argv, "--allow-concurrency-mismatch"]) == 0
+    assert "gate PASSED" in capsys.readouterr().err
+
+
+def test_compare_marks_another_concurrency_not_comparable(
+    tmp_path: Path, capsys
+) -> None:
+    four, two = _lanes(tmp_path)
+    assert cli.main(["compare", str(four), str(two)]) == 0
+    out = capsys.readouterr().out
+    assert "not comparable: concurrency 2 vs 4" in out
+    allow = "--allow-concurrency-mismatch"
+    assert cli.main(["compare", str(four), str(two), allow]) == 0
+    out = capsys.readouterr().out
+    assert "compared anyway (--allow-concurrency-mismatch)" in out
+    assert "| not comparable" not in out

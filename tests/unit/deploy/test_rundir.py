@@ -146,3 +146,13 @@ def test_new_run_dir_relative_root(
     assert run.root.is_absolute()
     assert run.root.parent == tmp_path / "runs"
     assert (tmp_path / "runs" / "current").resolve() == run.root
+
+
+def test_private_umask(tmp_path: Path) -> None:
+    from rally_keystone_perf.deploy.rundir import private_umask
+
+    with private_umask():
+        (tmp_path / "secret").write_text("x")
+    (tmp_path / "open").write_text("x")
+    assert (tmp_path / "secret").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "open").stat().st_mode & 0o077 != 0  # umask restored

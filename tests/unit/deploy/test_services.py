@@ -188,3 +188,56 @@ def test_probe_ok(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(urllib.request, "urlopen", ok)
     assert services.probe("http://x/v3", timeout=1.5) == 200
     assert seen == [("http://x/v3", 1.5)]
+
+
+def test_record_forget_and_running(run: RunDir) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        services.record(run, "rally", proc.pid)
+        assert services.running(run.read_state()) == [f"rally (pid {proc.pid})"]
+        assert run.read_state()["service_order"] == ["rally"]
+        services.forget(run, "rally")
+        state = run.read_state()
+        assert state["services"] == {} and state["service_order"] == []
+        services.forget(run, "rally")  # twice: nothing to do
+    finally:
+        proc.kill()
+        proc.wait()
+    services.record(run, "gone", proc.pid)
+    assert services.running(run.read_state()) == []
+
+
+def test_a_child_dies_with_its_parent(tmp_path: Path) -> None:
+    """The parent is SIGKILLed: the child started through setpriv gets SIGTERM."""
+    pid_file = tmp_path / "child.pid"
+    child = services.dying_with_parent(
+        [sys.executable, "-c", "import time; time.sleep(60)"]
+    )
+    parent = (
+        "import subprocess, sys, time\n"
+        f"proc = subprocess.Popen({child!r})\n"
+        f"open({str(pid_file)!r}, 'w').write(str(proc.pid))\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", parent])
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child_pid = int(pid_file.read_text())
+    time.sleep(0.5)  # setpriv has set the parent-death signal and exec'd
+    assert services.alive(child_pid)
+    proc.kill()
+    proc.wait()
+    while services.alive(child_pid):
+        assert time.monotonic() < deadline, "the child outlived its parent"
+        time.sleep(0.05)
+
+
+def test_start_with_a_private_umask(run: RunDir) -> None:
+    code = "open('made-here', 'w').write('secret')"
+    proc = services.start(run, "writer", [sys.executable, "-c", code], umask=0o077)
+    assert proc.wait(timeout=20) == 0
+    assert (run.root / "made-here").stat().st_mode & 0o777 == 0o600
