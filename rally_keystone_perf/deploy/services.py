@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -98,19 +98,15 @@ def running(state: dict[str, Any]) -> list[str]:
     ]
 
 
-def dying_with_parent(argv: Sequence[str], signame: str = "TERM") -> list[str]:
-    """``argv`` run so that it gets SIG``signame`` when its parent dies.
+def dying_with_parent(argv: Sequence[str]) -> list[str]:
+    """``argv`` under :mod:`.child_guard`: it and all it forks die with us.
 
-    ``PR_SET_PDEATHSIG`` through util-linux's ``setpriv`` (a preexec_fn
-    would be unsafe beside the sampler's thread): a child that must not
-    outlive the command that started it (Rally) stops even when that command
-    is killed by SIGKILL. Without setpriv, ``argv`` unchanged (``down`` and
-    the next run still stop it: it is recorded in run.json).
+    A child that must not outlive the command that started it (Rally and
+    its load-generating workers) stops even when that command is killed by
+    SIGKILL. Start the result with ``start_new_session`` so the guard leads
+    the group it ends.
     """
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return list(argv)
-    return [setpriv, "--pdeathsig", signame, "--", *argv]
+    return [sys.executable, "-m", "rally_keystone_perf.deploy.child_guard", "--", *argv]
 
 
 def wait_until(

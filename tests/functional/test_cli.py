@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from rally_keystone_perf import cli
@@ -107,7 +108,8 @@ def test_keystone_failing_to_start_shows_its_log_tail(
     assert not run_processes(run)
 
 
-def test_ctrl_c_stops_servers_cleans_up_and_keeps_results(tmp_path: Path) -> None:
+def _start_long_run(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """``run`` of a long create_token task, returned once the load is running."""
     task = write_task(
         tmp_path / "long.json", [_token_workload(5000, {"failure_rate": {"max": 0}})]
     )
@@ -136,9 +138,22 @@ def test_ctrl_c_stops_servers_cleans_up_and_keeps_results(tmp_path: Path) -> Non
         if "iterations done" in line or time.monotonic() > deadline:
             break
     assert any("iterations done" in line for line in seen), "".join(seen)
-    proc.send_signal(signal.SIGINT)
+    return proc, runs
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
+)
+def test_interrupt_stops_servers_cleans_up_and_keeps_results(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    """Ctrl-C, and SIGTERM (timeout, CI cancellation, systemd) alike."""
+    proc, runs = _start_long_run(tmp_path)
+    proc.send_signal(signum)
+    started = time.monotonic()
     out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 90, err
+    assert proc.returncode == code, err
     assert "aborting the Rally task" in err
     assert "keystone.create_token" in out  # the partial results are reported
     run = _only_run(runs)
@@ -150,3 +165,35 @@ def test_ctrl_c_stops_servers_cleans_up_and_keeps_results(tmp_path: Path) -> Non
     users = _local_users(run)
     assert sorted(users)[0] == "admin"
     assert len(users) == 2 and users[1].startswith(user_pool.NAME_PREFIX)
+
+    # everything under private/ is its owner's alone (Rally's database too)
+    files = [path for path in run.private.rglob("*") if path.is_file()]
+    assert run.private / "rally.sqlite" in files
+    assert {path.name: path.stat().st_mode & 0o777 for path in files} == {
+        path.name: 0o600 for path in files
+    }
+
+
+def _is_rally(proc: psutil.Process) -> bool:
+    """A process of the rally command (its argv names the run's rally.conf)."""
+    return any(arg.endswith("rally.conf") for arg in proc.cmdline())
+
+
+def test_a_killed_run_leaves_nothing_after_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGKILL of the command: Rally stops with it, down stops the servers."""
+    proc, runs = _start_long_run(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=60)
+    run = _only_run(runs)
+    deadline = time.monotonic() + 30
+    while rally := [p.cmdline() for p in run_processes(run) if _is_rally(p)]:
+        assert time.monotonic() < deadline, f"Rally outlived the command: {rally}"
+        time.sleep(0.5)
+    assert run_processes(run), "the servers are left for down to stop"
+    assert cli.main(["status", "--runs-dir", str(runs)]) == 0
+    assert "orphaned: started by pid" in capsys.readouterr().out
+    assert cli.main(["down", "--runs-dir", str(runs)]) == 0
+    assert "stopped the processes of" in capsys.readouterr().err
+    assert not run_processes(run)

@@ -209,31 +209,39 @@ def test_record_forget_and_running(run: RunDir) -> None:
     assert services.running(run.read_state()) == []
 
 
-def test_a_child_dies_with_its_parent(tmp_path: Path) -> None:
-    """The parent is SIGKILLed: the child started through setpriv gets SIGTERM."""
-    pid_file = tmp_path / "child.pid"
-    child = services.dying_with_parent(
-        [sys.executable, "-c", "import time; time.sleep(60)"]
+def test_a_guarded_child_and_its_workers_die_with_the_parent(tmp_path: Path) -> None:
+    """The parent is SIGKILLed: the guarded child and what it forked stop."""
+    pids = tmp_path / "pids"
+    worker = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"  # a load worker, as Rally's runner forks
+        f"    open({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+        f"open({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+        "time.sleep(60)\n"
     )
+    child = services.dying_with_parent([sys.executable, "-c", worker])
     parent = (
-        "import subprocess, sys, time\n"
-        f"proc = subprocess.Popen({child!r})\n"
-        f"open({str(pid_file)!r}, 'w').write(str(proc.pid))\n"
+        "import subprocess, time\n"
+        f"subprocess.Popen({child!r}, start_new_session=True)\n"
         "time.sleep(60)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", parent])
     deadline = time.monotonic() + 20
-    while not (pid_file.exists() and pid_file.read_text()):
+    while not pids.exists() or len(pids.read_text().split()) < 2:
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    child_pid = int(pid_file.read_text())
-    time.sleep(0.5)  # setpriv has set the parent-death signal and exec'd
-    assert services.alive(child_pid)
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert all(services.alive(pid) for pid in started)
     proc.kill()
     proc.wait()
-    while services.alive(child_pid):
-        assert time.monotonic() < deadline, "the child outlived its parent"
+    while [pid for pid in started if services.alive(pid)]:
+        assert time.monotonic() < deadline, "a child outlived its parent"
         time.sleep(0.05)
+
+
+def test_the_guard_passes_the_exit_code_on() -> None:
+    argv = services.dying_with_parent([sys.executable, "-c", "raise SystemExit(7)"])
+    assert subprocess.run(argv, timeout=30).returncode == 7
 
 
 def test_start_with_a_private_umask(run: RunDir) -> None:
