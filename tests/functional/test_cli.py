@@ -187,13 +187,18 @@ def test_a_killed_run_leaves_nothing_after_down(
     proc.kill()
     proc.communicate(timeout=60)
     run = _only_run(runs)
-    deadline = time.monotonic() + 30
-    while rally := [p.cmdline() for p in run_processes(run) if _is_rally(p)]:
-        assert time.monotonic() < deadline, f"Rally outlived the command: {rally}"
-        time.sleep(0.5)
-    assert run_processes(run), "the servers are left for down to stop"
-    assert cli.main(["status", "--runs-dir", str(runs)]) == 0
-    assert "orphaned: started by pid" in capsys.readouterr().out
-    assert cli.main(["down", "--runs-dir", str(runs)]) == 0
-    assert "stopped the processes of" in capsys.readouterr().err
-    assert not run_processes(run)
+    try:
+        deadline = time.monotonic() + 30
+        while rally := [p.cmdline() for p in run_processes(run) if _is_rally(p)]:
+            assert time.monotonic() < deadline, f"Rally outlived it: {rally}"
+            time.sleep(0.5)
+        assert run_processes(run), "the servers are left for down to stop"
+        assert cli.main(["status", "--runs-dir", str(runs)]) == 0
+        assert "orphaned: started by pid" in capsys.readouterr().out
+        assert cli.main(["down", "--runs-dir", str(runs)]) == 0
+        assert "stopped the processes of" in capsys.readouterr().err
+        assert not run_processes(run)
+    finally:  # a failure above must not leave a loaded Keystone behind
+        launcher.stop(run)
+        for leftover in run_processes(run):
+            leftover.kill()
