@@ -87,6 +87,17 @@ def _state_columns(state: dict[str, Any]) -> dict[str, str]:
     return ordered
 
 
+def config_warnings(config: dict[str, str]) -> list[str]:
+    """Lines a report shows above a run's tables when its config is not stock."""
+    if config.get("cache") == CACHE_DISABLED:
+        return [
+            "warning: Keystone's cache was disabled ([cache] enabled = false): "
+            "its request-local cache was off too, which makes validations "
+            "5-12x slower than a stock Keystone; no deployment runs this"
+        ]
+    return []
+
+
 def run_config_line(state: dict[str, Any]) -> str:
     """The report's config columns of a run on one line (``status``)."""
     return ", ".join(f"{key} {value}" for key, value in _state_columns(state).items())

@@ -63,7 +63,7 @@ from typing import Any, TextIO
 from prettytable import PrettyTable
 
 from rally_keystone_perf.report import FORMATS, concurrency, render
-from rally_keystone_perf.report.config import LoadedReport
+from rally_keystone_perf.report.config import LoadedReport, config_warnings
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.server_view import (
     ServerView,
@@ -374,6 +374,8 @@ def _table(files: Sequence[FileEntries], stream: TextIO) -> None:
         if index:
             stream.write("\n")
         stream.write(f"report: {item.file}\n")
+        for warning in config_warnings(item.config):
+            stream.write(f"{warning}\n")
         if not item.entries:
             stream.write("no workloads\n")
         for number, entry in enumerate(item.entries):
@@ -419,6 +421,7 @@ def _markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
     parts: list[str] = []
     for item in files:
         parts.append(f"## {md_cell(item.file)}")
+        parts += [f"**{md_cell(line)}**" for line in config_warnings(item.config)]
         if not item.entries:
             parts.append("no workloads")
         for entry in item.entries:

@@ -42,7 +42,7 @@ from rally_keystone_perf.report.compare_formats import (
     group_title,
     series_groups,
 )
-from rally_keystone_perf.report.config import Run
+from rally_keystone_perf.report.config import Run, config_warnings
 from rally_keystone_perf.report.formats import THROUGHPUT, FileEntries, ReportEntry
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.stats import TOTAL
@@ -480,6 +480,9 @@ def report_page(files: Sequence[FileEntries]) -> str:
     for f_index, item in enumerate(files):
         sections.append(f"<h2>{esc(item.file)}</h2>")
         sections.append(_config_line(item.config))
+        sections += [
+            f'<p class="note">{esc(w)}</p>' for w in config_warnings(item.config)
+        ]
         if not item.entries:
             sections.append('<p class="meta">no workloads</p>')
         for w_index, entry in enumerate(item.entries):

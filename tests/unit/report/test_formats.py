@@ -252,3 +252,15 @@ def test_every_format_writes_something(comparison_inputs: tuple) -> None:
         assert r.write_compare(comparison_inputs, fmt).endswith("\n")
     with pytest.raises(ValueError, match="unknown format"):
         r.write_compare(comparison_inputs, "xml")
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_a_disabled_cache_is_flagged(tmp_path: Path, fmt: str) -> None:
+    disabled = r.state()
+    disabled["keystone_cache"] = "disabled"
+    flagged = r.make_run(tmp_path, "off", [r.workload([0.1] * 3)], disabled)
+    stock = r.make_run(tmp_path, "stock", [r.workload([0.1] * 3)], r.state())
+    out = _write(config.load_reports([flagged]), fmt)
+    assert "cache was disabled ([cache] enabled = false)" in out
+    assert "5-12x slower than a stock Keystone" in out
+    assert "cache was disabled" not in _write(config.load_reports([stock]), fmt)
