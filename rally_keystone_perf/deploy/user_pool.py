@@ -3,9 +3,9 @@
 Rally's ``users`` context creates each user through the API with six requests
 (domain lookups, ``POST /v3/users``, role lookup, role grant, ``GET`` the
 user), each validating the admin token. Measured on a 2-core machine against
-Keystone on SQLite: 2.4 s per user, so seed 000's 12 x 512 users would take
-about four hours; with memcached and MariaDB, 100 ms per request and 10 users/s
-(10 minutes). This module creates them instead through Keystone's own
+a stock Keystone on SQLite: 1.44 s per user, so seed 000's 12 x 512 users
+would take about two and a half hours (``python -m benchmarks.users_setup``).
+This module creates them instead through Keystone's own
 managers (``identity_api.create_user``, ``assignment_api.create_grant``), in
 the launcher's process, like ``keystone-manage bootstrap`` creates the admin.
 
