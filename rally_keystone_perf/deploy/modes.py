@@ -123,7 +123,7 @@ MODES: dict[str, Mode] = {
     for mode in (
         Mode(
             name="uwsgi",
-            description="Keystone under uwsgi's HTTP router (keep-alive), "
+            description="Keystone under uwsgi's HTTP router (Connection: close), "
             "N processes x M threads",
             templates={**KEYSTONE_CONF, "uwsgi/uwsgi.ini.tmpl": "uwsgi.ini"},
             requirements=(KEYSTONE_MANAGE, UWSGI),

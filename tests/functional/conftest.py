@@ -79,3 +79,19 @@ def write_task(path: Path, workloads: list[dict]) -> Path:
     }
     path.write_text(json.dumps(task, indent=2))
     return path
+
+
+def cli_options(argv: list[str]) -> launcher.LaunchOptions:
+    """The launch options ``rally-keystone-perf up ARGV`` would use."""
+    from rally_keystone_perf import cli
+
+    return cli._launch_options(cli.build_parser().parse_args(["up", *argv]))
+
+
+@pytest.fixture
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A runs folder Apache's www-data workers can reach (pytest's is 0700)."""
+    root = Path(os.environ.get("KEYSTONE_PERF_TEST_RUNS", "/tmp"))
+    folder = root / f"keystone-perf-modes-{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    return folder

@@ -8,17 +8,16 @@ A mode whose Debian packages are missing is skipped, except under CI=true
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
+    cli_options,
     require_mode,
     run_processes,
     write_task,
@@ -42,25 +41,11 @@ CASES = [
 ]
 
 
-def _options(argv: list[str]) -> launcher.LaunchOptions:
-    args = cli.build_parser().parse_args(["up", *argv])
-    return cli._launch_options(args)
-
-
-@pytest.fixture
-def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A runs folder Apache's www-data workers can reach (pytest's is 0700)."""
-    root = Path(os.environ.get("KEYSTONE_PERF_TEST_RUNS", "/tmp"))
-    folder = root / f"keystone-perf-modes-{os.getpid()}"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
 @pytest.mark.parametrize("argv", CASES)
 def test_mode_serves_tokens_through_rally_and_stops(
     argv: list[str], runs_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    options = _options(argv)
+    options = cli_options(argv)
     require_mode(options)
     task = write_task(runs_dir / f"token-{options.mode}.json", [TOKEN_WORKLOAD])
     runs = runs_dir / f"{options.mode}-{options.cache}-{options.db}"
