@@ -7,6 +7,7 @@ same time, and prints both throughputs and their ratio. The token reaches wrk
 through its environment, never a file or the terminal.
 
 Usage: python -m benchmarks.load_ceiling [--concurrency 10] [--duration 30]
+[--mode uwsgi]
 """
 
 from __future__ import annotations
@@ -88,9 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--duration", type=int, default=30, help="seconds per tool")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--mode",
+        default="uwsgi",
+        help="deployment mode (nginx-uwsgi keeps connections alive; the uwsgi "
+        "router opens one per request)",
+    )
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    options = launcher.LaunchOptions(processes=args.processes, password_hash_rounds=4)
+    options = launcher.LaunchOptions(
+        mode=args.mode, processes=args.processes, password_hash_rounds=4
+    )
     with keystone(options, args.runs_dir) as bench:
         state = bench.run.read_state()
         token = admin_token(state, bench.run.admin_secret)

@@ -39,7 +39,12 @@ def named_tail(path: Path, lines: int = 25) -> str:
 
 
 def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
-    """memcached on ``host:port`` (TCP only), verbose errors to its log."""
+    """memcached on ``host:port`` (TCP only).
+
+    ``-U 0``: no UDP (Debian's memcached.conf; oslo.cache speaks TCP);
+    ``-m 64``: memcached's and Debian's default; ``-c 4096``: every Keystone
+    worker's connection pool (kolla-ansible allows 5000; default 1024).
+    """
     argv = [str(exe), "-l", host, "-p", str(port), "-U", "0"]
     argv += ["-m", str(MEMCACHED_MEMORY_MB), "-c", "4096"]
     if _as_root():  # memcached refuses root unless told which user to be
@@ -75,10 +80,16 @@ def mariadb_argv(
         f"--bind-address={host}",
         f"--pid-file={datadir}/mariadb.pid",
         f"--log-error={log}",
+        # no DNS lookup per connection: loopback clients only (default: on)
         "--skip-name-resolve",
+        # kolla-ansible sizes it at 40% of RAM; 256M holds Keystone's
+        # database many times over (default: 128M)
         "--innodb-buffer-pool-size=256M",
-        "--innodb-flush-log-at-trx-commit=2",
+        # N Keystone processes x (pool 5 + overflow 10) connections, more in
+        # the tuned profiles; kolla-ansible sets 10000 (default: 151)
         "--max-connections=1000",
+        # innodb_flush_log_at_trx_commit: the default (1, flush every
+        # commit), as kolla-ansible's galera.cnf leaves it
     ]
     if _as_root():  # mariadbd refuses to run as root unless told to
         argv.append("--user=root")

@@ -202,13 +202,15 @@ MODES: dict[str, Mode] = {
             run_dirs=("httpd-run",),
             drops_root_to="www-data",
             profiles={
-                # Keystone's reference wsgi-keystone.conf: 5 processes, 1 thread
+                # Keystone's reference wsgi-keystone.conf: 5 processes, 1 thread;
+                # keep-alive and mpm_event limits as Apache and Debian ship them
                 "stock": Profile(
                     5,
                     1,
                     511,
                     {
-                        "keepalive": "Off",
+                        "keepalive": "On",
+                        "max_keepalive_requests": "100",
                         "server_limit": "16",
                         "threads_per_child": "25",
                         "max_request_workers": "150",
@@ -221,6 +223,7 @@ MODES: dict[str, Mode] = {
                     4096,
                     {
                         "keepalive": "On",
+                        "max_keepalive_requests": "10000",
                         "server_limit": "40",
                         "threads_per_child": "25",
                         "max_request_workers": "1000",

@@ -567,7 +567,8 @@ def test_settings_come_from_the_profile_unless_given(
     apache = modes.get_mode("apache")
     stock = launcher.resolve_settings(apache, LaunchOptions(mode="apache"))
     assert (stock.processes, stock.threads, stock.listen_backlog) == (5, 1, 511)
-    assert stock.values["keepalive"] == "Off"
+    assert stock.values["keepalive"] == "On"  # Apache's and Debian's default
+    assert stock.values["max_keepalive_requests"] == "100"
     tuned = launcher.resolve_settings(
         apache, LaunchOptions(mode="apache", profile="tuned", processes=7)
     )
