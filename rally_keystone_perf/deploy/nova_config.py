@@ -179,9 +179,9 @@ def _auth_section(user: str, auth_url: str, password: str) -> str:
 def _authtoken_section(user: str, auth_url: str, password: str) -> str:
     """keystonemiddleware's ``[keystone_authtoken]`` body for a service."""
     return (
-        f"www_authenticate_uri = {auth_url}\n"
-        + _auth_section(user, auth_url, password)
-        + "\nservice_token_roles_required = true"
+        "# the URL a 401 answer points clients to (default: none; kolla-ansible\n"
+        "# sets it too), then the service user that validates tokens\n"
+        f"www_authenticate_uri = {auth_url}\n" + _auth_section(user, auth_url, password)
     )
 
 

@@ -89,3 +89,32 @@ def test_endpoints() -> None:
 
 def test_compute_hosts() -> None:
     assert nova_config.compute_hosts(_plan()) == ["fakehost1", "fakehost2"]
+
+
+def _uncommented_settings(text: str) -> list[str]:
+    """Setting lines whose paragraph has no comment line above them."""
+    found: list[str] = []
+    commented = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            commented = False
+        elif stripped.startswith(("#", ";")):
+            commented = True
+        elif not stripped.startswith("[") and not commented:
+            found.append(stripped.split("=")[0].strip())
+    return found
+
+
+def test_every_rendered_setting_says_why(rendered: RunDir) -> None:
+    top = nova_config.stack_dir(rendered)
+    paste = {
+        name.split("/")[-1] for names in nova_config.PASTE.values() for name in names
+    }
+    checked = []
+    for path in sorted(top.rglob("*")):
+        if path.suffix in (".conf", ".ini") and path.name not in paste:
+            assert _uncommented_settings(path.read_text()) == [], path
+            checked.append(path.name)
+    assert len(checked) == 13  # nova 2 + 2 computes, 4 uwsgi, 3 APIs, rabbitmq 2
+    assert "glance-api.conf" in checked and "uwsgi-nova-api.ini" in checked
