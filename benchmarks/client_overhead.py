@@ -22,8 +22,8 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone, median_ms
-from rally_keystone_perf import atomics
 from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import access_log, load
 
 SCENARIOS = [

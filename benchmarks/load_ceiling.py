@@ -24,8 +24,8 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone
-from rally_keystone_perf import client
 from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.plugins import client
 from rally_keystone_perf.report import stats
 
 WRK_SCRIPT = """

@@ -7,7 +7,7 @@ the run folder may also hold
   :mod:`.access_log`). Per workload, the requests inside its load window
   (:func:`.windows.load_window`) give each route's count, median and p95
   server time, and each atomic action's client median next to the server
-  median of its route (:data:`rally_keystone_perf.atomics.ROUTES`) and the
+  median of its route (:data:`rally_keystone_perf.plugins.atomics.ROUTES`) and the
   gap: what the client, the network and Rally add to the server's time.
 * ``logs/resources.csv``: the server process tree's cumulative CPU seconds
   and total RSS, sampled during the run (:mod:`..deploy.sampler`). Per
@@ -29,9 +29,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf import atomics
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import FIELDS, RESOURCES_CSV
+from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import access_log, windows
 from rally_keystone_perf.report.load import ReportError, Workload
 from rally_keystone_perf.report.stats import median_p95

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf import client
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.plugins import client
 from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options first
 
 

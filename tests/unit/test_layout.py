@@ -56,7 +56,6 @@ KNOWN_LAZY_IMPORTS: set[str] = {
     "cli: from session import keystone_session",
     "cli: from task_check import TaskFileError",
     "cli: import tempfile",
-    "client: from rally.task import atomic",
     "deploy.eventlet_server: from deploy.wsgi_app import application",
     "deploy.eventlet_server: from oslo_service import service, wsgi",
     "deploy.eventlet_server: import keystone.conf",

@@ -7,7 +7,7 @@ from typing import Any
 
 from rally.task import context
 
-from rally_keystone_perf import client
+from rally_keystone_perf.plugins import client
 
 CONTEXT_NAME = "keystone_perf_tokens"
 CONTEXT_REF = f"{CONTEXT_NAME}@openstack"

@@ -9,7 +9,7 @@ from typing import Any
 from rally import exceptions
 from rally_openstack.task import scenario
 
-from rally_keystone_perf import atomics, client
+from rally_keystone_perf.plugins import atomics, client
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 
 # this process's replacements: pre-issued token -> its current replacement

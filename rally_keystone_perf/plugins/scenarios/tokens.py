@@ -5,7 +5,7 @@ from __future__ import annotations
 from rally.task import validation
 from rally_openstack.task import scenario
 
-from rally_keystone_perf import client
+from rally_keystone_perf.plugins import client
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
 from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from keystoneauth1 import exceptions as ks_exc
 
-from rally_keystone_perf import atomics, client
+from rally_keystone_perf.plugins import atomics, client
 from rally_keystone_perf.plugins.scenarios import base, identity, tokens
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,

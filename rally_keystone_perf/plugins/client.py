@@ -22,7 +22,7 @@ import requests
 from keystoneauth1 import session as ks_session
 from requests.adapters import HTTPAdapter
 
-from rally_keystone_perf import atomics
+from rally_keystone_perf.plugins import atomics
 
 POOL_SIZE = 256
 DEFAULT_TIMEOUT = 120.0
@@ -162,7 +162,7 @@ class IdentityClient:
         if self._owner is None:
             yield
             return
-        from rally.task import atomic
+        from rally.task import atomic  # costly: all of rally, only inside Rally
 
         with atomic.ActionTimer(self._owner, name):
             yield

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.client (and the names in atomics.py)."""
+"""Tests for rally_keystone_perf.plugins.client (and the names in atomics.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from keystoneauth1 import exceptions as ks_exc
 from rally.task import atomic
 from requests_mock import ANY
 
-from rally_keystone_perf import atomics, client
+from rally_keystone_perf.plugins import atomics, client
 from tests.unit.rally_fakes import atomic_names, body, password_body
 
 ROOT = "http://keystone.test:5000/v3"
