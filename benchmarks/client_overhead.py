@@ -22,7 +22,7 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone, median_ms
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import access_log, load
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the run folder here (default: a temporary one)",
     )
     args = parser.parse_args(argv)
-    options = launcher.LaunchOptions(processes=2, password_hash_rounds=4)
+    options = LaunchOptions(processes=2, password_hash_rounds=4)
     runner = {"constant": {"times": args.times, "concurrency": args.concurrency}}
     workloads = [
         {"scenario": {name: {}}, "runner": runner, "contexts": dict(USERS)}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf import rally_runner
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, load, windows
 from rally_keystone_perf.session import keystone_session
@@ -56,7 +56,7 @@ class Bench:
 
 
 @contextlib.contextmanager
-def keystone(options: launcher.LaunchOptions, runs: Path | None) -> Iterator[Bench]:
+def keystone(options: LaunchOptions, runs: Path | None) -> Iterator[Bench]:
     """Start a local Keystone (stopped on exit) and prepare Rally for it."""
     with contextlib.ExitStack() as stack:
         if runs is None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.plugins import client
 from rally_keystone_perf.report import stats
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    options = launcher.LaunchOptions(
+    options = LaunchOptions(
         mode=args.mode, processes=args.processes, password_hash_rounds=4
     )
     with keystone(options, args.runs_dir) as bench:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from benchmarks.common import echo
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.options import LaunchError
 
 # (label, run options): a single process first, the baseline of the others
 CONFIGS: list[tuple[str, list[str]]] = [
@@ -71,8 +72,8 @@ def main() -> int:
             continue
         parsed = cli._launch_options(cli.build_parser().parse_args(["up", *options]))
         try:
-            launcher.check_requirements(launcher.requirements(parsed))
-        except launcher.LaunchError as exc:
+            preflight.check_requirements(preflight.requirements(parsed))
+        except LaunchError as exc:
             echo(f"skipping {label}: {exc}")
             continue
         runs = args.runs_dir / label

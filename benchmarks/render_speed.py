@@ -30,8 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.report import FORMATS, compare, compare_formats, config
-from rally_keystone_perf.report import formats as report_formats
+from rally_keystone_perf.report import api, config
+from rally_keystone_perf.report.entries import report_entries
+from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import factory
 
 SCENARIO = "KeystonePerf.create_token"
@@ -87,17 +88,16 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
 
 def render_report(reports: list[config.LoadedReport]) -> None:
     """Report statistics once, written in every format."""
-    entries = report_formats.report_entries(reports)
+    entries = report_entries(reports)
     for fmt in FORMATS:
-        report_formats.write_entries(entries, io.StringIO(), fmt)
+        api.write_entries(entries, io.StringIO(), fmt)
 
 
 def render_compare(runs: list[config.Run]) -> None:
     """Comparison and series once (scipy imported on first use), every format."""
-    comparison = compare.compare([(r.label, r.workloads) for r in runs])
-    series = compare.series([(r.config_label, r.workloads) for r in runs])
+    result = api.compare_runs(runs)
     for fmt in FORMATS:
-        compare_formats.write_compare(comparison, io.StringIO(), fmt, series, runs)
+        api.write_result(result, io.StringIO(), fmt)
 
 
 def fresh_process(command: str, runs: list[Path], out: Path) -> float:

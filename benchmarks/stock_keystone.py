@@ -20,7 +20,7 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone, median_ms
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.plugins import atomics
 
 MINIMAL = Path(__file__).with_name("minimal-keystone.conf.tmpl")
@@ -49,7 +49,7 @@ def _workloads(times: int) -> list[dict]:
 
 
 def server_medians(
-    options: launcher.LaunchOptions, times: int, runs: Path | None
+    options: LaunchOptions, times: int, runs: Path | None
 ) -> dict[str, float]:
     """Median server ms of each scenario's measured request on one Keystone."""
     medians = {}
@@ -80,12 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     echo(f"minimal keystone.conf ({MINIMAL.name})")
     minimal = server_medians(
-        launcher.LaunchOptions(keystone_conf_template=str(MINIMAL)),
+        LaunchOptions(keystone_conf_template=str(MINIMAL)),
         args.times,
         args.runs_dir,
     )
     echo("the launcher's default keystone.conf")
-    default = server_medians(launcher.LaunchOptions(), args.times, args.runs_dir)
+    default = server_medians(LaunchOptions(), args.times, args.runs_dir)
     table = PrettyTable(
         ["request", "minimal ms", "launcher ms", "launcher / minimal", "within 25%"]
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchOptions
 
 
 def _token_workload(contexts: dict) -> dict:
@@ -50,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     total = args.tenants * args.users_per_tenant
     size = (args.tenants, args.users_per_tenant)
-    options = launcher.LaunchOptions(user_pool=size)
+    options = LaunchOptions(user_pool=size)
     table = PrettyTable(
         ["how", "users", "setup (s)", "per user (ms)", f"{total} users"]
     )

@@ -15,11 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from rally_keystone_perf import paths, stop_signals, taskgen
-from rally_keystone_perf.deploy import launcher, modes, orphans, services
+from rally_keystone_perf import paths, stop_signals
+from rally_keystone_perf.deploy import launcher, modes, orphans, preflight, services
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import config_columns
+from rally_keystone_perf.tasks import check, generate
+from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 DEFAULT_RUNS = Path("runs")
@@ -164,10 +167,9 @@ def _add_runs_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def _user_pool(
-    args: argparse.Namespace, tasks: Sequence[Path]
+    args: argparse.Namespace, tasks: Sequence[TaskFile]
 ) -> tuple[int, int] | None:
     """The pool size asked for: explicit, none, or auto from the tasks."""
-    from rally_keystone_perf import task_check
     from rally_keystone_perf.deploy.user_pool import parse_size
 
     choice = args.user_pool
@@ -175,16 +177,16 @@ def _user_pool(
         return None
     if choice != "auto":
         return parse_size(choice)
-    sizes = [size for task in tasks for size in task_check.pooled_user_sizes(task)]
+    sizes = [size for task in tasks for size in task.pooled_user_sizes()]
     if not sizes:
         return None
     return max(t for t, _ in sizes), max(u for _, u in sizes)
 
 
 def _launch_options(
-    args: argparse.Namespace, tasks: Sequence[Path] = ()
-) -> launcher.LaunchOptions:
-    return launcher.LaunchOptions(
+    args: argparse.Namespace, tasks: Sequence[TaskFile] = ()
+) -> LaunchOptions:
+    return LaunchOptions(
         mode=getattr(args, "mode", modes.DEFAULT_MODE),
         profile=args.profile,
         host=args.host,
@@ -205,7 +207,7 @@ def _launch_options(
 def _resolve_run(args: argparse.Namespace) -> RunDir:
     target = args.run or args.runs_dir / "current"
     if not target.exists():
-        raise launcher.LaunchError(
+        raise LaunchError(
             f"no run folder at {target}; start one with: rally-keystone-perf up"
         )
     return RunDir(target.resolve())
@@ -238,7 +240,7 @@ def cmd_down(args: argparse.Namespace) -> int:
     run = None
     if args.run is not None or (args.runs_dir / "current").exists():
         run = _resolve_run(args)
-        left = services.running(run.read_state())
+        left = services.running(run.state())
         if launcher.stop(run):
             named = f": {', '.join(left)}" if left else ""
             _echo(f"stopped the processes of {run.root}{named}")
@@ -255,7 +257,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from rally_keystone_perf.report.config import run_config_line
 
     run = _resolve_run(args)
-    state = run.read_state()
+    typed = run.state()
+    state = typed.to_json()  # run_config_line still reads run.json's dict
     running = launcher.is_running(run)
     health = services.probe(state["auth_url"]) if running else None
     print(f"run folder: {run.root}")
@@ -266,12 +269,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         + (f" (pid {state.get('server_pid')}, GET /v3 -> {health})" if running else "")
     )
     driver = state.get("driver_pid")
-    orphan = orphans.describe(state)
+    orphan = orphans.describe(typed)
     if orphan is not None:
         print(f"driver:     {orphan}")
     elif driver:
         print(f"driver:     pid {driver} (running)")
-    left = services.running(state)
+    left = services.running(typed)
     if left:
         print(f"processes:  {', '.join(left)}")
     return EXIT_OK if running else EXIT_NOT_RUNNING
@@ -285,13 +288,14 @@ def _task_files(args: argparse.Namespace) -> list[Path]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start Keystone, run the tasks through Rally, print the report, stop."""
-    from rally_keystone_perf import rally_runner, task_check
+    from rally_keystone_perf import rally_runner
     from rally_keystone_perf.session import keystone_session
 
-    tasks = _task_files(args)
-    for task in tasks:  # reject bad input before anything starts
-        count = task_check.validate_task(task)
-        _echo(f"{task}: {count} workload(s), syntax OK")
+    tasks: list[TaskFile] = []
+    for path in _task_files(args):  # reject bad input before anything starts
+        tasks.append(TaskFile.load(path))
+        count = check.validate(tasks[-1])
+        _echo(f"{path}: {count} workload(s), syntax OK")
     options = _launch_options(args, tasks)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
@@ -301,8 +305,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             runner,
         ):
             for task in tasks:
-                _echo(f"running {task}")
-                outcome = runner.start_task(task, tags=[f"mode:{args.mode}"])
+                _echo(f"running {task.path}")
+                outcome = runner.start_task(task.path, tags=[f"mode:{args.mode}"])
                 outcomes.append(outcome)
                 if outcome.interrupted:
                     break
@@ -350,7 +354,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     configuration columns, setup and load time (also written to
     <matrix-dir>/combined.md).
     """
-    from rally_keystone_perf import matrix, task_check
+    from rally_keystone_perf import matrix
 
     base = _launch_options(args)
     if "all" in args.modes:
@@ -360,22 +364,24 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     else:
         names = list(dict.fromkeys(args.modes))
         for name in names:  # a named mode that cannot start is an error now
-            launcher.check_requirements(
-                launcher.requirements(dataclasses.replace(base, mode=name))
+            preflight.check_requirements(
+                preflight.requirements(dataclasses.replace(base, mode=name))
             )
     if not names:
-        raise launcher.LaunchError("no deployment mode can start on this machine")
+        raise LaunchError("no deployment mode can start on this machine")
     cells = matrix.plan(
         names, args.tasks, args.size, args.tasks_dir or paths.tasks_dir()
     )
+    task_files: dict[Path, TaskFile] = {}
     for task in sorted({c.task for c in cells}):  # bad input: before any server
-        task_check.validate_task(task)
+        task_files[task] = TaskFile.load(task)
+        check.validate(task_files[task])
     _echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
     state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)
 
-    def options_for(mode: str) -> launcher.LaunchOptions:
-        tasks = [c.task for c in cells if c.mode == mode]
+    def options_for(mode: str) -> LaunchOptions:
+        tasks = [task_files[c.task] for c in cells if c.mode == mode]
         return dataclasses.replace(_launch_options(args, tasks), mode=mode, port=None)
 
     codes: list[int] = []
@@ -418,9 +424,9 @@ def _print_reports(
     fmt: str = "table",
 ) -> None:
     """Write the report of ``files``; ``columns`` override their run config."""
-    from rally_keystone_perf.report import config, formats
+    from rally_keystone_perf.report import api
 
-    formats.write_report(config.load_reports(files, columns), stream, fmt)
+    api.report(files, stream, fmt, overrides=columns)
 
 
 def _write_output(text: str, out: Path | None) -> None:
@@ -443,15 +449,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     configuration (mode, processes, threads, cache, db, hash rounds,
     concurrency, times) as columns. A run folder stands for its results/*.json.
     """
-    buffer = io.StringIO()
-    if args.combined:
-        from rally_keystone_perf.report import combined, config
+    from rally_keystone_perf.report import api
 
-        if args.format not in ("table", "markdown"):
-            raise ValueError("--combined writes table or markdown only")
-        combined.write_combined(config.load_reports(args.results), buffer, args.format)
-    else:
-        _print_reports(args.results, None, buffer, args.format)
+    buffer = io.StringIO()
+    api.report(args.results, buffer, args.format, combine=args.combined)
     _write_output(buffer.getvalue(), args.out)
     return EXIT_OK
 
@@ -469,17 +470,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     baseline's is marked "not comparable" for it, unless
     --allow-concurrency-mismatch.
     """
-    from rally_keystone_perf.report import compare, compare_formats, config
+    from rally_keystone_perf.report import api
 
-    runs = config.load_runs([args.baseline, *args.others])
-    comparison = compare.compare(
-        [(run.label, run.workloads) for run in runs],
+    buffer = io.StringIO()
+    api.compare(
+        [args.baseline, *args.others],
+        buffer,
+        args.format,
         alpha=args.alpha,
         allow_concurrency_mismatch=args.allow_concurrency_mismatch,
     )
-    series = compare.series([(run.config_label, run.workloads) for run in runs])
-    buffer = io.StringIO()
-    compare_formats.write_compare(comparison, buffer, args.format, series, runs)
     _write_output(buffer.getvalue(), args.out)
     return EXIT_OK
 
@@ -499,35 +499,27 @@ def cmd_gate(args: argparse.Namespace) -> int:
     Rally JSON reports, run folders or Rally task UUIDs (looked up in
     --runs-dir, then in Rally's default database).
     """
-    import tempfile
+    from rally_keystone_perf.report import api
 
-    from rally_keystone_perf import report_source
-    from rally_keystone_perf.report import config, gate, gate_formats
-
-    with tempfile.TemporaryDirectory(prefix="keystone-perf-gate-") as scratch:
-        base_path, cur_path = (
-            report_source.resolve(name, args.runs_dir, Path(scratch))
-            for name in (args.baseline, args.current)
-        )
-        baseline, current = config.load_runs([base_path, cur_path])
-    result = gate.gate(
-        baseline.workloads,
-        current.workloads,
-        args.max_regression,
-        args.alpha,
-        args.allow_concurrency_mismatch,
+    run = api.gate(
+        args.current,
+        args.baseline,
+        args.runs_dir,
+        max_regression=args.max_regression,
+        alpha=args.alpha,
+        allow_concurrency_mismatch=args.allow_concurrency_mismatch,
     )
-    _echo(f"baseline: {baseline.label} ({base_path})")
-    _echo(f"current:  {current.label} ({cur_path})")
+    _echo(f"baseline: {run.baseline.label} ({run.baseline_path})")
+    _echo(f"current:  {run.current.label} ({run.current_path})")
     buffer = io.StringIO()
-    gate_formats.write_gate(result, buffer, args.format)
+    api.write_gate(run.result, buffer, args.format)
     if args.junit is not None:
-        _write_output(gate_formats.junit_xml(result), args.junit)
+        _write_output(run.junit_xml(), args.junit)
     _write_output(buffer.getvalue(), args.out)
-    _echo(gate_formats.headline(result))
-    if result.errors:  # refused to compare: not a regression found
+    _echo(run.headline())
+    if run.result.errors:  # refused to compare: not a regression found
         return EXIT_ERROR
-    return EXIT_OK if result.passed else EXIT_SLA
+    return EXIT_OK if run.result.passed else EXIT_SLA
 
 
 def _percentage(text: str) -> float:
@@ -545,23 +537,23 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     """Check (default) or regenerate the bundled task files under tasks/<mode>/.
 
     One file per mode, scenario, concurrency level of the seeds and size
-    (quick or full), all from one table (rally_keystone_perf/taskgen.py).
+    (quick or full), all from one table (rally_keystone_perf/tasks/generate.py).
     --check exits 1 listing every file that differs from the generator's
     output; --write rewrites them.
     """
 
     tasks_dir = args.tasks_dir or paths.tasks_dir()
     if args.write:
-        count = taskgen.write(tasks_dir)
+        count = generate.write(tasks_dir)
         _echo(f"wrote {count} task files under {tasks_dir}")
         return EXIT_OK
-    problems = taskgen.check(tasks_dir)
+    problems = generate.check(tasks_dir)
     for problem in problems:
         print(problem)
     if problems:
         _echo("regenerate with: rally-keystone-perf tasks --write")
         return EXIT_ERROR
-    _echo(f"{len(taskgen.generated())} task files under {tasks_dir} are up to date")
+    _echo(f"{len(generate.generated())} task files under {tasks_dir} are up to date")
     return EXIT_OK
 
 
@@ -586,7 +578,7 @@ def _add_mismatch_option(parser: argparse.ArgumentParser, refusal: str) -> None:
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """``--format`` and ``--out`` of ``report`` and ``compare``."""
-    from rally_keystone_perf.report import FORMATS
+    from rally_keystone_perf.report.writers.registry import FORMATS
 
     parser.add_argument(
         "--format",
@@ -684,7 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     matrix_cmd.add_argument(
         "--size",
-        choices=taskgen.SIZES,
+        choices=generate.SIZES,
         default="quick",
         help="quick (about a minute per file on 2 cores) or full (the seeds' "
         "times and context sizes) (default: %(default)s)",
@@ -761,7 +753,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_options(compare)
     compare.set_defaults(func=cmd_compare)
 
-    from rally_keystone_perf.report import GATE_FORMATS
+    from rally_keystone_perf.report.writers.registry import GATE_FORMATS
 
     gate_cmd = sub.add_parser(
         "gate",
@@ -835,14 +827,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rally_keystone_perf.matrix import MatrixError
     from rally_keystone_perf.rally_runner import RallyError
     from rally_keystone_perf.report.load import ReportError
-    from rally_keystone_perf.task_check import TaskFileError
 
     args = build_parser().parse_args(argv)
     stop_signals.install()  # SIGTERM, SIGHUP: as Ctrl-C, exit 128 + signal
     try:
         return stop_signals.exit_code(int(args.func(args)))
     except (
-        launcher.LaunchError,
+        LaunchError,
         MatrixError,
         RallyError,
         TaskFileError,

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf import rally_runner, taskgen
-from rally_keystone_perf.deploy import launcher, modes
+from rally_keystone_perf import rally_runner
+from rally_keystone_perf.deploy import modes, preflight
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.tasks import generate
 
 STATE_FILE = "matrix.json"
 STATE_VERSION = 1
@@ -57,15 +59,15 @@ class Cell:
         return f"{self.mode}/{self.task.name}"
 
 
-def available_modes(options: launcher.LaunchOptions) -> tuple[list[str], list[str]]:
+def available_modes(options: LaunchOptions) -> tuple[list[str], list[str]]:
     """Modes whose programs are installed, and why the others are not."""
     ready, missing = [], []
     for name in sorted(modes.KEYSTONE_MODES):
         try:
-            launcher.check_requirements(
-                launcher.requirements(dataclasses.replace(options, mode=name))
+            preflight.check_requirements(
+                preflight.requirements(dataclasses.replace(options, mode=name))
             )
-        except launcher.LaunchError as exc:
+        except LaunchError as exc:
             missing.append(f"{name}: {exc}")
         else:
             ready.append(name)
@@ -80,8 +82,8 @@ def plan(
     ``pattern`` is a glob on the file name without the size and ``.json``
     (``create-token-*``, ``list-projects-c1?0``).
     """
-    if size not in taskgen.SIZES:
-        choices = ", ".join(taskgen.SIZES)
+    if size not in generate.SIZES:
+        choices = ", ".join(generate.SIZES)
         raise MatrixError(f"unknown size {size!r} (choose from {choices})")
     cells = []
     for mode in mode_names:
@@ -176,7 +178,7 @@ class MatrixState:
         return [Path(self.cells[c.key]["report"]) for c in cells if self.done(c)]
 
 
-def shared_options(options: launcher.LaunchOptions) -> dict[str, Any]:
+def shared_options(options: LaunchOptions) -> dict[str, Any]:
     """The launch options recorded in (and compared against) the state file."""
     values = dataclasses.asdict(options)
     return {key: values[key] for key in SHARED_OPTIONS}
@@ -214,7 +216,7 @@ def _duration(seconds: float) -> str:
 def run_matrix(
     cells: Sequence[Cell],
     state: MatrixState,
-    options_for: Callable[[str], launcher.LaunchOptions],
+    options_for: Callable[[str], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
 ) -> list[int]:
@@ -251,7 +253,7 @@ def run_matrix(
                     codes,
                 ):
                     return codes  # a task was interrupted
-            except (launcher.LaunchError, rally_runner.RallyError) as exc:
+            except (LaunchError, rally_runner.RallyError) as exc:
                 # this mode cannot run: record why, go on with the next one
                 echo(f"mode {mode} failed: {exc}")
                 for cell in cells_of_mode:
@@ -266,7 +268,7 @@ def _run_mode(
     mode: str,
     cells: Sequence[Cell],
     state: MatrixState,
-    options_for: Callable[[str], launcher.LaunchOptions],
+    options_for: Callable[[str], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float],
     progress: Progress,

@@ -49,6 +49,22 @@ class RallyError(Exception):
     """Rally could not be prepared or its output could not be exported."""
 
 
+def find_rally() -> str:
+    """The ``rally`` command of this virtualenv.
+
+    :raises RallyError: it is not installed.
+    """
+    candidate = paths.venv_bin("rally")
+    if candidate.is_file():
+        return str(candidate)
+    raise RallyError("the rally command is not installed; pip install rally")
+
+
+def export_args(uuid: str, out: Path) -> list[str]:
+    """``rally`` arguments that write task ``uuid``'s JSON report (format 1.2)."""
+    return ["task", "report", uuid, "--json", "--out", str(out)]
+
+
 class Redactor:
     """Replaces known secrets in text before it is shown or logged."""
 
@@ -81,14 +97,7 @@ class RallyRunner:
         self.echo = echo
         self.config = run.private / "rally.conf"
         self.log = run.logs / "rally.log"
-        self.rally = self._find_rally()
-
-    @staticmethod
-    def _find_rally() -> str:
-        candidate = paths.venv_bin("rally")
-        if candidate.is_file():
-            return str(candidate)
-        raise RallyError("the rally command is not installed; pip install rally")
+        self.rally = find_rally()
 
     def _cmd(self, *args: str) -> list[str]:
         return [self.rally, "--config-file", str(self.config), *args]
@@ -225,7 +234,7 @@ class RallyRunner:
         """Write Rally's JSON report (format 1.2) of a task into results/."""
         out = self.run.results / f"{name}-{uuid[:8]}.json"
         try:
-            self._call("task", "report", uuid, "--json", "--out", str(out))
+            self._call(*export_args(uuid, out))
         except RallyError as exc:
             self.echo(f"could not export the results of task {uuid}: {exc}")
             return None

@@ -8,12 +8,12 @@ and on the way out (normal end, error or Ctrl-C) stop every process.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rally_keystone_perf import rally_runner, stop_signals
-from rally_keystone_perf.deploy import launcher, nova_stack, orphans, sampler
+from rally_keystone_perf.deploy import launcher, orphans, sampler
+from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.deploy.rundir import RunDir
 
 Echo = Callable[[str], None]
@@ -21,22 +21,18 @@ Echo = Callable[[str], None]
 
 def run_redactor(run: RunDir) -> rally_runner.Redactor:
     """Hides the run's generated passwords: admin, user pool, Nova's stack."""
-    secrets = [json.loads(run.admin_secret.read_text())["password"]]
-    secrets += nova_stack.secrets_of(run)
-    if run.user_pool.is_file():
-        secrets.append(json.loads(run.user_pool.read_text())["password"])
-    return rally_runner.Redactor(secrets)
+    return rally_runner.Redactor(run.state().secrets())
 
 
 def _has_stack(run: RunDir) -> bool:
     """True when the run started services beside Keystone (nova-fake)."""
-    return bool(nova_stack.secrets_of(run))
+    return run.stack_plan.is_file()
 
 
 @contextlib.contextmanager
 def keystone_session(
     runs_dir: Path,
-    options: launcher.LaunchOptions,
+    options: LaunchOptions,
     echo: Echo,
     keep_running: bool = False,
 ) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
@@ -54,7 +50,7 @@ def keystone_session(
         resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
-        runner.prepare(serial_setup=launcher.effective_options(options).db == "sqlite")
+        runner.prepare(serial_setup=effective_options(options).db == "sqlite")
         yield run, runner
     finally:
         if resources is not None:

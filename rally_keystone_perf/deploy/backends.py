@@ -29,15 +29,6 @@ def _user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-def named_tail(path: Path, lines: int = 25) -> str:
-    """The last ``lines`` lines of ``path`` under a ``--- path`` header."""
-    try:
-        text = path.read_text(errors="replace").splitlines()
-    except FileNotFoundError:
-        return f"({path} was not written)"
-    return f"--- {path}\n" + "\n".join(text[-lines:])
-
-
 def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
     """memcached on ``host:port`` (TCP only).
 
@@ -62,7 +53,7 @@ def start_memcached(
         proc,
         "memcached",
         timeout,
-        lambda: named_tail(run.logs / "memcached-stdout.log"),
+        lambda: services.named_tail(run.logs / "memcached-stdout.log"),
     )
     return proc
 
@@ -120,14 +111,13 @@ def start_mariadb(
         f"--user={_user()}",
         "--skip-test-db",
     ]
-    with open(run.logs / "mariadb-install-db.log", "ab") as out:
-        result = subprocess.run(
-            install, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    if result.returncode != 0:
+    code = services.run_logged(
+        install, run.logs / "mariadb-install-db.log", stdin=subprocess.DEVNULL
+    )
+    if code != 0:
         raise services.ServiceError(
-            f"mariadb-install-db failed (exit {result.returncode}); last lines of "
-            f"its log:\n{named_tail(run.logs / 'mariadb-install-db.log')}"
+            f"mariadb-install-db failed (exit {code}); last lines of "
+            f"its log:\n{services.named_tail(run.logs / 'mariadb-install-db.log')}"
         )
     argv = mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log)
     proc = services.start(run, "mariadb", argv)
@@ -136,7 +126,7 @@ def start_mariadb(
         proc,
         "mariadbd",
         timeout,
-        lambda: named_tail(log),
+        lambda: services.named_tail(log),
     )
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})

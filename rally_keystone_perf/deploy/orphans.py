@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rally_keystone_perf.deploy import services
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 STATE_FILE = "run.json"
 # run.json files under a runs folder: its runs, and a matrix's (<dir>/runs/*)
@@ -34,15 +33,15 @@ def detach(run: RunDir) -> None:
     run.write_state(driver_pid=None)
 
 
-def orphaned_by(state: dict[str, Any]) -> int | None:
+def orphaned_by(state: RunState) -> int | None:
     """The dead driver's pid when the run's processes outlived it, else None."""
-    driver = state.get("driver_pid")
+    driver = state.driver_pid
     if not driver or services.alive(int(driver)):
         return None
     return int(driver) if services.running(state) else None
 
 
-def describe(state: dict[str, Any]) -> str | None:
+def describe(state: RunState) -> str | None:
     """``orphaned: started by pid N, which is gone; stop it with down``."""
     driver = orphaned_by(state)
     if driver is None:
@@ -57,7 +56,7 @@ def find(runs_root: Path) -> list[RunDir]:
         for state_file in sorted(runs_root.glob(pattern)):
             run = RunDir(state_file.parent)
             try:
-                state = run.read_state()
+                state = run.state()
             except ValueError:  # a half-written or foreign file: not ours
                 continue
             if orphaned_by(state) is not None:
@@ -69,11 +68,11 @@ def stop(
     run: RunDir, stop_run: Callable[[RunDir], bool], say: Callable[[str], None]
 ) -> None:
     """Stop an orphaned run with ``stop_run`` (the launcher's), saying what ran."""
-    state = run.read_state()
+    state = run.state()
     left = services.running(state)
     say(
         f"stopping what the dead run {run.root} left (its command, pid "
-        f"{state.get('driver_pid')}, is gone): {', '.join(left)}"
+        f"{state.driver_pid}, is gone): {', '.join(left)}"
     )
     stop_run(run)
     run.write_state(status="stopped", driver_pid=None)

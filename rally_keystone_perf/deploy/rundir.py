@@ -7,7 +7,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,11 @@ class RunDir:
         """Pre-created users and their shared password (deploy/user_pool.py)."""
         return self.private / "user-pool.json"
 
+    @property
+    def stack_plan(self) -> Path:
+        """A Nova stack's ports and generated passwords (deploy/nova/stack.py)."""
+        return self.private / "stack.json"
+
     def create(self) -> None:
         """Create the folder tree; secrets and keys are private to the owner."""
         for path in (self.conf, self.logs, self.results, self.db):
@@ -79,21 +84,123 @@ class RunDir:
             os.chmod(path, PRIVATE_MODE)
 
     def read_state(self) -> dict[str, Any]:
-        """Return the run's recorded state ({} when none was written)."""
+        """The run's recorded state as run.json holds it ({} when none was written).
+
+        For code outside deploy/ that has not moved to :meth:`state` yet.
+        """
+        return self.state().to_json()
+
+    def state(self) -> RunState:
+        """The run's recorded state (empty when none was written)."""
         try:
-            return json.loads(self.state_file.read_text())
+            data = json.loads(self.state_file.read_text())
         except FileNotFoundError:
-            return {}
+            data = {}
+        return RunState.from_json(data, self)
 
     def write_state(self, **changes: Any) -> dict[str, Any]:
-        """Merge ``changes`` into run.json (written atomically) and return it."""
-        state = self.read_state()
-        state.update(changes)
-        state["updated_at"] = time.time()
+        """Merge ``changes`` (:class:`RunState` fields) into run.json; return it.
+
+        Written atomically. :raises TypeError: a key RunState does not have.
+        """
+        state = self.state().merge(changes, updated_at=time.time())
+        data = state.to_json()
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
         tmp.replace(self.state_file)
-        return state
+        return data
+
+
+@dataclass
+class RunState:
+    """run.json: what a run started, where, and how it went.
+
+    The file holds only the keys written so far (a run that failed early has
+    no ``server_pid``); :meth:`to_json` gives exactly those back, and keys
+    this version does not know (a newer run folder's) are kept as they are.
+    """
+
+    status: str | None = None  # preparing, starting, running, failed, stopped
+    mode: str | None = None
+    url: str | None = None
+    auth_url: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # effective options
+    keystone_cache: str | None = None  # the report's words for --cache
+    profile_values: dict[str, str] = field(default_factory=dict)
+    somaxconn: int | None = None
+    sockets_dir: str | None = None
+    versions: dict[str, str | None] = field(default_factory=dict)
+    created_at: float | None = None
+    updated_at: float | None = None
+    started_in: float | None = None  # seconds until Keystone answered
+    stopped_at: float | None = None
+    driver_pid: int | None = None  # the command whose end stops the run
+    server_pid: int | None = None  # the process tree running Keystone
+    db_port: int | None = None
+    services: dict[str, int] = field(default_factory=dict)  # name -> pid
+    service_order: list[str] = field(default_factory=list)  # start order
+    service_tiers: dict[str, str] = field(default_factory=dict)
+    user_pool: dict[str, Any] | None = None  # projects, users_per_project, seconds
+    stack: dict[str, Any] | None = None  # kind, computes, seconds, rss_mb, processes
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    written: set[str] = field(default_factory=set, repr=False, compare=False)
+    run: RunDir | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        """The run.json keys a RunState knows."""
+        return tuple(f.name for f in fields(cls) if f.name not in _NOT_KEYS)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], run: RunDir | None = None) -> RunState:
+        """A RunState from run.json's object (an old file's too)."""
+        known = set(cls.keys())
+        state = cls(run=run)
+        state.extra = {k: v for k, v in data.items() if k not in known}
+        return state.merge({k: v for k, v in data.items() if k in known})
+
+    def merge(self, changes: dict[str, Any], **more: Any) -> RunState:
+        """Set ``changes`` (and ``more``) as written; return self.
+
+        :raises TypeError: a key RunState does not have.
+        """
+        known = set(self.keys())
+        for key, value in {**changes, **more}.items():
+            if key not in known:
+                raise TypeError(f"run.json has no key {key!r}")
+            setattr(self, key, value)
+            self.written.add(key)
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        """The keys written, as run.json holds them."""
+        data = dict(self.extra)
+        data.update({key: getattr(self, key) for key in self.written})
+        return data
+
+    def secrets(self) -> list[str]:
+        """Every password the run generated: admin, user pool, a Nova stack.
+
+        Each lives in a private file of its own format; none is in run.json.
+        """
+        if self.run is None:
+            return []
+        found = [_read_json(self.run.admin_secret)["password"]]
+        if self.run.stack_plan.is_file():
+            plan = _read_json(self.run.stack_plan)
+            found += [plan[k] for k in STACK_SECRETS]
+        if self.run.user_pool.is_file():
+            found.append(_read_json(self.run.user_pool)["password"])
+        return found
+
+
+_NOT_KEYS = {"extra", "written", "run"}
+# the Nova stack's generated passwords in private/stack.json
+STACK_SECRETS = ("service_password", "db_password", "rabbit_password")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text()))
 
 
 def write_private_json(path: Path, data: dict[str, Any]) -> None:

@@ -17,16 +17,14 @@ last value), ``rss_bytes`` the tree's total resident memory now and
 from __future__ import annotations
 
 import csv
-import importlib.util
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import psutil
 
 from rally_keystone_perf.deploy.rundir import RunDir
-
-if TYPE_CHECKING:
-    import psutil
 
 RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
 FIELDS = ("timestamp", "cpu_seconds", "rss_bytes", "processes")
@@ -118,8 +116,6 @@ class ResourceSampler:
 
         Called by the thread; callable directly (without starting it) too.
         """
-        import psutil
-
         try:
             if self._root is None:
                 self._root = psutil.Process(self.pid)
@@ -157,8 +153,6 @@ class ResourceSampler:
 
 def _read(proc: Any) -> tuple[tuple[int, float], float, int] | None:
     """``((pid, create time), user+system CPU s, RSS bytes)``; None if unreadable."""
-    import psutil
-
     try:
         with proc.oneshot():
             times = proc.cpu_times()
@@ -176,11 +170,9 @@ def start_for_run(
 ) -> ResourceSampler | None:
     """Start sampling the run's server into ``<run>/logs/resources.csv``.
 
-    None when the run records no server pid or psutil is not installed.
+    None when the run records no server pid.
     """
-    pid = run.read_state().get("server_pid")
+    pid = run.state().server_pid
     if not pid:
-        return None
-    if importlib.util.find_spec("psutil") is None:
         return None
     return ResourceSampler(int(pid), run.logs / RESOURCES_CSV, interval).start()

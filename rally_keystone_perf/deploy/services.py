@@ -20,12 +20,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 # eventlet's import-time deprecation notice would bury the real error
 QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
+LOG_TAIL_LINES = 25
 
 
 class ServiceError(Exception):
@@ -66,12 +66,12 @@ def start(
 
 def record(run: RunDir, name: str, pid: int, tier: str | None = None) -> None:
     """Record ``pid`` (a session leader) in run.json: :func:`stop_all` stops it."""
-    state = run.read_state()
-    services = dict(state.get("services") or {})
+    state = run.state()
+    services = dict(state.services or {})
     services[name] = pid
     # run.json sorts its keys: the start order is kept apart, for stop_all
-    order = [n for n in state.get("service_order") or [] if n != name] + [name]
-    tiers = dict(state.get("service_tiers") or {})
+    order = [n for n in state.service_order or [] if n != name] + [name]
+    tiers = dict(state.service_tiers or {})
     if tier is None:
         tiers.pop(name, None)
     else:
@@ -81,21 +81,77 @@ def record(run: RunDir, name: str, pid: int, tier: str | None = None) -> None:
 
 def forget(run: RunDir, name: str) -> None:
     """Drop ``name`` from run.json's processes (it ended on its own)."""
-    state = run.read_state()
-    services = dict(state.get("services") or {})
+    state = run.state()
+    services = dict(state.services or {})
     if services.pop(name, None) is None:
         return
-    order = [n for n in state.get("service_order") or [] if n != name]
-    tiers = {k: v for k, v in (state.get("service_tiers") or {}).items() if k != name}
+    order = [n for n in state.service_order or [] if n != name]
+    tiers = {k: v for k, v in (state.service_tiers or {}).items() if k != name}
     run.write_state(services=services, service_order=order, service_tiers=tiers)
 
 
-def running(state: dict[str, Any]) -> list[str]:
+def running(state: RunState) -> list[str]:
     """``name (pid N)`` of each recorded process whose group still runs."""
-    services: dict[str, int] = dict(state.get("services") or {})
     return [
-        f"{name} (pid {pid})" for name, pid in services.items() if group_alive(int(pid))
+        f"{name} (pid {pid})"
+        for name, pid in (state.services or {}).items()
+        if group_alive(int(pid))
     ]
+
+
+def run_logged(
+    argv: Sequence[str],
+    log_path: Path,
+    env: dict[str, str] | None = None,
+    header: str | None = None,
+    stdin: int | None = None,
+) -> int:
+    """Run ``argv`` to its end, its output appended to ``log_path``; its exit code.
+
+    ``header`` (a line) is written before the output; ``env`` is added to
+    ours. Set-up commands only: a long-running process goes to :func:`start`.
+    """
+    with open(log_path, "a") as log:
+        if header is not None:
+            log.write(header)
+            log.flush()
+        result = subprocess.run(
+            list(argv),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=stdin,
+            env=None if env is None else {**os.environ, **env},
+            check=False,
+        )
+    return result.returncode
+
+
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    """The last ``lines`` lines of a log file (or a note that it is missing)."""
+    return _tail(path, lines, "")
+
+
+def named_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    """The last ``lines`` lines of ``path`` under a ``--- path`` header."""
+    return _tail(path, lines, f"--- {path}\n")
+
+
+def _tail(path: Path, lines: int, header: str) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return f"({path} was not written)"
+    return header + "\n".join(text[-lines:])
+
+
+def log_tails(run: RunDir, names: Sequence[str]) -> str:
+    """The tails of the run's non-empty logs among ``names``."""
+    parts = []
+    for name in names:
+        path = run.logs / name
+        if path.exists() and path.stat().st_size:
+            parts.append(named_tail(path))
+    return "\n".join(parts) or "(no log was written)"
 
 
 def dying_with_parent(argv: Sequence[str]) -> list[str]:
@@ -231,12 +287,12 @@ def stop_pid(pid: int, timeout: float = 20.0) -> bool:
     return True
 
 
-def stop_order(state: dict[str, Any]) -> list[list[int]]:
+def stop_order(state: RunState) -> list[list[int]]:
     """The pids to stop, last started first, a tier's processes together."""
-    services: dict[str, int] = dict(state.get("services") or {})
-    order = [n for n in state.get("service_order") or [] if n in services]
+    services: dict[str, int] = dict(state.services or {})
+    order = [n for n in state.service_order or [] if n in services]
     names = order + [n for n in services if n not in order]
-    tiers: dict[str, str] = dict(state.get("service_tiers") or {})
+    tiers: dict[str, str] = dict(state.service_tiers or {})
     batches: list[list[int]] = []
     previous: str | None = None
     for name in reversed(names):
@@ -246,7 +302,7 @@ def stop_order(state: dict[str, Any]) -> list[list[int]]:
         else:
             batches.append([int(services[name])])
         previous = tier
-    legacy = state.get("server_pid")  # run folders written before services
+    legacy = state.server_pid  # run folders written before services
     if legacy and int(legacy) not in {pid for batch in batches for pid in batch}:
         batches.append([int(legacy)])
     return batches
@@ -259,7 +315,7 @@ def stop_all(run: RunDir, timeout: float = 20.0) -> bool:
     together (Nova's services each take seconds to shut down gracefully).
     """
     stopped = []
-    for batch in stop_order(run.read_state()):
+    for batch in stop_order(run.state()):
         if len(batch) == 1:
             stopped.append(stop_pid(batch[0], timeout))
             continue

@@ -12,8 +12,6 @@ DELETE_SERVER = "nova.delete_server"
 # operations; shown so that its requests are never hidden in another action)
 REFRESH_TOKEN = "keystone.refresh_token"
 
-ALL = (CREATE_TOKEN, VALIDATE_TOKEN, LIST_PROJECTS, CREATE_USER, DELETE_USER)
-
 # atomic action -> the route (``METHOD /path``, ids as ``{id}``) of the one
 # request it sends; one-to-one, read by the server-side view and the benchmarks
 ROUTES = {

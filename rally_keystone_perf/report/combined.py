@@ -18,9 +18,10 @@ from typing import TextIO
 
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import LoadedReport
-from rally_keystone_perf.report.formats import markdown_table, union_keys
-from rally_keystone_perf.report.render import COLUMNS, stats_cells
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
+from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers.common import stats_cells, union_keys
+from rally_keystone_perf.report.writers.text import COLUMNS
 
 FIGURES = (
     "scenario",
@@ -75,15 +76,9 @@ def _seconds(value: float | None) -> str:
 
 
 def write_combined(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) -> None:
-    """Write the combined table as ``table`` (prettytable) or ``markdown``."""
-    header, rows = combined_rows(reports)
-    if fmt == "markdown":
-        stream.write(markdown_table(header, rows, ("mode", "scenario", "note")) + "\n")
-        return
-    from prettytable import PrettyTable
+    """Write the combined table in one of :data:`.writers.registry.COMBINED`.
 
-    table = PrettyTable(header)
-    table.align = "r"
-    table.align["scenario"] = table.align["note"] = "l"
-    table.add_rows(rows)
-    stream.write(table.get_string() + "\n")
+    :raises ValueError: unknown format.
+    """
+    write = registry.writer(registry.COMBINED, fmt)
+    write(combined_rows(reports), stream)

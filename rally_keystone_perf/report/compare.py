@@ -5,8 +5,9 @@ first run is the baseline. Workloads are matched across runs by scenario name
 and runner concurrency (the n-th workload with the same pair in one run
 matches the n-th in another). For every top-level action of
 :func:`~rally_keystone_perf.report.stats.main_stats` (``total`` included) each
-run gets the median and 95th percentile of its successful per-iteration
-durations (:func:`~rally_keystone_perf.report.stats.action_samples`), the
+run gets the median and 95th percentile of its per-iteration durations
+(:func:`~rally_keystone_perf.report.stats.action_samples`: an action's
+successful calls, every iteration's ``total`` as Rally counts it), the
 ratio of its median to the baseline's, and a verdict from a two-sided
 Mann-Whitney U test of its durations against the baseline's
 (``scipy.stats.mannwhitneyu``):
@@ -17,7 +18,7 @@ Mann-Whitney U test of its durations against the baseline's
 ``not significant``
     p >= alpha: the data do not show a difference, whatever the ratio says.
 ``too few samples``
-    fewer than :data:`MIN_SAMPLES` successful durations on either side.
+    fewer than :data:`MIN_SAMPLES` durations on either side.
 ``missing`` / ``no baseline``
     the run (or the baseline) has no such workload or action.
 ``not comparable: concurrency 266 vs 1000``
@@ -46,6 +47,7 @@ from rally_keystone_perf.report.concurrency import (
     achieved,
     mismatch,
 )
+from rally_keystone_perf.report.config import Run
 from rally_keystone_perf.report.load import Workload
 
 ALPHA = 0.05
@@ -67,7 +69,7 @@ Key = tuple[str, Any, int]  # scenario, concurrency, occurrence
 class RunResult:
     """One run's figures for one action of one matched workload.
 
-    ``count`` is the number of successful samples; ``ratio`` is this run's
+    ``count`` is the number of samples; ``ratio`` is this run's
     median over the baseline's; ``p_value`` is None when no test was made.
     """
 
@@ -135,6 +137,18 @@ class SeriesRow:
     count: int
 
 
+@dataclass(frozen=True)
+class CompareResult:
+    """What the compare writers write: the comparison, its series, its runs.
+
+    ``runs`` only add their configurations and files to the output.
+    """
+
+    comparison: Comparison
+    series: Sequence[SeriesRow] = ()
+    runs: Sequence[Run] = ()
+
+
 def concurrency(workload: Workload) -> Any:
     """The runner's ``concurrency`` (None for runners without one)."""
     return workload.runner.get("concurrency")
@@ -162,7 +176,7 @@ def verdict(
     """
     if len(baseline) < MIN_SAMPLES or len(other) < MIN_SAMPLES:
         return TOO_FEW, None
-    from scipy.stats import mannwhitneyu  # heavy import, only when comparing
+    from scipy.stats import mannwhitneyu  # costly: scipy.stats takes 1.5 s to import
 
     result = mannwhitneyu(baseline, other, alternative="two-sided")
     p_value = float(result.pvalue)

@@ -1,25 +1,75 @@
-"""Per-workload statistics that reproduce Rally's ``MainStatsTable``.
+"""The statistics of a workload, each defined once for the report, SLAs and gate.
 
-The algorithm mirrors ``rally.task.processing.charts.MainStatsTable`` (Rally
-5.1.1) step by step, reusing Rally's own atomic merging and percentile
-functions, so the figures agree with ``rally task detailed`` and the HTML
-report by construction. Values are returned unrounded; rounding is a
-presentation concern (see :mod:`rally_keystone_perf.report.render`).
+The definitions the ``max_duration_percentile`` and ``min_throughput`` SLA
+plugins (:mod:`rally_keystone_perf.plugins.sla`), the report, ``compare``
+and ``gate`` all call:
+
+``total`` (:func:`iteration_total`)
+    an iteration's duration plus its idle duration, as Rally's own ``total``
+    row (``MainStatsTable``) adds them; failed iterations count.
+load window (:func:`iteration_span`, :func:`widen`)
+    from the first iteration's start to the last end of an iteration's
+    ``timestamp + duration``: what Rally records as the workload's
+    ``load_duration`` (``rally.task.engine.ResultConsumer``); a workload's
+    is :func:`.windows.load_window`.
+throughput (:func:`rate`)
+    successful iterations per second of the load window.
+percentile (:func:`percentile`)
+    Rally's, linear between the closest ranks.
+
+:func:`main_stats` mirrors ``rally.task.processing.charts.MainStatsTable``
+(Rally 5.1.1) step by step, reusing Rally's own atomic merging, so the
+figures agree with ``rally task detailed`` and the HTML report by
+construction. Values are returned unrounded; rounding is a presentation
+concern (see :mod:`rally_keystone_perf.report.writers.common`).
+
+This module is light on purpose (no scipy, Rally's atomic merging only when
+used): Rally's plugin loader imports it with the SLA plugins, and the CLI
+with the writers.
 """
 
 from __future__ import annotations
 
-import collections
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rally.task.atomic import merge_atomic_actions
-from rally.task.processing.utils import percentile
+from rally.task.processing import utils
 
 from rally_keystone_perf.report.load import Iteration, Workload
 
 NO_NAME_ACTION = "<no-name-action>"
 TOTAL = "total"
+Window = tuple[float, float]  # (start, end), epoch seconds
+
+
+def iteration_total(duration: float, idle_duration: float) -> float:
+    """The ``total`` of one iteration: its duration plus its idle duration."""
+    return duration + idle_duration
+
+
+def iteration_span(timestamp: float, duration: float) -> Window:
+    """The part of the load window one iteration covers (its idle time not)."""
+    return timestamp, timestamp + duration
+
+
+def widen(window: Window | None, span: Window | None) -> Window | None:
+    """The smallest window holding both ``window`` and ``span`` (None: empty)."""
+    if window is None or span is None:
+        return span if window is None else window
+    return min(window[0], span[0]), max(window[1], span[1])
+
+
+def rate(count: float, seconds: float | None) -> float | None:
+    """``count`` per second of ``seconds`` (None when no time passed)."""
+    if seconds is None or seconds <= 0:
+        return None
+    return count / seconds
+
+
+def percentile(ordered: Sequence[float], fraction: float) -> float | None:
+    """Rally's percentile of already sorted points (None when empty)."""
+    return utils.percentile(ordered, fraction, ignore_sorting=True)
 
 
 @dataclass(frozen=True)
@@ -52,11 +102,18 @@ class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
 
 
-def _iteration_data(iteration: Iteration) -> collections.OrderedDict[str, Any]:
-    """Merged atomics plus the synthetic rows, as ``add_iteration`` builds them."""
-    data: collections.OrderedDict[str, Any] = merge_atomic_actions(
-        iteration.atomic_actions  # type: ignore[arg-type]
+def _merged(iterations: Sequence[Iteration]) -> Iterator[dict[str, Any]]:
+    """Each iteration's atomic actions merged by Rally (``name (xN)`` repeats)."""
+    from rally.task.atomic import (  # costly: loads oslo.config and oslo.log, 0.2 s
+        merge_atomic_actions,
     )
+
+    for iteration in iterations:
+        yield merge_atomic_actions(iteration.atomic_actions)  # type: ignore[arg-type]
+
+
+def _iteration_data(iteration: Iteration, data: dict[str, Any]) -> dict[str, Any]:
+    """Merged atomics plus the synthetic rows, as ``add_iteration`` builds them."""
     failed = bool(iteration.error)
     if data:
         the_last = data[next(reversed(data))]
@@ -69,7 +126,7 @@ def _iteration_data(iteration: Iteration) -> collections.OrderedDict[str, Any]:
                 "children": {},
             }
     data[TOTAL] = {
-        "duration": iteration.duration + iteration.idle_duration,
+        "duration": iteration_total(iteration.duration, iteration.idle_duration),
         "count": 1,
         "failed": failed,
         "children": {
@@ -107,9 +164,9 @@ def _row(name: str, depth: int, node: _Node) -> StatsRow:
         min=points[0],
         avg=node.total / count,
         max=points[-1],
-        median=percentile(points, 0.5, ignore_sorting=True),
-        p90=percentile(points, 0.9, ignore_sorting=True),
-        p95=percentile(points, 0.95, ignore_sorting=True),
+        median=percentile(points, 0.5),
+        p90=percentile(points, 0.9),
+        p95=percentile(points, 0.95),
         success=node.successes / count,
         count=count,
     )
@@ -130,8 +187,9 @@ def main_stats(workload: Workload) -> list[StatsRow]:
     children) is always last. Failed iterations count in all durations.
     """
     root: dict[str, _Node] = {}
-    for iteration in workload.iterations:
-        _add_data(_iteration_data(iteration), root)
+    iterations = workload.iterations
+    for iteration, merged in zip(iterations, _merged(iterations), strict=True):
+        _add_data(_iteration_data(iteration, merged), root)
     # "total" goes last even if an atomic first appeared after iteration 1;
     # with no iterations Rally still shows an empty "total" row.
     root[TOTAL] = root.pop(TOTAL) if TOTAL in root else _Node()
@@ -142,11 +200,12 @@ def main_stats(workload: Workload) -> list[StatsRow]:
 
 
 def throughput(workload: Workload) -> float | None:
-    """Successful iterations per second of load duration (None if it is 0)."""
-    if workload.load_duration <= 0:
-        return None
+    """Successful iterations per second of the load window (None if it is 0).
+
+    The window's length is Rally's recorded ``load_duration``.
+    """
     ok = sum(1 for iteration in workload.iterations if not iteration.error)
-    return ok / workload.load_duration
+    return rate(ok, workload.load_duration)
 
 
 def total_row(rows: list[StatsRow]) -> StatsRow:
@@ -155,32 +214,32 @@ def total_row(rows: list[StatsRow]) -> StatsRow:
 
 
 def action_samples(workload: Workload) -> dict[str, list[float]]:
-    """Per-iteration durations of each top-level action, successful samples only.
+    """Per-iteration durations of each top-level action and the total.
 
     The keys are the depth-0 row names of :func:`main_stats` (same merging and
     ``name (xN)`` naming, same order, ``total`` last) except
     ``<no-name-action>``. An atomic action contributes its merged duration
     (``finished_at - started_at`` summed over its calls in the iteration) when
-    it did not fail; ``total`` is ``iteration.duration`` of iterations without
-    an error. A name whose every sample failed maps to an empty list.
+    it did not fail; a name whose every sample failed maps to an empty list.
+    ``total`` is every iteration's :func:`iteration_total`, failed ones
+    included: the samples of the report's ``total`` row and of the
+    ``max_duration_percentile`` SLA's.
     """
     samples: dict[str, list[float]] = {}
-    for iteration in workload.iterations:
-        # the atomic rows of _iteration_data, without the synthetic ones
-        data = merge_atomic_actions(iteration.atomic_actions)  # type: ignore[arg-type]
+    # the atomic rows of _iteration_data, without the synthetic ones
+    for data in _merged(workload.iterations):
         for name, item in data.items():
             display = f"{name} (x{item['count']})" if item["count"] > 1 else name
             points = samples.setdefault(display, [])
             if not item.get("failed", False):
                 points.append(float(item["duration"]))
-    samples[TOTAL] = [float(it.duration) for it in workload.iterations if not it.error]
+    samples[TOTAL] = [
+        iteration_total(it.duration, it.idle_duration) for it in workload.iterations
+    ]
     return samples
 
 
 def median_p95(points: list[float]) -> tuple[float | None, float | None]:
     """Median and 95th percentile the way Rally computes them (None if empty)."""
     ordered = sorted(points)
-    return (
-        percentile(ordered, 0.5, ignore_sorting=True),
-        percentile(ordered, 0.95, ignore_sorting=True),
-    )
+    return percentile(ordered, 0.5), percentile(ordered, 0.95)

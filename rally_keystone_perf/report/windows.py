@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.stats import Window, iteration_span, widen
 
 
-def load_window(workload: Workload) -> tuple[float, float]:
+def load_window(workload: Workload) -> Window:
     """From the first iteration's start to the last iteration's end (epoch s).
 
-    Context setup happens before and cleanup after this window, so the server
-    requests inside it are the ones the iterations sent.
+    The load window of :mod:`.stats`: its length is the ``load_duration``
+    Rally records. Context setup happens before and cleanup after it, so the
+    server requests inside it are the ones the iterations sent.
     """
-    if not workload.iterations:
+    window: Window | None = None
+    for it in workload.iterations:
+        window = widen(window, iteration_span(it.timestamp, it.duration))
+    if window is None:
         raise ValueError(f"{workload.scenario_name} has no iterations")
-    start = min(it.timestamp for it in workload.iterations)
-    end = max(
-        it.timestamp + it.duration + it.idle_duration for it in workload.iterations
-    )
-    return start, end
+    return window

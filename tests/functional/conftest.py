@@ -11,7 +11,8 @@ import psutil
 import pytest
 
 from rally_keystone_perf import rally_runner
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy import launcher, preflight
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.session import run_redactor
 
@@ -34,11 +35,11 @@ def run_processes(run: RunDir) -> list[psutil.Process]:
     return found
 
 
-def require_mode(options: launcher.LaunchOptions) -> None:
+def require_mode(options: LaunchOptions) -> None:
     """Skip (fail under CI) when the mode's programs are not installed."""
     try:
-        launcher.check_requirements(launcher.requirements(options))
-    except launcher.LaunchError as exc:
+        preflight.check_requirements(preflight.requirements(options))
+    except LaunchError as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must install what every mode needs: {exc}")
         pytest.skip(str(exc))
@@ -48,9 +49,7 @@ def require_mode(options: launcher.LaunchOptions) -> None:
 def keystone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunDir]:
     """One real Keystone for the session's read-mostly tests."""
     runs = tmp_path_factory.mktemp("runs")
-    run = launcher.up(
-        runs, launcher.LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS)
-    )
+    run = launcher.up(runs, LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS))
     try:
         yield run
     finally:
@@ -81,7 +80,7 @@ def write_task(path: Path, workloads: list[dict]) -> Path:
     return path
 
 
-def cli_options(argv: list[str]) -> launcher.LaunchOptions:
+def cli_options(argv: list[str]) -> LaunchOptions:
     """The launch options ``rally-keystone-perf up ARGV`` would use."""
     from rally_keystone_perf import cli
 

@@ -15,6 +15,7 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher, user_pool
+from rally_keystone_perf.deploy.keystone import config
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
@@ -88,7 +89,7 @@ def test_port_in_use_is_a_clear_error(
 def test_keystone_failing_to_start_shows_its_log_tail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real = launcher.template_values
+    real = config.template_values
 
     def broken_database(*args, **kwargs):  # type: ignore[no-untyped-def]
         values = real(*args, **kwargs)
@@ -97,7 +98,7 @@ def test_keystone_failing_to_start_shows_its_log_tail(
         )
         return values
 
-    monkeypatch.setattr(launcher, "template_values", broken_database)
+    monkeypatch.setattr(config, "template_values", broken_database)
     code = cli.main(["up", "--runs-dir", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 1

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import compare, compare_formats, config, formats
+from rally_keystone_perf.report import api, compare, config
+from rally_keystone_perf.report.writers import compare as compare_writer
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -152,7 +153,7 @@ def test_report_page_renders(tmp_path: Path) -> None:
     r.make_run(tmp_path / "runs", "two", [r.workload(r.gauss(2, 0.5))], r.state())
     reports = config.load_reports([tmp_path / "runs" / "one", tmp_path / "runs/two"])
     stream = io.StringIO()
-    formats.write_report(reports, stream, "html")
+    api.write_report(reports, stream, "html")
     render_and_check(binary, tmp_path, "report", stream.getvalue(), 3, 3)
 
 
@@ -182,9 +183,9 @@ def test_compare_page_renders(tmp_path: Path) -> None:
     runs = config.load_runs([root / "base", root / "other"])
     comparison = compare.compare([(run.label, run.workloads) for run in runs])
     series = compare.series([(run.config_label, run.workloads) for run in runs])
-    assert len(compare_formats.series_groups(series)) == 1
+    assert len(compare_writer.series_groups(series)) == 1
     stream = io.StringIO()
-    compare_formats.write_compare(comparison, stream, "html", series, runs)
+    api.write_compare(comparison, stream, "html", series, runs)
     tables = len(comparison.groups) + 1
     render_and_check(binary, tmp_path, "compare", stream.getvalue(), tables, 3)
 

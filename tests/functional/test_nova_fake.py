@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli, paths
-from rally_keystone_perf.deploy import launcher, nova_stack
+from rally_keystone_perf.deploy.nova import stack as nova_stack
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report.load import load_report
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.functional
 def test_boot_server_quick_task(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    require_mode(launcher.LaunchOptions(mode="nova-fake"))
+    require_mode(LaunchOptions(mode="nova-fake"))
     runs = tmp_path / "runs"
     code = cli.main(
         [

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import cli, paths, rally_runner
-from rally_keystone_perf.deploy import launcher, services
+from rally_keystone_perf.deploy import launcher, preflight, services
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from tests.unit.rally_fakes import task_document, write_task
 
@@ -109,7 +110,7 @@ def test_defaults() -> None:
     assert args.task is None
     assert args.keep_running is False
     assert args.runs_dir == Path("runs")
-    assert cli._launch_options(args) == launcher.LaunchOptions()
+    assert cli._launch_options(args) == LaunchOptions()
     assert cli._task_files(args) == [paths.tasks_dir() / "smoke.json"]
 
 
@@ -133,7 +134,7 @@ def test_launch_options_from_arguments() -> None:
             "9.5",
         ]
     )
-    assert cli._launch_options(args) == launcher.LaunchOptions(
+    assert cli._launch_options(args) == LaunchOptions(
         mode="uwsgi",
         host="127.0.0.2",
         port=5001,
@@ -300,7 +301,7 @@ def test_run_checks_every_task_first(tmp_path: Path, capsys, no_launch) -> None:
 @pytest.mark.parametrize(
     "error",
     [
-        launcher.LaunchError("uwsgi is not installed; install it with: x"),
+        LaunchError("uwsgi is not installed; install it with: x"),
         ValueError("unknown mode 'x' (known modes: uwsgi)"),
         rally_runner.RallyError("the rally command is not installed"),
     ],
@@ -346,14 +347,14 @@ def _fake_run(runs: Path, port: int = 5999) -> RunDir:
 def test_up(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def up(runs_root: Path, options: launcher.LaunchOptions, progress: Any) -> RunDir:
+    def up(runs_root: Path, options: LaunchOptions, progress: Any) -> RunDir:
         seen.append((runs_root, options))
         return _fake_run(runs_root)
 
     monkeypatch.setattr(launcher, "up", up)
     runs = tmp_path / "runs"
     assert cli.main(["up", "--runs-dir", str(runs), "--threads", "4"]) == 0
-    assert seen == [(runs, launcher.LaunchOptions(threads=4))]
+    assert seen == [(runs, LaunchOptions(threads=4))]
     out = capsys.readouterr().out
     run = (runs / "current").resolve()
     assert f"run folder: {run}\n" in out
@@ -796,8 +797,8 @@ def test_up_without_a_system_package_names_it_and_starts_nothing(
     argv: list[str],
     message: str,
 ) -> None:
-    monkeypatch.setattr(launcher, "SYSTEM_BIN_DIRS", ())
-    monkeypatch.setattr(launcher.shutil, "which", lambda name, path=None: None)
+    monkeypatch.setattr(preflight, "SYSTEM_BIN_DIRS", ())
+    monkeypatch.setattr(preflight.shutil, "which", lambda name, path=None: None)
     monkeypatch.setattr(paths, "venv_bin", lambda name: tmp_path / "bin" / name)
     (tmp_path / "bin").mkdir()
     for name in ("keystone-manage", "uwsgi"):  # the pip-installed parts exist

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import matrix, session
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.rally_runner import TaskOutcome
 
@@ -103,7 +103,7 @@ def test_state_refuses_a_foreign_file(tmp_path: Path) -> None:
 
 
 def test_shared_options_leave_out_mode_and_port() -> None:
-    shared = matrix.shared_options(launcher.LaunchOptions(mode="apache", port=5000))
+    shared = matrix.shared_options(LaunchOptions(mode="apache", port=5000))
     assert set(shared) == set(matrix.SHARED_OPTIONS)
     assert "mode" not in shared and "port" not in shared
 
@@ -161,7 +161,7 @@ def _run(tmp_path, sessions, cells, state, runner) -> list[int]:
     codes = matrix.run_matrix(
         cells,
         state,
-        lambda mode: launcher.LaunchOptions(mode=mode),
+        lambda mode: LaunchOptions(mode=mode),
         messages.append,
         clock=lambda: float(next(clock)),
     )
@@ -232,7 +232,7 @@ def test_a_mode_that_cannot_start_does_not_stop_the_matrix(
 
     def failing(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
         if options.mode == "apache":
-            raise launcher.LaunchError("apache2 is not installed")
+            raise LaunchError("apache2 is not installed")
         return real(runs_dir, options, echo, keep_running)
 
     monkeypatch.setattr(session, "keystone_session", failing)

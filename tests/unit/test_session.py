@@ -10,6 +10,7 @@ import pytest
 
 from rally_keystone_perf import rally_runner, session
 from rally_keystone_perf.deploy import launcher, sampler
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 
 
@@ -56,7 +57,7 @@ def fakes(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def test_session_prepares_rally_and_stops(
     tmp_path: Path, run: RunDir, fakes, db: str, serial: bool
 ) -> None:
-    options = launcher.LaunchOptions(db=db)
+    options = LaunchOptions(db=db)
     with session.keystone_session(tmp_path, options, lambda m: None) as (got, runner):
         assert got == run
         assert runner.serial_setup is serial  # SQLite takes one writer
@@ -67,14 +68,14 @@ def test_session_prepares_rally_and_stops(
 
 def test_session_stops_on_ctrl_c(tmp_path: Path, run: RunDir, fakes) -> None:
     with pytest.raises(KeyboardInterrupt):
-        with session.keystone_session(tmp_path, launcher.LaunchOptions(), print):
+        with session.keystone_session(tmp_path, LaunchOptions(), print):
             raise KeyboardInterrupt
     assert fakes["stopped"] == [run]
 
 
 def test_session_keep_running(tmp_path: Path, run: RunDir, fakes) -> None:
     messages: list[str] = []
-    options = launcher.LaunchOptions()
+    options = LaunchOptions()
     with session.keystone_session(tmp_path, options, messages.append, True):
         pass
     assert fakes["stopped"] == []

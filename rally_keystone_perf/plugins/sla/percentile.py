@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING
 
 from rally import consts
 from rally.task import atomic, sla
-from rally.task.processing import utils
+
+from rally_keystone_perf.report.stats import TOTAL, iteration_total, percentile
 
 if TYPE_CHECKING:  # pragma: no cover
     from rally.task import runner
-
-TOTAL = "total"
 
 
 @sla.configure(name="max_duration_percentile")
@@ -21,9 +20,10 @@ class MaxDurationPercentile(sla.SLA):
 
     Configured as ``{action: {percentile: max_seconds}}``, e.g.
     ``{"keystone.create_token": {"95": 0.5}, "total": {"99": 2.0}}``.
-    Percentiles are computed exactly as the report and Rally's own statistics
-    compute them (Rally's ``percentile``, failed iterations included); an
-    action absent from every iteration fails the criterion.
+    Percentiles are computed exactly as the report, the gate and Rally's own
+    statistics compute them (:mod:`rally_keystone_perf.report.stats`: Rally's
+    ``percentile``, the total as Rally's, failed iterations included); an
+    action absent from every iteration fails no criterion (``n/a``).
     """
 
     CONFIG_SCHEMA = {
@@ -54,7 +54,9 @@ class MaxDurationPercentile(sla.SLA):
         merged = atomic.merge_atomic_actions(iteration["atomic_actions"])  # type: ignore[arg-type]
         for name, durations in self.durations.items():
             if name == TOTAL:
-                value = iteration["duration"] + iteration.get("idle_duration", 0.0)
+                value = iteration_total(
+                    iteration["duration"], iteration.get("idle_duration", 0.0)
+                )
             elif name in merged:
                 value = merged[name]["duration"]
             else:
@@ -72,9 +74,7 @@ class MaxDurationPercentile(sla.SLA):
 
     def observed(self, action: str, percent: float) -> float | None:
         """The ``percent`` percentile of ``action``'s durations so far."""
-        return utils.percentile(
-            self.durations[action], percent / 100.0, ignore_sorting=True
-        )
+        return percentile(self.durations[action], percent / 100.0)
 
     def _check(self) -> bool:
         for action, limits in self.limits.items():

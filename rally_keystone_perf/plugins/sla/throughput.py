@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from rally import consts
 from rally.task import sla
 
+from rally_keystone_perf.report.stats import Window, iteration_span, rate, widen
+
 if TYPE_CHECKING:  # pragma: no cover
     from rally.task import runner
 
@@ -15,8 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
 class MinThroughput(sla.SLA):
     """Minimum successful iterations per second over the load.
 
-    Throughput is successful iterations divided by the time from the first
-    iteration's start to the last iteration's end, as in the report.
+    Throughput is successful iterations per second of the load window, as in
+    the report (:mod:`rally_keystone_perf.report.stats`: the window whose
+    length Rally records as the workload's ``load_duration``).
     """
 
     CONFIG_SCHEMA = {
@@ -31,14 +34,14 @@ class MinThroughput(sla.SLA):
         super().__init__(criterion_value)
         self.minimum = float(criterion_value["iterations_per_second"])
         self.succeeded = 0
-        self.start: float | None = None
-        self.end: float | None = None
+        self.window: Window | None = None
 
     def throughput(self) -> float | None:
         """Successful iterations per second so far (None before any time passed)."""
-        if self.start is None or self.end is None or self.end <= self.start:
+        if self.window is None:
             return None
-        return self.succeeded / (self.end - self.start)
+        start, end = self.window
+        return rate(self.succeeded, end - start)
 
     def _check(self) -> bool:
         value = self.throughput()
@@ -46,10 +49,8 @@ class MinThroughput(sla.SLA):
 
     def add_iteration(self, iteration: runner.ScenarioRunnerResult) -> bool:
         """Count the iteration and widen the load window."""
-        began = iteration["timestamp"]
-        ended = began + iteration["duration"] + iteration.get("idle_duration", 0.0)
-        self.start = began if self.start is None else min(self.start, began)
-        self.end = ended if self.end is None else max(self.end, ended)
+        span = iteration_span(iteration["timestamp"], iteration["duration"])
+        self.window = widen(self.window, span)
         self.succeeded += not iteration["error"]
         self.success = self._check()
         return self.success
@@ -57,12 +58,7 @@ class MinThroughput(sla.SLA):
     def merge(self, other: MinThroughput) -> bool:
         """Combine with another instance over the same criterion."""
         self.succeeded += other.succeeded
-        if other.start is not None:
-            self.start = (
-                other.start if self.start is None else min(self.start, other.start)
-            )
-        if other.end is not None:
-            self.end = other.end if self.end is None else max(self.end, other.end)
+        self.window = widen(self.window, other.window)
         self.success = self._check()
         return self.success
 

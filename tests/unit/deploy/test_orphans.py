@@ -45,8 +45,8 @@ def test_a_run_whose_driver_died_is_orphaned(
     _run(tmp_path, "b", None, server.pid)  # up: detached on purpose
     _run(tmp_path, "c", 1, server.pid)  # its driver runs
     nested = _run(tmp_path / "matrix-quick" / "runs", "d", dead, server.pid)
-    assert orphans.orphaned_by(orphan.read_state()) == dead
-    assert orphans.describe(orphan.read_state()) == (
+    assert orphans.orphaned_by(orphan.state()) == dead
+    assert orphans.describe(orphan.state()) == (
         f"orphaned: started by pid {dead}, which is gone; stop it with down"
     )
     assert orphans.find(tmp_path) == [orphan, nested]
@@ -54,8 +54,8 @@ def test_a_run_whose_driver_died_is_orphaned(
 
 def test_a_dead_driver_with_nothing_left_is_not_orphaned(tmp_path: Path) -> None:
     run = _run(tmp_path, "a", _dead_pid(), _dead_pid())
-    assert orphans.orphaned_by(run.read_state()) is None
-    assert orphans.describe(run.read_state()) is None
+    assert orphans.orphaned_by(run.state()) is None
+    assert orphans.describe(run.state()) is None
 
 
 def test_stop_all_stops_and_says_what(

@@ -156,3 +156,30 @@ def test_private_umask(tmp_path: Path) -> None:
     (tmp_path / "open").write_text("x")
     assert (tmp_path / "secret").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "open").stat().st_mode & 0o077 != 0  # umask restored
+
+
+def test_run_state_round_trips_an_old_file_and_keeps_unknown_keys(
+    tmp_path: Path,
+) -> None:
+    run = RunDir(tmp_path)
+    old = {"mode": "uwsgi", "server_pid": None, "some_later_key": [1, 2]}
+    run.state_file.write_text(json.dumps(old))
+    state = run.state()
+    assert state.mode == "uwsgi" and state.server_pid is None
+    assert state.to_json() == old  # only the keys written, unknown ones kept
+    assert "created_at" not in run.write_state(status="running")
+    assert run.read_state()["some_later_key"] == [1, 2]
+
+
+def test_run_state_refuses_an_unknown_key(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="run.json has no key 'statu'"):
+        RunDir(tmp_path).write_state(statu="running")
+
+
+def test_run_state_secrets_know_every_private_format(run: RunDir) -> None:
+    write_private_json(run.admin_secret, {"username": "admin", "password": "A"})
+    assert run.state().secrets() == ["A"]
+    plan = {"service_password": "S", "db_password": "D", "rabbit_password": "R"}
+    write_private_json(run.stack_plan, plan)
+    write_private_json(run.user_pool, {"password": "P"})
+    assert run.state().secrets() == ["A", "S", "D", "R", "P"]

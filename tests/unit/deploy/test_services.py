@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy import launcher, services
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy import preflight, services
+from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 
 @pytest.fixture
@@ -91,8 +91,8 @@ def test_stop_order_batches_consecutive_processes_of_one_tier() -> None:
         "service_order": ["db", "mq", "api", "compute", "other"],
         "service_tiers": {"api": "os", "compute": "os", "db": "os"},
     }
-    assert services.stop_order(state) == [[5], [4, 3], [2], [1]]
-    assert services.stop_order({"server_pid": 9}) == [[9]]
+    assert services.stop_order(RunState.from_json(state)) == [[5], [4, 3], [2], [1]]
+    assert services.stop_order(RunState.from_json({"server_pid": 9})) == [[9]]
 
 
 def test_stop_all_stops_a_tier_together(run: RunDir) -> None:
@@ -157,7 +157,7 @@ def test_port_and_socket_probes(tmp_path: Path) -> None:
 
 
 def test_probe_nothing_listening() -> None:
-    port = launcher.pick_port("127.0.0.1", None)
+    port = preflight.pick_port("127.0.0.1", None)
     assert services.probe(f"http://127.0.0.1:{port}/v3", timeout=1) is None
 
 
@@ -196,7 +196,7 @@ def test_record_forget_and_running(run: RunDir) -> None:
     )
     try:
         services.record(run, "rally", proc.pid)
-        assert services.running(run.read_state()) == [f"rally (pid {proc.pid})"]
+        assert services.running(run.state()) == [f"rally (pid {proc.pid})"]
         assert run.read_state()["service_order"] == ["rally"]
         services.forget(run, "rally")
         state = run.read_state()
@@ -206,7 +206,7 @@ def test_record_forget_and_running(run: RunDir) -> None:
         proc.kill()
         proc.wait()
     services.record(run, "gone", proc.pid)
-    assert services.running(run.read_state()) == []
+    assert services.running(run.state()) == []
 
 
 def test_a_guarded_child_and_its_workers_die_with_the_parent(tmp_path: Path) -> None:
@@ -249,3 +249,25 @@ def test_start_with_a_private_umask(run: RunDir) -> None:
     proc = services.start(run, "writer", [sys.executable, "-c", code], umask=0o077)
     assert proc.wait(timeout=20) == 0
     assert (run.root / "made-here").stat().st_mode & 0o777 == 0o600
+
+
+# --- logs ------------------------------------------------------------------
+
+
+def test_log_tail(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_text("".join(f"line {i}\n" for i in range(1, 31)))
+    tail = services.log_tail(log)
+    assert tail.splitlines() == [f"line {i}" for i in range(6, 31)]
+    assert services.log_tail(log, 2) == "line 29\nline 30"
+
+
+def test_log_tail_short_and_binary(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    log.write_bytes(b"only\n\xff\xfe bad bytes\n")
+    assert services.log_tail(log) == "only\n\ufffd\ufffd bad bytes"
+
+
+def test_log_tail_missing(tmp_path: Path) -> None:
+    missing = tmp_path / "none.log"
+    assert services.log_tail(missing) == f"({missing} was not written)"

@@ -6,12 +6,14 @@ Reports are written by Rally's own exporter (see :mod:`.factory`) into
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.report import api, compare, config
 from tests.unit.report import factory as f
 
 SCENARIO = "KeystonePerf.create_token"
@@ -108,16 +110,43 @@ def make_run(
     return f.write_report(run / "results" / report, [task])
 
 
+def compare_inputs(
+    paths: Sequence[Path],
+) -> tuple[compare.Comparison, list[compare.SeriesRow], list[config.Run]]:
+    """The comparison, series and runs of run folders (``api.compare_runs``)."""
+    result = api.compare_runs(config.load_runs(paths))
+    return result.comparison, list(result.series), list(result.runs)
+
+
 def write_compare(inputs: tuple, fmt: str) -> str:
-    """Render (comparison, series, runs) with ``compare_formats.write_compare``."""
-    import io
-
-    from rally_keystone_perf.report import compare_formats
-
+    """Render (comparison, series, runs) with ``api.write_compare``."""
     comparison, series, runs = inputs
     stream = io.StringIO()
-    compare_formats.write_compare(comparison, stream, fmt, series, runs)
+    api.write_compare(comparison, stream, fmt, series, runs)
     return stream.getvalue()
+
+
+def write_report(reports: list[config.LoadedReport], fmt: str) -> str:
+    """Render loaded reports with ``api.write_report``."""
+    stream = io.StringIO()
+    api.write_report(reports, stream, fmt)
+    return stream.getvalue()
+
+
+def md_tables(text: str) -> list[list[list[str]]]:
+    """Markdown tables as rows of cells; checks each has a separator row."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            current.append([c.strip() for c in line.strip().strip("|").split(" | ")])
+        elif current:
+            header, separator, *_ = current
+            assert len(separator) == len(header)
+            assert all(set(cell) <= {"-", ":"} and "---" in cell for cell in separator)
+            tables.append(current)
+            current = []
+    return tables
 
 
 CONFIG_KEYS = [

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.report import combined, config, formats
+from rally_keystone_perf.report import api, combined, config
 from rally_keystone_perf.report import concurrency as c
 from rally_keystone_perf.report.load import Workload, load_report
 from tests.unit.report import factory as f
@@ -93,16 +93,17 @@ def test_failed_iterations_are_in_flight_for_their_duration(tmp_path: Path) -> N
     assert load.mean == pytest.approx(4 / 3)
 
 
-def test_idle_duration_is_not_in_flight_but_ends_the_load_window(
+def test_idle_duration_is_neither_in_flight_nor_in_the_load_window(
     tmp_path: Path,
 ) -> None:
-    # in flight [0, 1) and [0.5, 1.5); the window (report.windows) ends at
+    # in flight [0, 1) and [0.5, 1.5); the window (report.stats, Rally's
+    # load_duration) ends at the last timestamp + duration, 1.5, not at
     # 0 + 1 + 2 of idle = 3; counting idle time would keep both until 1.5
     data = [it(0.0, 1.0, idle_duration=2.0), it(0.5, 1.0), it(1.2, 0.2)]
     load = c.achieved(_load(tmp_path, data))
     assert load.peak == 2
-    assert load.mean == pytest.approx(2.2 / 3)
-    assert load.rate == pytest.approx(3 / 3)
+    assert load.mean == pytest.approx(2.2 / 1.5)
+    assert load.rate == pytest.approx(3 / 1.5)
 
 
 def test_empty_workload(tmp_path: Path) -> None:
@@ -231,7 +232,7 @@ def reports(tmp_path: Path) -> list[config.LoadedReport]:
 
 def _write(reports: list[config.LoadedReport], fmt: str) -> str:
     stream = io.StringIO()
-    formats.write_report(reports, stream, fmt)
+    api.write_report(reports, stream, fmt)
     return stream.getvalue()
 
 

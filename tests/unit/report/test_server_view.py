@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.plugins import atomics
-from rally_keystone_perf.report import config, formats, server_view
+from rally_keystone_perf.report import api, config, server_view
 from rally_keystone_perf.report.load import ReportError, load_report
 from rally_keystone_perf.report.server_view import (
     ActionGap,
@@ -102,7 +102,6 @@ def _view(report: Path) -> server_view.ServerView | None:
 
 
 def test_routes_are_one_to_one() -> None:
-    assert set(atomics.ROUTES) == set(atomics.ALL)
     assert len(set(atomics.ROUTES.values())) == len(atomics.ROUTES)
 
 
@@ -244,7 +243,7 @@ def test_a_workload_without_iterations(tmp_path: Path) -> None:
 def _write(tmp_path: Path, fmt: str, **files: bool) -> str:
     _run(tmp_path, **files)
     stream = io.StringIO()
-    formats.write_report(config.load_reports([tmp_path / "run"]), stream, fmt)
+    api.write_report(config.load_reports([tmp_path / "run"]), stream, fmt)
     return stream.getvalue()
 
 

@@ -1,7 +1,12 @@
-"""main_stats must agree with Rally's own MainStatsTable on the same iterations."""
+"""main_stats must agree with Rally's own MainStatsTable on the same iterations.
+
+And the report, the SLA plugins and the gate must use one definition of each
+statistic (total, load window, throughput, percentile).
+"""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -10,7 +15,9 @@ import pytest
 from rally.common import streaming_algorithms as streaming
 from rally.task.processing import charts
 
-from rally_keystone_perf.report import stats
+from rally_keystone_perf.plugins.sla.percentile import MaxDurationPercentile
+from rally_keystone_perf.plugins.sla.throughput import MinThroughput
+from rally_keystone_perf.report import gate, stats, windows
 from rally_keystone_perf.report.load import Workload, load_report
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 from tests.unit.report import factory as f
@@ -217,3 +224,60 @@ def test_total_row_is_the_top_level_total() -> None:
         stats.StatsRow("idle_duration", 1, 0, 0, 0, 0, 0, 0, 0.5, 2),
     ]
     assert stats.total_row(rows) is rows[1]
+
+
+# --- one definition for the report, the SLAs and the gate -----------------------
+
+# Recorded by the dead-worker functional test (uwsgi mode): 80 iterations of
+# KeystonePerf.list_projects at concurrency 4, one failed when its worker was
+# killed; exported by `rally task report --json` (Rally 5.1.1).
+RECORDED = Path(__file__).parent / "data" / "dead-worker-uwsgi.json"
+
+
+def _recorded() -> tuple[Workload, dict[str, Any]]:
+    """The recorded workload, loaded, and as Rally stored it."""
+    (workload,) = load_report(RECORDED)
+    (raw,) = json.loads(RECORDED.read_text())["tasks"][0]["subtasks"][0]["workloads"]
+    return workload, raw
+
+
+def _p95_of_the_total(workload: Workload, iterations: list[dict]) -> list:
+    """The SLA's, the report's and the gate's p95 of the total, in this order."""
+    criterion = MaxDurationPercentile({stats.TOTAL: {"95": 1e9}})
+    for item in iterations:  # what Rally hands the SLA during the run
+        criterion.add_iteration(item)
+    checks = gate.gate([workload], [workload]).checks
+    (check,) = [c for c in checks if c.criterion == f"p95 {stats.TOTAL}"]
+    report = stats.total_row(main_stats(workload)).p95
+    return [criterion.observed(stats.TOTAL, 95), report, check.current]
+
+
+def test_sla_report_and_gate_judge_the_same_total() -> None:
+    workload, raw = _recorded()
+    assert sum(1 for it in workload.iterations if it.error) == 1
+    sla_p95, report_p95, gate_p95 = _p95_of_the_total(workload, raw["data"])
+    assert sla_p95 == report_p95 == gate_p95
+    # Rally's own table, stored in the file, has the same (rounded) figure
+    assert (
+        round(report_p95, 3)
+        == raw["statistics"]["durations"]["total"]["data"]["95%ile"]
+    )
+
+
+def test_the_total_counts_idle_time_and_failures_everywhere(tmp_path: Path) -> None:
+    data = [it(float(i), 0.1 + i / 100, i / 50) for i in range(30)]
+    data[7] = it(7.0, 2.0, 0.5, error=("HttpError", "timeout"))
+    workload = _load(tmp_path, data)
+    sla_p95, report_p95, gate_p95 = _p95_of_the_total(workload, data)
+    totals = sorted(item["duration"] + item["idle_duration"] for item in data)
+    assert sla_p95 == report_p95 == gate_p95 == stats.percentile(totals, 0.95)
+
+
+def test_load_window_and_throughput_are_rallys() -> None:
+    workload, raw = _recorded()
+    start, end = windows.load_window(workload)
+    assert end - start == workload.load_duration  # what Rally measured
+    criterion = MinThroughput({"iterations_per_second": 0})
+    for item in raw["data"]:
+        criterion.add_iteration(item)
+    assert criterion.throughput() == stats.throughput(workload)

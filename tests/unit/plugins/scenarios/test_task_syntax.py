@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.task_check import TaskFileError, validate_task
+from rally_keystone_perf.tasks.check import validate_task
+from rally_keystone_perf.tasks.model import TaskFileError
 from tests.unit.rally_fakes import workload, write_task
 
 

@@ -1,0 +1,1 @@
+"""Keystone itself: its configuration (config) and its first state (init)."""

@@ -1,0 +1,222 @@
+"""Keystone's first state: database, keys, admin, user pool, Rally's env spec.
+
+Everything here runs while Keystone is stopped, through its own tools
+(``keystone-manage``) or its managers (:mod:`..user_pool`), reading the
+config files :func:`.config.config_files` names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import grp
+import json
+import os
+import pwd
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.keystone.config import (
+    SECRETS_CONF,
+    config_args,
+    config_files,
+)
+from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+
+ADMIN_USER = "admin"
+ADMIN_PROJECT = "admin"
+REGION = "RegionOne"
+# keystone-manage logs its errors to keystone.log (log_file), not its output
+MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
+
+Progress = Callable[[str], None]
+
+
+def run_manage(
+    run: RunDir, manage: Path, args: list[str], env: dict[str, str] | None = None
+) -> None:
+    """Run one keystone-manage command, its output appended to a log."""
+    code = services.run_logged(
+        [str(manage), *config_args(config_files(run)), *args],
+        run.logs / "keystone-manage.log",
+        env={**services.QUIET_WARNINGS, **(env or {})},
+        header=f"$ keystone-manage {args[0]}\n",
+    )
+    if code != 0:
+        raise LaunchError(
+            f"keystone-manage {args[0]} failed (exit {code}); "
+            f"last lines of its logs:\n{services.log_tails(run, MANAGE_LOGS)}"
+        )
+
+
+def enable_sqlite_wal(db_file: Path) -> None:
+    """Switch a SQLite database to write-ahead logging (a persistent setting).
+
+    With several server processes, WAL lets readers and one writer proceed
+    together; together with the connection's busy timeout it is the least lock
+    contention SQLite offers.
+    """
+    with contextlib.closing(sqlite3.connect(db_file)) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
+
+
+def _bootstrap_args(url: str) -> list[str]:
+    return [
+        "bootstrap",
+        "--bootstrap-username",
+        ADMIN_USER,
+        "--bootstrap-project-name",
+        ADMIN_PROJECT,
+        "--bootstrap-role-name",
+        "admin",
+        "--bootstrap-region-id",
+        REGION,
+        "--bootstrap-admin-url",
+        url,
+        "--bootstrap-internal-url",
+        url,
+        "--bootstrap-public-url",
+        url,
+    ]
+
+
+def init_keystone(
+    run: RunDir, manage: Path, url: str, password: str, user: str | None = None
+) -> None:
+    """Create the database, fernet/credential keys and the admin identity.
+
+    The keys belong to ``user`` (default: us), the user Keystone runs as.
+    """
+    entry = pwd.getpwnam(user) if user else pwd.getpwuid(os.getuid())
+    group = grp.getgrgid(entry.pw_gid).gr_name
+    owner = ["--keystone-user", entry.pw_name, "--keystone-group", group]
+    run_manage(run, manage, ["db_sync"])
+    sqlite = run.db / "keystone.sqlite"
+    if sqlite.exists():
+        enable_sqlite_wal(sqlite)
+    run_manage(run, manage, ["fernet_setup", *owner])
+    run_manage(run, manage, ["credential_setup", *owner])
+    # the password goes through the environment, never the command line
+    run_manage(
+        run, manage, _bootstrap_args(url), env={"OS_BOOTSTRAP_PASSWORD": password}
+    )
+
+
+def create_user_pool(
+    run: RunDir, auth_url: str, size: tuple[int, int], progress: Progress
+) -> float:
+    """Create the run's user pool while Keystone is stopped; return its seconds.
+
+    See :mod:`rally_keystone_perf.deploy.user_pool`: Keystone's own managers,
+    one shared password hash, written to ``private/user-pool.json``.
+    """
+    tenants, per_tenant = size
+    progress(
+        f"creating the user pool: {tenants} projects x {per_tenant} users "
+        "(Keystone's managers, one shared password hash)"
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "rally_keystone_perf.deploy.user_pool",
+        *config_args(config_files(run)),
+        "--size",
+        f"{tenants}x{per_tenant}",
+        "--auth-url",
+        auth_url,
+        "--out",
+        str(run.user_pool),
+    ]
+    started = time.monotonic()
+    code = services.run_logged(
+        cmd, run.logs / "user-pool.log", env=services.QUIET_WARNINGS
+    )
+    seconds = time.monotonic() - started
+    if code != 0:
+        raise LaunchError(
+            f"creating the user pool failed (exit {code}); last lines of its "
+            "logs:\n" + services.log_tails(run, ("user-pool.log", "keystone.log"))
+        )
+    run.write_state(
+        user_pool={
+            "projects": tenants,
+            "users_per_project": per_tenant,
+            "seconds": round(seconds, 1),
+        }
+    )
+    progress(f"user pool ready: {tenants * per_tenant} users in {seconds:.1f} s")
+    return seconds
+
+
+def give_keys_to(run: RunDir, user: str) -> None:
+    """Hand the keys folder to ``user``: keystone-manage writes them as that user."""
+    entry = pwd.getpwnam(user)
+    os.chown(run.keys, entry.pw_uid, entry.pw_gid)
+
+
+def grant_server_user(run: RunDir, user: str) -> None:
+    """Let ``user`` (Apache's workers) use the run's database, keys and logs.
+
+    The database folder, the keys and the log folder become the user's; the
+    private secrets file (database password), if any, becomes readable by its
+    group. The admin password and Rally's files stay ours alone.
+    """
+    entry = pwd.getpwnam(user)
+    for top in (run.db, run.keys, run.logs):
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    secret = run.private / SECRETS_CONF
+    if secret.exists():
+        os.chown(run.private, 0, entry.pw_gid)
+        os.chmod(run.private, 0o710)
+        os.chown(secret, 0, entry.pw_gid)
+        os.chmod(secret, 0o640)
+
+
+def first_pool_user(run: RunDir) -> dict[str, str] | None:
+    """The first user of the run's pool as a Rally env ``users`` entry."""
+    try:
+        pool = json.loads(run.user_pool.read_text())
+        tenant = pool["tenants"][0]
+        user = tenant["users"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    return {
+        "username": user["name"],
+        "password": pool["password"],
+        "project_name": tenant["name"],
+        "user_domain_name": pool["domain"],
+        "project_domain_name": pool["domain"],
+    }
+
+
+def write_env_spec(
+    run: RunDir, auth_url: str, password: str, user: dict[str, str] | None = None
+) -> None:
+    """Write the Rally ``existing@openstack`` spec for this instance (private).
+
+    ``user`` (one of the pool's) becomes the env's existing user.
+    """
+    spec: dict[str, Any] = {
+        "openstack": {
+            "auth_url": auth_url,
+            "region_name": REGION,
+            "endpoint_type": "public",
+            "https_insecure": False,
+            "admin": {
+                "username": ADMIN_USER,
+                "password": password,
+                "project_name": ADMIN_PROJECT,
+                "user_domain_name": "Default",
+                "project_domain_name": "Default",
+            },
+        }
+    }
+    if user is not None:
+        spec["openstack"]["users"] = [user]
+    write_private_json(run.env_spec, spec)

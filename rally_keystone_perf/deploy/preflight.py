@@ -1,0 +1,196 @@
+"""Checks before anything is created: executables, ports, the server's user.
+
+Each raises :class:`~rally_keystone_perf.deploy.options.LaunchError` naming
+what is missing or closed, so a run that cannot start leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.nova import config as nova_config
+from rally_keystone_perf.deploy.options import (
+    Deployment,
+    LaunchError,
+    LaunchOptions,
+    effective_options,
+    server_user,
+)
+
+SYSTEM_BIN_DIRS = ("/usr/sbin", "/sbin", "/usr/local/sbin")
+
+
+def find_executable(req: modes.Requirement) -> Path:
+    """Locate ``req`` beside the interpreter (venv), on PATH or in sbin."""
+    candidate = paths.venv_bin(req.executable)
+    if req.in_venv and candidate.is_file() and os.access(candidate, os.X_OK):
+        return candidate
+    found = shutil.which(req.executable)
+    if not found and not req.in_venv:  # daemons live in sbin, often off PATH
+        found = shutil.which(req.executable, path=os.pathsep.join(SYSTEM_BIN_DIRS))
+    if found:
+        return Path(found)
+    raise LaunchError(
+        f"{req.executable} is not installed; install it with: {req.install_hint}"
+    )
+
+
+def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
+    """What the mode, the cache and the database need, without repeats."""
+    options = effective_options(options)
+    mode = modes.get_mode(options.mode)
+    if options.cache not in modes.CACHES:
+        raise ValueError(f"unknown cache {options.cache!r} ({', '.join(modes.CACHES)})")
+    if options.db not in modes.DATABASES:
+        raise ValueError(f"unknown db {options.db!r} ({', '.join(modes.DATABASES)})")
+    found: dict[str, modes.Requirement] = {}
+    for req in (
+        *mode.requirements,
+        *modes.CACHES[options.cache],
+        *modes.DATABASES[options.db],
+    ):
+        found.setdefault(req.executable, req)
+    return tuple(found.values())
+
+
+def check_requirements(reqs: tuple[modes.Requirement, ...]) -> dict[str, Path]:
+    """Return every executable in ``reqs``, or raise naming what is missing."""
+    return {req.executable: find_executable(req) for req in reqs}
+
+
+def check_fake_computes(deployment: Deployment) -> None:
+    """``--fake-computes`` only for a Nova stack, and within its bounds."""
+    computes = deployment.options.fake_computes
+    if computes != 1 and deployment.mode.stack != "nova":
+        raise LaunchError(
+            f"--fake-computes is for nova-fake; mode {deployment.mode.name} has none"
+        )
+    try:
+        nova_config.check_computes(computes)
+    except nova_config.StackError as exc:
+        raise LaunchError(str(exc)) from None
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """True when nothing listens on host:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OverflowError:
+            raise LaunchError(f"port {port} is out of range (1-65535)") from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return False
+            raise LaunchError(
+                f"cannot listen on {host}:{port}: {exc.strerror}"
+            ) from None
+    return True
+
+
+def pick_port(host: str, requested: int | None) -> int:
+    """Return ``requested`` if free (else raise), or a free port chosen by the OS."""
+    if requested is not None:
+        if not port_is_free(host, requested):
+            raise LaunchError(
+                f"port {requested} on {host} is in use; choose another with --port "
+                "or leave --port out to pick a free one"
+            )
+        return requested
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, 0))
+        except OSError as exc:
+            raise LaunchError(f"cannot listen on {host}: {exc.strerror}") from None
+        return int(sock.getsockname()[1])
+
+
+def check_server_user(mode: modes.Mode) -> None:
+    """Fail early when the user a server drops to cannot import Keystone.
+
+    Apache's workers run as ``www-data``: they must reach the interpreter and
+    the venv (a venv under /root is out of reach by default).
+    """
+    user = server_user(mode)
+    if user is None:
+        return
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise LaunchError(
+            f"mode {mode.name} runs Keystone as {user}, which does not exist "
+            "(it comes with the apache2 package)"
+        ) from None
+    probe = "import keystone, rally_keystone_perf"
+    result = subprocess.run(
+        ["runuser", "-u", user, "--", sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+    )
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
+        blocked = first_closed_folder(
+            Path(sys.executable), user
+        ) or first_closed_folder(Path(os.path.realpath(sys.executable)), user)
+        hint = (
+            f"; let it through with: setfacl -m u:{user}:x {blocked}" if blocked else ""
+        )
+        raise LaunchError(
+            f"mode {mode.name} runs Keystone as {user}, who cannot start this "
+            f"Python ({sys.executable}): {last}{hint}"
+        )
+
+
+def check_run_folder(deployment: Deployment, keystone_conf: Path, root: Path) -> None:
+    """Fail when the server's user cannot reach the run folder (rendered already)."""
+    runs_as = deployment.runs_as
+    if runs_as is None:
+        return
+    closed = first_closed_folder(keystone_conf, runs_as)
+    if closed is not None:
+        raise LaunchError(
+            f"mode {deployment.mode.name} runs Keystone as {runs_as}, who cannot "
+            f"reach the run folder {root} ({closed} is closed to it); "
+            f"use another --runs-dir or: setfacl -m u:{runs_as}:x {closed}"
+        )
+
+
+def first_closed_folder(path: Path, user: str) -> Path | None:
+    """The first folder above ``path`` that ``user`` cannot traverse."""
+    entry = pwd.getpwnam(user)
+    for folder in [*reversed(path.parents)][1:]:
+        info = folder.stat()
+        if info.st_uid == entry.pw_uid:
+            bit = 0o100
+        elif info.st_gid == entry.pw_gid:
+            bit = 0o010
+        else:
+            bit = 0o001
+        if not info.st_mode & bit and not _acl_allows(folder, user):
+            return folder
+    return None
+
+
+def _acl_allows(folder: Path, user: str) -> bool:
+    """True when ``getfacl`` shows an entry letting ``user`` traverse."""
+    try:
+        out = subprocess.run(
+            ["getfacl", "-p", str(folder)], capture_output=True, text=True
+        ).stdout
+    except FileNotFoundError:
+        return False
+    return any(
+        line.startswith(f"user:{user}:") and line.rstrip().endswith("x")
+        for line in out.splitlines()
+    )

@@ -1,0 +1,181 @@
+"""The report, compare and gate pipelines: load -> compute -> write.
+
+The CLI's ``report``, ``compare`` and ``gate`` commands call :func:`report`,
+:func:`compare` and :func:`gate`; ``benchmarks/render_speed.py`` times their
+steps, which are public too (:func:`write_entries`, :func:`compare_runs`,
+:func:`write_result`). Every writer comes from :mod:`.writers.registry`, and
+every format error is a ``ValueError`` naming the formats there are.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from rally_keystone_perf.report import combined
+from rally_keystone_perf.report import compare as comparing
+from rally_keystone_perf.report import gate as gating
+from rally_keystone_perf.report.compare import ALPHA, CompareResult, SeriesRow
+from rally_keystone_perf.report.config import LoadedReport, Run, load_reports, load_runs
+from rally_keystone_perf.report.entries import FileEntries, report_entries
+from rally_keystone_perf.report.gate import DEFAULT_MAX_REGRESSION, GateResult
+from rally_keystone_perf.report.source import resolve
+from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers.gate import headline, junit_xml
+
+
+def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:
+    """Write computed :func:`.entries.report_entries` in format ``fmt``.
+
+    :raises ValueError: unknown format.
+    """
+    registry.writer(registry.REPORT, fmt)(files, stream)
+
+
+def write_report(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) -> None:
+    """Compute and write the statistics of every workload of ``reports``.
+
+    :raises ValueError: unknown format (before anything is computed).
+    """
+    write = registry.writer(registry.REPORT, fmt)
+    write(report_entries(reports), stream)
+
+
+def report(
+    paths: Sequence[Path],
+    stream: TextIO,
+    fmt: str = "table",
+    *,
+    overrides: dict[str, str] | None = None,
+    combine: bool = False,
+) -> None:
+    """Load report files (or run folders) and write their report.
+
+    ``overrides`` replace or add run-level columns; ``combine`` writes one
+    table for all (:mod:`.combined`) instead.
+
+    :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
+    :raises ValueError: unknown format.
+    """
+    if combine:
+        if fmt not in registry.COMBINED:
+            raise ValueError("--combined writes table or markdown only")
+        combined.write_combined(load_reports(paths, overrides), stream, fmt)
+        return
+    write_report(load_reports(paths, overrides), stream, fmt)
+
+
+def compare_runs(
+    runs: Sequence[Run],
+    alpha: float = ALPHA,
+    allow_concurrency_mismatch: bool = False,
+) -> CompareResult:
+    """Compare loaded runs with the first and find their concurrency series."""
+    comparison = comparing.compare(
+        [(run.label, run.workloads) for run in runs],
+        alpha=alpha,
+        allow_concurrency_mismatch=allow_concurrency_mismatch,
+    )
+    series = comparing.series([(run.config_label, run.workloads) for run in runs])
+    return CompareResult(comparison, series, runs)
+
+
+def write_result(result: CompareResult, stream: TextIO, fmt: str) -> None:
+    """Write a comparison in format ``fmt``.
+
+    :raises ValueError: unknown format.
+    """
+    registry.writer(registry.COMPARE, fmt)(result, stream)
+
+
+def write_compare(
+    comparison: comparing.Comparison,
+    stream: TextIO,
+    fmt: str,
+    series: Sequence[SeriesRow] = (),
+    runs: Sequence[Run] = (),
+) -> None:
+    """Write ``comparison`` (and ``series``) in format ``fmt``.
+
+    ``runs`` only adds their configurations and files to the output.
+
+    :raises ValueError: unknown format.
+    """
+    write_result(CompareResult(comparison, series, runs), stream, fmt)
+
+
+def compare(
+    paths: Sequence[Path],
+    stream: TextIO,
+    fmt: str = "table",
+    *,
+    alpha: float = ALPHA,
+    allow_concurrency_mismatch: bool = False,
+) -> None:
+    """Load runs (the first is the baseline), compare them and write that.
+
+    :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
+    :raises ValueError: unknown format, fewer than two runs or a bad alpha.
+    """
+    runs = load_runs(paths)
+    result = compare_runs(runs, alpha, allow_concurrency_mismatch)
+    write_result(result, stream, fmt)
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """A gate's inputs (resolved and loaded) and its result."""
+
+    baseline: Run
+    current: Run
+    baseline_path: Path
+    current_path: Path
+    result: GateResult
+
+    def headline(self) -> str:
+        """``gate PASSED|FAILED|ERROR: ...``."""
+        return headline(self.result)
+
+    def junit_xml(self) -> str:
+        """The result as JUnit XML."""
+        return junit_xml(self.result)
+
+
+def write_gate(result: GateResult, stream: TextIO, fmt: str = "table") -> None:
+    """Write a gate result in one of :data:`.writers.registry.GATE_FORMATS`.
+
+    :raises ValueError: unknown format.
+    """
+    registry.writer(registry.GATE, fmt)(result, stream)
+
+
+def gate(
+    current: str,
+    baseline: str,
+    runs_dir: Path,
+    *,
+    max_regression: float = DEFAULT_MAX_REGRESSION,
+    alpha: float = ALPHA,
+    allow_concurrency_mismatch: bool = False,
+) -> GateRun:
+    """Find and load both runs (see :mod:`.source`) and gate one on the other.
+
+    :raises ReportError: a run cannot be found or read.
+    :raises ValueError: nothing to gate, or settings out of range.
+    """
+    with tempfile.TemporaryDirectory(prefix="keystone-perf-gate-") as scratch:
+        base_path, cur_path = (
+            resolve(name, runs_dir, Path(scratch)) for name in (baseline, current)
+        )
+        base_run, cur_run = load_runs([base_path, cur_path])
+    result = gating.gate(
+        base_run.workloads,
+        cur_run.workloads,
+        max_regression,
+        alpha,
+        allow_concurrency_mismatch,
+    )
+    return GateRun(base_run, cur_run, base_path, cur_path, result)

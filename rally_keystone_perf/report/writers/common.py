@@ -1,0 +1,111 @@
+"""What every writer shares: number cells, text and markdown tables, CSV, JSON.
+
+Numbers are rounded like Rally's ``Table._round`` (``round(x, 3)``, ``n/a``
+when there is no value) and success like ``MainStatsTable`` (``"%.1f%%"``)
+in the text formats; CSV and JSON keep every number unrounded (``repr`` of
+the float; empty cell / ``null`` for Rally's ``n/a``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, TextIO
+
+from prettytable import PrettyTable
+
+from rally_keystone_perf.report.stats import StatsRow
+
+SCHEMA_VERSION = 1  # of the report and compare JSON documents
+
+
+def format_number(value: float | None) -> str:
+    """Format a duration the way Rally's ``Table._round`` rounds it."""
+    return "n/a" if value is None else str(round(value, 3))
+
+
+def format_success(value: float | None) -> str:
+    """Format a success fraction like ``MainStatsTable`` (e.g. ``100.0%``)."""
+    return "n/a" if value is None else "%.1f%%" % (value * 100)
+
+
+def format_p(value: float | None) -> str:
+    """A p-value with 3 significant digits; empty when no test was made."""
+    return "" if value is None else f"{value:.3g}"
+
+
+def stats_cells(row: StatsRow) -> list[str]:
+    """The figures of one row, formatted: min, avg, max, p90, p95, success, count."""
+    return [
+        format_number(row.min),
+        format_number(row.avg),
+        format_number(row.max),
+        format_number(row.p90),
+        format_number(row.p95),
+        format_success(row.success),
+        str(row.count),
+    ]
+
+
+def text_table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    left: Collection[str] = ("action",),
+) -> PrettyTable:
+    """A prettytable, numbers right-aligned; the columns named in ``left`` left."""
+    table = PrettyTable(list(header))
+    table.align = "r"
+    for name in left:
+        table.align[name] = "l"
+    table.add_rows([list(row) for row in rows])
+    return table
+
+
+def md_cell(value: object) -> str:
+    """A markdown table cell: one line, pipes escaped."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def markdown_table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    left: Collection[str] = ("action",),
+) -> str:
+    """A GitHub markdown table; the columns named in ``left`` align left."""
+    align = ["---" if name in left else "---:" for name in header]
+    lines = [
+        "| " + " | ".join(md_cell(cell) for cell in cells) + " |"
+        for cells in (header, align, *rows)
+    ]
+    return "\n".join(lines)
+
+
+def csv_value(value: Any) -> str:
+    """A CSV cell: unrounded numbers, empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def write_csv(stream: TextIO, header: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """Write a header and rows with the csv module (``\\n`` line ends)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([csv_value(v) for v in row] for row in rows)
+
+
+def write_json(document: dict[str, Any], stream: TextIO) -> None:
+    """Write strict JSON (no NaN), indented, with a final newline."""
+    json.dump(document, stream, indent=2, allow_nan=False)
+    stream.write("\n")
+
+
+def union_keys(mappings: Iterable[dict[str, str]]) -> list[str]:
+    """Every key of ``mappings`` in order of first appearance."""
+    keys: dict[str, None] = {}
+    for mapping in mappings:
+        keys.update(dict.fromkeys(mapping))
+    return list(keys)

@@ -1,0 +1,133 @@
+"""The report page: a section per report file, one per workload."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from rally_keystone_perf.report.config import config_warnings
+from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.stats import TOTAL
+from rally_keystone_perf.report.writers.common import format_number, stats_cells
+from rally_keystone_perf.report.writers.html.charts import (
+    FAILED_COLOR,
+    OK_COLOR,
+    Line,
+    chart,
+)
+from rally_keystone_perf.report.writers.html.kit import config_line, esc, page, table
+from rally_keystone_perf.report.writers.text import (
+    COLUMNS,
+    THROUGHPUT,
+    error_summary,
+    heading,
+    load_lines,
+)
+
+
+def _report_rows(entry: ReportEntry) -> list[list[str]]:
+    """The ``table`` format's cells of one workload (action names unindented)."""
+    extra = [format_number(entry.throughput), *entry.columns.values()]
+    return [[row.name, *stats_cells(row), *extra] for row in entry.rows]
+
+
+def _row_attr(depth: int, name: str) -> str:
+    """``<tr>`` attributes of a statistics row: nested rows' depth, the total."""
+    if depth:
+        return f' class="nested" data-depth="{depth}"'
+    return ' class="total"' if name == TOTAL else ""
+
+
+def durations_plot(workload: Workload) -> str:
+    """Iteration durations against their start time (failed ones in red)."""
+    if not workload.iterations:
+        return ""
+    start = min(it.timestamp for it in workload.iterations)
+    failed = [
+        (it.timestamp - start, it.duration) for it in workload.iterations if it.error
+    ]
+    ok = [
+        (it.timestamp - start, it.duration)
+        for it in workload.iterations
+        if not it.error
+    ]
+    lines = [Line(f"successful ({len(ok)})", ok, OK_COLOR, scatter=True)]
+    if failed:
+        lines.append(Line(f"failed ({len(failed)})", failed, FAILED_COLOR, True))
+    return chart(
+        f"iteration durations: {workload.scenario_name}",
+        "seconds since the first iteration started",
+        "duration (sec)",
+        lines,
+        x_min=0.0,
+        width=760,
+    )
+
+
+def _workload_section(entry: ReportEntry, anchor: str) -> list[str]:
+    """Heading, table, summary, errors and plot of one workload."""
+    workload = entry.workload
+    header = [*COLUMNS, THROUGHPUT, *entry.columns]
+    attrs = [_row_attr(row.depth, row.name) for row in entry.rows]
+    depths = [row.depth for row in entry.rows]
+    body = table(
+        heading(workload), header, _report_rows(entry), row_attrs=attrs, indents=depths
+    )
+    summary = error_summary(workload)
+    achieved, *note = load_lines(workload)
+    parts = [
+        f'<section class="workload" id="{anchor}">',
+        body,
+        f'<p class="summary">load duration: '
+        f"{esc(format_number(workload.load_duration))} s, throughput: "
+        f"{esc(format_number(entry.throughput))} iterations/s; "
+        f"{len(workload.iterations)} iterations; SLA "
+        f"{'passed' if workload.pass_sla else 'failed'}</p>",
+        f'<p class="summary">{esc(achieved)}</p>',
+        *(f'<p class="note">{esc(line)}</p>' for line in note),
+        f'<p class="summary">{esc(summary[0])}</p>',
+    ]
+    if len(summary) > 1:
+        items = "".join(f"<li>{esc(line.strip())}</li>" for line in summary[1:])
+        parts.append(f'<ul class="errors">{items}</ul>')
+    plot = durations_plot(workload)
+    if plot:
+        parts.append(f'<div class="plots">{plot}</div>')
+    parts.append("</section>")
+    return parts
+
+
+def report_page(files: Sequence[FileEntries]) -> str:
+    """The report page: a section per file, one per workload."""
+    count = sum(len(item.entries) for item in files)
+    title = f"rally-keystone-perf report ({count} workload{'' if count == 1 else 's'})"
+    body: list[str] = []
+    toc: list[str] = []
+    sections: list[str] = []
+    for f_index, item in enumerate(files):
+        sections.append(f"<h2>{esc(item.file)}</h2>")
+        sections.append(config_line(item.config))
+        sections += [
+            f'<p class="note">{esc(w)}</p>' for w in config_warnings(item.config)
+        ]
+        if not item.entries:
+            sections.append('<p class="meta">no workloads</p>')
+        for w_index, entry in enumerate(item.entries):
+            anchor = f"w{f_index + 1}-{w_index + 1}"
+            toc.append(
+                f'<li><a href="#{anchor}">{esc(heading(entry.workload))}</a></li>'
+            )
+            sections += _workload_section(entry, anchor)
+    body.append(
+        f'<p class="meta">{len(files)} report file(s). Figures are Rally\'s own '
+        "statistics (failed iterations included); durations in seconds.</p>"
+    )
+    if len(toc) > 1:
+        body.append(f"<nav><ul>{''.join(toc)}</ul></nav>")
+    return page(title, [*body, *sections])
+
+
+def write_page(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """Write the report page of computed :func:`~..entries.report_entries`."""
+    stream.write(report_page(files))

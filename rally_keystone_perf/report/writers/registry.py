@@ -1,0 +1,61 @@
+"""The one format registry: for each document kind, format name -> writer.
+
+A writer is a function ``(document, stream) -> None``. The CLI's ``--format``
+choices are the keys (:data:`FORMATS` for ``report`` and ``compare``,
+:data:`GATE_FORMATS` for ``gate``); :func:`writer` looks one up. Adding a
+format is a writer function and one entry per document kind here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO, TypeVar
+
+from rally_keystone_perf.report.compare import CompareResult
+from rally_keystone_perf.report.entries import FileEntries
+from rally_keystone_perf.report.gate import GateResult
+from rally_keystone_perf.report.writers import compare, data, gate, text
+from rally_keystone_perf.report.writers.html import compare as compare_page
+from rally_keystone_perf.report.writers.html import report as report_page
+
+W = TypeVar("W")
+
+REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = {
+    "table": text.write_table,
+    "markdown": text.write_markdown,
+    "csv": data.write_csv,
+    "json": data.write_json,
+    "html": report_page.write_page,
+}
+COMPARE: dict[str, Callable[[CompareResult, TextIO], None]] = {
+    "table": compare.write_table,
+    "markdown": compare.write_markdown,
+    "csv": compare.write_csv,
+    "json": compare.write_json,
+    "html": compare_page.write_page,
+}
+GATE: dict[str, Callable[[GateResult, TextIO], None]] = {
+    "table": gate.write_table,
+    "markdown": gate.write_markdown,
+    "json": gate.write_json,
+}
+COMBINED: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
+    "table": text.write_combined_table,
+    "markdown": text.write_combined_markdown,
+}
+
+FORMATS = tuple(REPORT)  # report and compare write the same formats
+GATE_FORMATS = tuple(GATE)
+
+
+def writer(kind: Mapping[str, W], fmt: str) -> W:
+    """The writer of format ``fmt`` among ``kind``'s.
+
+    :raises ValueError: ``kind`` has no such format.
+    """
+    try:
+        return kind[fmt]
+    except KeyError:
+        raise ValueError(
+            f"unknown format {fmt!r}; choose one of {', '.join(kind)}"
+        ) from None

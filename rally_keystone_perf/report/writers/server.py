@@ -1,0 +1,205 @@
+"""The server side of a report's workloads (:mod:`..server_view`) in every format.
+
+The table and markdown outputs print it under each workload's table, the CSV
+adds ``client_median`` ... ``server_peak_rss_mb`` columns and the JSON a
+``"server"`` object per workload (see :mod:`.data`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.server_view import WorkloadServerView
+from rally_keystone_perf.report.stats import StatsRow
+from rally_keystone_perf.report.writers.common import (
+    markdown_table,
+    md_cell,
+    text_table,
+)
+
+SERVER_COLUMNS = (
+    "action",
+    "route",
+    "requests",
+    "per iteration",
+    "failed",
+    "client median ms",
+    "server median ms",
+    "server p95 ms",
+    "gap ms",
+)
+LEFT_SERVER = ("action", "route")
+SERVER_CSV_FIELDS = (
+    "client_median",
+    "server_median",
+    "server_p95",
+    "gap",
+    "server_cpu_per_iteration",
+    "server_busy_cores",
+    "server_peak_rss_mb",
+)
+HEADING = "server side (inside the load window):"
+
+
+def _view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView | None:
+    """The server side of ``entry``, when its run folder has server files."""
+    if item.server is None:
+        return None
+    for other, view in zip(item.entries, item.server.workloads, strict=True):
+        if other is entry:
+            return None if view.empty else view
+    return None
+
+
+def _ms(value: float | None, digits: int = 1) -> str:
+    """Seconds as milliseconds, or ``n/a``."""
+    return "n/a" if value is None else f"{value * 1000:.{digits}f}"
+
+
+def _per_iteration(count: int, iterations: int) -> str:
+    """Requests per iteration (e.g. Keystone token validations per boot)."""
+    return "n/a" if not iterations else f"{count / iterations:.2f}"
+
+
+def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
+    """One row per atomic action, then one per route no action maps to.
+
+    ``per iteration`` divides a route's requests by the workload's
+    iterations: the Keystone requests each iteration caused, including those
+    other services made on its behalf (token validations per server boot).
+    """
+    routes = {r.route: r for r in view.routes or []}
+    rows = []
+    for gap in view.actions or []:
+        times = routes.get(gap.route) if gap.route else None
+        count = times.count if times else 0
+        rows.append(
+            [
+                gap.action,
+                gap.route or "-",
+                str(count),
+                _per_iteration(count, iterations),
+                str(times.failed if times else 0),
+                _ms(gap.client_median),
+                _ms(gap.server_median),
+                _ms(times.p95 if times else None),
+                _ms(gap.gap, 2),
+            ]
+        )
+    mapped = {gap.route for gap in view.actions or []}
+    for times in view.routes or []:
+        if times.route not in mapped:
+            rows.append(
+                [
+                    "-",
+                    times.route,
+                    str(times.count),
+                    _per_iteration(times.count, iterations),
+                    str(times.failed),
+                    "n/a",
+                    _ms(times.median),
+                    _ms(times.p95),
+                    "n/a",
+                ]
+            )
+    return rows
+
+
+def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
+    """Server CPU per iteration and peak memory in the load window."""
+    usage = view.resources
+    if usage is None:
+        if item.server is None or item.server.resources_csv is None:
+            return None
+        return "server CPU: n/a (no resource sample near the load window)"
+    per_iteration = (
+        "n/a" if usage.cpu_per_iteration is None else f"{usage.cpu_per_iteration:.4f}"
+    )
+    cores = "n/a" if usage.busy_cores is None else f"{usage.busy_cores:.2f}"
+    return (
+        f"server CPU: {per_iteration} s/iteration ({cores} cores busy), "
+        f"peak RSS: {usage.peak_rss_mb:.1f} MB ({usage.peak_processes} processes)"
+    )
+
+
+def _parts(
+    item: FileEntries,
+    entry: ReportEntry,
+    table: Callable[[Sequence[str], list[list[str]], Sequence[str]], str],
+    line: Callable[[str], str],
+) -> list[str]:
+    """Heading, route table and resource line (none without server files)."""
+    view = _view(item, entry)
+    if view is None:
+        return []
+    parts = [HEADING]
+    if view.actions is not None:
+        rows = server_rows(view, len(entry.workload.iterations))
+        parts.append(table(SERVER_COLUMNS, rows, LEFT_SERVER))
+    resources = resources_line(item, view)
+    if resources:
+        parts.append(line(resources))
+    return parts
+
+
+def _text_table(
+    header: Sequence[str], rows: list[list[str]], left: Sequence[str]
+) -> str:
+    return text_table(header, rows, left).get_string()
+
+
+def table_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
+    """The text parts under a workload's table (none without server files)."""
+    return _parts(item, entry, _text_table, str)
+
+
+def markdown_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
+    """The markdown parts of a workload's server side (none without server files)."""
+    return _parts(item, entry, markdown_table, md_cell)
+
+
+def csv_cells(item: FileEntries, entry: ReportEntry, row: StatsRow) -> list[Any]:
+    """The server columns of one CSV row (action figures on its action's row)."""
+    view = _view(item, entry)
+    if view is None:
+        return [None] * len(SERVER_CSV_FIELDS)
+    routes = {r.route: r for r in view.routes or []}
+    gap = next(
+        (g for g in view.actions or [] if row.depth == 0 and g.action == row.name),
+        None,
+    )
+    times = routes.get(gap.route) if gap and gap.route else None
+    usage = view.resources
+    return [
+        gap.client_median if gap else None,
+        gap.server_median if gap else None,
+        times.p95 if times else None,
+        gap.gap if gap else None,
+        usage.cpu_per_iteration if usage else None,
+        usage.busy_cores if usage else None,
+        usage.peak_rss_mb if usage else None,
+    ]
+
+
+def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
+    """``{"server": {...}}`` for a workload's JSON object, or ``{}``."""
+    view = _view(item, entry)
+    if view is None:
+        return {}
+    usage = view.resources
+    return {
+        "server": {
+            "routes": None
+            if view.routes is None
+            else [dataclasses.asdict(times) for times in view.routes],
+            "actions": None
+            if view.actions is None
+            else [dataclasses.asdict(gap) | {"gap": gap.gap} for gap in view.actions],
+            "resources": None
+            if usage is None
+            else dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb},
+        }
+    }

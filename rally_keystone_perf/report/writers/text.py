@@ -1,0 +1,272 @@
+"""The report as text: prettytable tables for a terminal, and markdown.
+
+Each workload gets a heading, Rally's statistics table (see
+:func:`~rally_keystone_perf.report.stats.main_stats`), the load duration and
+throughput, the concurrency asked and reached (:mod:`..concurrency`), the
+contexts' setup and cleanup time and an error summary. Only error types and
+messages are ever printed, never tracebacks. The combined table
+(:mod:`..combined`) is written here too.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from prettytable import PrettyTable
+
+from rally_keystone_perf.report import concurrency
+from rally_keystone_perf.report.config import config_warnings
+from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.writers import server
+from rally_keystone_perf.report.writers.common import (
+    format_number,
+    markdown_table,
+    md_cell,
+    stats_cells,
+    text_table,
+)
+
+COLUMNS = (
+    "action",
+    "min (sec)",
+    "avg (sec)",
+    "max (sec)",
+    "90 percentile",
+    "95 percentile",
+    "success",
+    "count",
+)
+THROUGHPUT = "throughput (iter/s)"
+MAX_ERROR_LINES = 5
+MAX_MESSAGE_CHARS = 160
+# OpenStack clients append the request id to their error messages: dropped,
+# so that the same error of many requests counts as one kind
+_REQUEST_ID = re.compile(r"\s*\(Request-ID: req-[0-9a-fA-F-]+\)")
+INDENT = "  "
+CombinedTable = tuple[Sequence[str], Sequence[Sequence[str]]]  # header, rows
+
+
+def heading(workload: Workload) -> str:
+    """One line naming the scenario, its position and the runner settings."""
+    parts = [f"position {workload.position}", f"runner {workload.runner_type}"]
+    for key in ("times", "concurrency"):
+        if key in workload.runner:
+            parts.append(f"{key} {workload.runner[key]}")
+    return f"{workload.scenario_name} ({', '.join(parts)})"
+
+
+def _one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Collapse whitespace to keep a value on one line, shortened to ``limit``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def error_counts(workload: Workload) -> list[tuple[str, str, int]]:
+    """``(type, message, count)`` of failed iterations, most frequent first.
+
+    Rally stores errors as ``[type, message, traceback]``; the traceback is
+    deliberately ignored and type and message are flattened to one line.
+    """
+    counter: collections.Counter[tuple[str, str]] = collections.Counter()
+    for iteration in workload.iterations:
+        if iteration.error:
+            err = iteration.error
+            kind = _one_line(err[0], 80) if len(err) > 0 else "unknown"
+            message = (
+                _one_line(_REQUEST_ID.sub("", str(err[1]))) if len(err) > 1 else ""
+            )
+            counter[(kind, message)] += 1
+    return [(kind, message, count) for (kind, message), count in counter.most_common()]
+
+
+def error_summary(workload: Workload) -> list[str]:
+    """Lines counting failed iterations by error type and message.
+
+    At most :data:`MAX_ERROR_LINES` kinds are listed, most frequent first;
+    tracebacks are never shown (see :func:`error_counts`).
+    """
+    counts = error_counts(workload)
+    failed = sum(count for _, _, count in counts)
+    if not failed:
+        return ["errors: none"]
+    head = f"errors: {failed} of {len(workload.iterations)} iterations failed"
+    if len(counts) > MAX_ERROR_LINES:
+        head += f" ({len(counts)} kinds, {MAX_ERROR_LINES} most frequent shown)"
+    lines = [head]
+    for kind, message, count in counts[:MAX_ERROR_LINES]:
+        line = f"{INDENT}{count} x {kind}"
+        lines.append(f"{line}: {message}" if message else line)
+    return lines
+
+
+def build_table(
+    rows: Iterable[StatsRow], extra_columns: dict[str, str] | None = None
+) -> PrettyTable:
+    """Build the statistics table; extra columns repeat their value per row."""
+    extra = dict(extra_columns or {})
+    clash = sorted(set(extra) & set(COLUMNS))
+    if clash:
+        raise ValueError(f"extra column names clash with table columns: {clash}")
+    cells = [
+        [
+            INDENT * row.depth + row.name,
+            *stats_cells(row),
+            *(str(value) for value in extra.values()),
+        ]
+        for row in rows
+    ]
+    return text_table([*COLUMNS, *extra], cells)
+
+
+def _phase(workload: Workload, phase: str) -> str:
+    """``12.3 s (users@openstack 12.1 s, ...)`` for one phase of the contexts."""
+    parts = [
+        f"{timing.name} {format_number(getattr(timing, phase))} s"
+        for timing in workload.context_timings
+        if getattr(timing, phase) is not None
+    ]
+    total = getattr(workload, f"{phase}_duration")
+    return f"{format_number(total)} s ({', '.join(parts)})" if parts else "n/a"
+
+
+def context_lines(workload: Workload) -> list[str]:
+    """Setup and cleanup time of the contexts, kept apart from the load time.
+
+    Creating a users context's users can take longer than the load itself;
+    these lines say how long, per context. Context errors are listed too.
+    """
+    if not workload.context_timings:
+        return []
+    lines = [
+        f"setup: {_phase(workload, 'setup')}, cleanup: {_phase(workload, 'cleanup')}"
+    ]
+    lines += [
+        f"{INDENT}context {t.name} failed: {_one_line(t.error)}"
+        for t in workload.context_timings
+        if t.error
+    ]
+    return lines
+
+
+def load_lines(workload: Workload) -> list[str]:
+    """The concurrency (and rate) asked and reached, and the note if it fell short.
+
+    See :mod:`..concurrency`; the note is one line, worded like "asked 1000
+    concurrent, reached 266: the load generator, not Keystone, set this figure".
+    """
+    load = concurrency.achieved(workload)
+    note = concurrency.under_reached(load)
+    return [concurrency.achieved_line(load), *([note] if note else [])]
+
+
+def render_workload(
+    workload: Workload,
+    rows: list[StatsRow],
+    stream: TextIO,
+    extra_columns: dict[str, str] | None = None,
+) -> None:
+    """Write heading, table, load/throughput and concurrency lines, error summary."""
+    lines = [
+        heading(workload),
+        build_table(rows, extra_columns).get_string(),
+        f"load duration: {format_number(workload.load_duration)} s, "
+        f"throughput: {format_number(throughput(workload))} iterations/s",
+        *load_lines(workload),
+        *context_lines(workload),
+        *error_summary(workload),
+    ]
+    stream.write("\n".join(lines) + "\n")
+
+
+def render_report(
+    workloads: Iterable[Workload],
+    stream: TextIO,
+    extra_columns: dict[str, str] | None = None,
+) -> None:
+    """Render every workload (computing its rows), separated by blank lines."""
+    for index, workload in enumerate(workloads):
+        if index:
+            stream.write("\n")
+        render_workload(workload, main_stats(workload), stream, extra_columns)
+
+
+def write_table(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """A ``report:`` line per file, then its workloads' prettytable tables."""
+    for index, item in enumerate(files):
+        if index:
+            stream.write("\n")
+        stream.write(f"report: {item.file}\n")
+        for warning in config_warnings(item.config):
+            stream.write(f"{warning}\n")
+        if not item.entries:
+            stream.write("no workloads\n")
+        for number, entry in enumerate(item.entries):
+            if number:
+                stream.write("\n")
+            extra = {THROUGHPUT: format_number(entry.throughput), **entry.columns}
+            render_workload(entry.workload, entry.rows, stream, extra)
+            parts = server.table_parts(item, entry)
+            if parts:
+                stream.write("\n".join(parts) + "\n")
+
+
+def _md_rows(entry: ReportEntry) -> list[list[str]]:
+    """Table rows of one workload (nested rows as Rally's ``-> name``)."""
+    extra = [format_number(entry.throughput), *entry.columns.values()]
+    return [
+        [
+            f"{'-' * row.depth}> {row.name}" if row.depth else row.name,
+            *stats_cells(row),
+            *extra,
+        ]
+        for row in entry.rows
+    ]
+
+
+def _md_workload(entry: ReportEntry) -> list[str]:
+    """Heading, table and summary paragraphs of one workload."""
+    header = [*COLUMNS, THROUGHPUT, *entry.columns]
+    summary = error_summary(entry.workload)
+    rate = format_number(entry.throughput)
+    parts = [
+        f"### {md_cell(heading(entry.workload))}",
+        markdown_table(header, _md_rows(entry)),
+        f"load duration: {format_number(entry.workload.load_duration)} s, "
+        f"throughput: {rate} iterations/s; " + md_cell(summary[0]),
+    ]
+    achieved, *note = load_lines(entry.workload)
+    parts += [md_cell(achieved), *(f"**{md_cell(line)}**" for line in note)]
+    if len(summary) > 1:
+        parts.append("\n".join(f"- {md_cell(line)}" for line in summary[1:]))
+    return parts
+
+
+def write_markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
+    """One section per file, one table per workload."""
+    parts: list[str] = []
+    for item in files:
+        parts.append(f"## {md_cell(item.file)}")
+        parts += [f"**{md_cell(line)}**" for line in config_warnings(item.config)]
+        if not item.entries:
+            parts.append("no workloads")
+        for entry in item.entries:
+            parts += _md_workload(entry)
+            parts += server.markdown_parts(item, entry)
+    stream.write("\n\n".join(parts) + "\n")
+
+
+def write_combined_table(table: CombinedTable, stream: TextIO) -> None:
+    """The combined table (:mod:`..combined`) as a prettytable."""
+    header, rows = table
+    stream.write(text_table(header, rows, ("scenario", "note")).get_string() + "\n")
+
+
+def write_combined_markdown(table: CombinedTable, stream: TextIO) -> None:
+    """The combined table (:mod:`..combined`) as a markdown table."""
+    header, rows = table
+    stream.write(markdown_table(header, rows, ("mode", "scenario", "note")) + "\n")

@@ -1,0 +1,6 @@
+"""Rally task files as data: loaded and parsed once, checked, generated.
+
+:mod:`.model` (:class:`~.model.TaskFile`: read, render, parse), :mod:`.check`
+(the plugins' schemas, before any server starts), :mod:`.generate` (the
+bundled task files under ``tasks/<mode>/``).
+"""

@@ -1,0 +1,128 @@
+"""Tests for rally_keystone_perf.deploy.preflight (nothing is started)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.deploy import modes, preflight
+from rally_keystone_perf.deploy.options import (
+    LaunchError,
+    LaunchOptions,
+)
+from tests.unit.deploy.helpers import _script
+
+# --- executables -----------------------------------------------------------
+
+
+def test_find_executable_missing(no_path: Path) -> None:
+    with pytest.raises(LaunchError) as err:
+        preflight.find_executable(modes.KEYSTONE_MANAGE)
+    assert str(err.value) == (
+        "keystone-manage is not installed; install it with: pip install keystone"
+    )
+
+
+def test_check_requirements_names_the_missing_one(no_path: Path) -> None:
+    _script(no_path / "keystone-manage", "#!/bin/sh\n")
+    with pytest.raises(LaunchError) as err:
+        preflight.check_requirements(preflight.requirements(LaunchOptions()))
+    assert str(err.value) == (
+        "uwsgi is not installed; install it with: pip install uwsgi"
+    )
+
+
+def test_find_executable_prefers_the_venv(
+    no_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = _script(no_path / "uwsgi", "#!/bin/sh\n")
+    monkeypatch.setattr(preflight.shutil, "which", lambda name: "/usr/bin/uwsgi")
+    assert preflight.find_executable(modes.UWSGI) == exe
+
+
+def test_find_executable_skips_a_non_executable_venv_file(
+    no_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (no_path / "uwsgi").write_text("not executable")
+    monkeypatch.setattr(preflight.shutil, "which", lambda name: f"/opt/bin/{name}")
+    assert preflight.find_executable(modes.UWSGI) == Path("/opt/bin/uwsgi")
+
+
+def test_find_executable_not_in_venv_uses_path(
+    no_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _script(no_path / "tool", "#!/bin/sh\n")
+    monkeypatch.setattr(preflight.shutil, "which", lambda name: f"/usr/bin/{name}")
+    req = modes.Requirement("tool", "apt install tool", in_venv=False)
+    assert preflight.find_executable(req) == Path("/usr/bin/tool")
+
+
+def test_check_requirements(no_path: Path) -> None:
+    manage = _script(no_path / "keystone-manage", "#!/bin/sh\n")
+    uwsgi = _script(no_path / "uwsgi", "#!/bin/sh\n")
+    assert preflight.check_requirements(preflight.requirements(LaunchOptions())) == {
+        "keystone-manage": manage,
+        "uwsgi": uwsgi,
+    }
+
+
+# --- ports -----------------------------------------------------------------
+
+
+def test_port_in_use(bound_port: int) -> None:
+    assert preflight.port_is_free("127.0.0.1", bound_port) is False
+    with pytest.raises(LaunchError) as err:
+        preflight.pick_port("127.0.0.1", bound_port)
+    message = str(err.value)
+    assert f"port {bound_port} on 127.0.0.1 is in use" in message
+    assert "--port" in message
+
+
+def test_pick_port_returns_a_requested_free_port() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assert preflight.port_is_free("127.0.0.1", port) is True
+    assert preflight.pick_port("127.0.0.1", port) == port
+
+
+def test_pick_port_chooses_a_free_port() -> None:
+    port = preflight.pick_port("127.0.0.1", None)
+    assert isinstance(port, int)
+    assert 1024 <= port <= 65535
+    assert preflight.port_is_free("127.0.0.1", port)
+
+
+def test_pick_port_does_not_pick_a_bound_port(bound_port: int) -> None:
+    assert preflight.pick_port("127.0.0.1", None) != bound_port
+
+
+@pytest.mark.parametrize(
+    ("host", "port"),
+    [("192.0.2.1", None), ("192.0.2.1", 5000), ("127.0.0.1", 70000)],
+    ids=["unassignable-host", "unassignable-host-port", "port-out-of-range"],
+)
+def test_pick_port_bad_address_is_a_launch_error(host: str, port: int | None) -> None:
+    with pytest.raises(LaunchError):
+        preflight.pick_port(host, port)
+
+
+def test_requirements_of_backends() -> None:
+    names = [
+        r.executable
+        for r in preflight.requirements(
+            LaunchOptions(mode="nginx-uwsgi", cache="memcached", db="mysql")
+        )
+    ]
+    assert names == [
+        "keystone-manage",
+        "uwsgi",
+        "nginx",
+        "memcached",
+        "mariadbd",
+        "mariadb-install-db",
+    ]
+    with pytest.raises(ValueError, match="unknown cache 'redis'"):
+        preflight.requirements(LaunchOptions(cache="redis"))
