@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, load, windows
-from rally_keystone_perf.session import keystone_session
+from rally_keystone_perf.run import rally_runner
+from rally_keystone_perf.run.session import keystone_session
 
 
 def echo(message: str) -> None:

@@ -14,8 +14,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from rally_keystone_perf import rally_runner
 from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.run import rally_runner
 
 UUID_RE = re.compile(
     r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I

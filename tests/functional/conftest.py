@@ -10,11 +10,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import launcher, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.session import run_redactor
+from rally_keystone_perf.run import rally_runner
+from rally_keystone_perf.run.session import run_redactor
 
 # bcrypt's minimum cost keeps the users contexts' setup short; the scenarios'
 # request counts do not depend on it.
@@ -83,8 +83,9 @@ def write_task(path: Path, workloads: list[dict]) -> Path:
 def cli_options(argv: list[str]) -> LaunchOptions:
     """The launch options ``rally-keystone-perf up ARGV`` would use."""
     from rally_keystone_perf import cli
+    from rally_keystone_perf.cli import common
 
-    return cli._launch_options(cli.build_parser().parse_args(["up", *argv]))
+    return common.launch_options(cli.build_parser().parse_args(["up", *argv]))
 
 
 @pytest.fixture

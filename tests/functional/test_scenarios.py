@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import user_pool
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, load, stats, windows
+from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import write_task
 
 pytestmark = pytest.mark.functional

@@ -21,31 +21,6 @@ MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 LAZY_MARK = "# costly:"
 
-# Known offenders, to be gone when issue 15 (the redesign) ends; a new one
-# fails, and so does an entry that is no longer needed.
-KNOWN_LONG_MODULES: set[str] = {
-    "rally_keystone_perf.cli",
-}
-KNOWN_LONG_FUNCTIONS: set[str] = {
-    "rally_keystone_perf.cli._add_launch_options",
-    "rally_keystone_perf.cli.build_parser",
-}
-KNOWN_LAZY_IMPORTS: set[str] = {
-    "cli: from deploy.user_pool import parse_size",
-    "cli: from matrix import MatrixError",
-    "cli: from rally_keystone_perf import matrix",
-    "cli: from rally_keystone_perf import rally_runner",
-    "cli: from rally_runner import RallyError",
-    "cli: from report import api",
-    "cli: from report import combined, config",
-    "cli: from report.config import run_config_line",
-    "cli: from report.load import ReportError",
-    "cli: from report.writers.registry import FORMATS",
-    "cli: from report.writers.registry import GATE_FORMATS",
-    "cli: from session import keystone_session",
-    "matrix: from session import keystone_session",
-}
-
 
 def _short(text: str) -> str:
     """``text`` without the package's name in front of its modules."""
@@ -196,7 +171,7 @@ def test_no_module_is_too_long() -> None:
         for name, path in _modules().items()
         if len(path.read_text().splitlines()) > MAX_MODULE_LINES
     }
-    assert long == KNOWN_LONG_MODULES
+    assert long == set()
 
 
 def test_no_function_is_too_long() -> None:
@@ -205,20 +180,17 @@ def test_no_function_is_too_long() -> None:
         for node in _functions(_parse(path)):
             if _function_lines(node) > MAX_FUNCTION_LINES:
                 long.add(f"{name}.{node.name}")
-    assert long == KNOWN_LONG_FUNCTIONS
-
-
-KNOWN_CYCLES: list[list[str]] = []
+    assert long == set()
 
 
 def test_no_import_cycle() -> None:
     graph, _ = _lazy_and_graph()
-    assert _cycles(_without_packages(graph)) == KNOWN_CYCLES
+    assert _cycles(_without_packages(graph)) == []
 
 
 def test_lazy_imports_say_why() -> None:
     _, lazy = _lazy_and_graph()
-    assert lazy == KNOWN_LAZY_IMPORTS
+    assert lazy == set()
 
 
 def test_the_checks_can_fail() -> None:

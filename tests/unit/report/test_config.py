@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf import cli
 from rally_keystone_perf.report import config
 from rally_keystone_perf.report.load import ReportError, load_report
 from tests.unit.report import runs as r
@@ -20,10 +19,6 @@ RUN_COLUMNS = {
     "db": "sqlite",
     "hash rounds": "default",
 }
-
-
-def test_cli_uses_this_module() -> None:
-    assert cli.config_columns is config.config_columns
 
 
 def test_config_columns() -> None:

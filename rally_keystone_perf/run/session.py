@@ -11,10 +11,11 @@ import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rally_keystone_perf import rally_runner, stop_signals
+from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import launcher, orphans, sampler
 from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import rally_runner
 
 Echo = Callable[[str], None]
 

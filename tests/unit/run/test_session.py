@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.session (Keystone + Rally for one block)."""
+"""Tests for rally_keystone_perf.run.session (Keystone + Rally for one block)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf import rally_runner, session
 from rally_keystone_perf.deploy import launcher, sampler
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import rally_runner, session
 
 
 def _secrets(run: RunDir, pool: bool) -> None:

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.matrix (plan, state, resume, progress)."""
+"""Tests for rally_keystone_perf.run.matrix (plan, state, resume, progress)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf import matrix, session
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.rally_runner import TaskOutcome
+from rally_keystone_perf.run import matrix, session
+from rally_keystone_perf.run.rally_runner import TaskOutcome
 
 OPTIONS = {"profile": "stock", "cache": "none"}
 

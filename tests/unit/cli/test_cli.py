@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.cli (launcher and Rally are faked: nothing starts)."""
+"""Tests for rally_keystone_perf.cli (launcher and Rally faked: nothing starts)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,14 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf import cli, paths, rally_runner
+from rally_keystone_perf import cli, paths
+from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import launcher, preflight, services
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.config import config_columns
+from rally_keystone_perf.run import rally_runner
 from tests.unit.rally_fakes import task_document, write_task
 
 
@@ -110,8 +114,8 @@ def test_defaults() -> None:
     assert args.task is None
     assert args.keep_running is False
     assert args.runs_dir == Path("runs")
-    assert cli._launch_options(args) == LaunchOptions()
-    assert cli._task_files(args) == [paths.tasks_dir() / "smoke.json"]
+    assert common.launch_options(args) == LaunchOptions()
+    assert common.task_files(args) == [paths.tasks_dir() / "smoke.json"]
 
 
 def test_launch_options_from_arguments() -> None:
@@ -134,7 +138,7 @@ def test_launch_options_from_arguments() -> None:
             "9.5",
         ]
     )
-    assert cli._launch_options(args) == LaunchOptions(
+    assert common.launch_options(args) == LaunchOptions(
         mode="uwsgi",
         host="127.0.0.2",
         port=5001,
@@ -148,7 +152,7 @@ def test_launch_options_from_arguments() -> None:
 
 def test_repeated_tasks() -> None:
     args = cli.build_parser().parse_args(["run", "--task", "a.json", "--task", "b"])
-    assert cli._task_files(args) == [Path("a.json"), Path("b")]
+    assert common.task_files(args) == [Path("a.json"), Path("b")]
 
 
 # --- helpers -----------------------------------------------------------------
@@ -171,7 +175,7 @@ def test_repeated_tasks() -> None:
     ],
 )
 def test_combined_exit(codes: list[int], expected: int) -> None:
-    assert cli._combined_exit(codes) == expected
+    assert common.combined_exit(codes) == expected
 
 
 def test_config_columns() -> None:
@@ -179,7 +183,7 @@ def test_config_columns() -> None:
         "mode": "uwsgi",
         "options": {"processes": 4, "threads": 2, "password_hash_rounds": None},
     }
-    assert cli.config_columns(state) == {
+    assert config_columns(state) == {
         "mode": "uwsgi",
         "profile": "stock",
         "processes": "4",
@@ -188,11 +192,11 @@ def test_config_columns() -> None:
         "hash rounds": "default",
     }
     state["options"]["password_hash_rounds"] = 4
-    assert cli.config_columns(state)["hash rounds"] == "4"
+    assert config_columns(state)["hash rounds"] == "4"
 
 
 def test_config_columns_of_an_empty_state() -> None:
-    assert cli.config_columns({}) == {
+    assert config_columns({}) == {
         "mode": "?",
         "profile": "stock",
         "processes": "?",
@@ -464,9 +468,11 @@ def fake_run_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(launcher, "stop", lambda run: record["stopped"].append(run))
     monkeypatch.setattr(rally_runner, "RallyRunner", FakeRunner)
     monkeypatch.setattr(
-        cli,
-        "_print_reports",
-        lambda files, columns, stream: record["printed"].append((files, columns)),
+        api,
+        "report",
+        lambda files, stream, fmt, overrides: record["printed"].append(
+            (files, overrides)
+        ),
     )
     return record
 
@@ -644,7 +650,7 @@ def test_print_reports_with_run_columns(tmp_path: Path) -> None:
 
     fast, _ = _two_runs(tmp_path)
     stream = io.StringIO()
-    cli._print_reports([fast], {"mode": "from-run"}, stream)
+    api.report([fast], stream, "table", overrides={"mode": "from-run"})
     assert "| from-run |" in stream.getvalue()
 
 
@@ -876,7 +882,8 @@ def test_matrix_and_pool_usage_errors(argv: list[str], message: str, capsys) -> 
 def test_matrix_rejects_a_bad_task_before_any_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from rally_keystone_perf import matrix, paths
+    from rally_keystone_perf import paths
+    from rally_keystone_perf.run import matrix
 
     folder = tmp_path / "tasks" / "uwsgi"
     folder.mkdir(parents=True)
@@ -896,7 +903,7 @@ def test_matrix_rejects_a_bad_task_before_any_server(
 def test_matrix_prints_the_combined_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from rally_keystone_perf import matrix
+    from rally_keystone_perf.run import matrix
     from tests.unit.report import runs as r
 
     report_file = r.make_run(tmp_path, "one", [r.workload([0.5] * 6)], r.state())

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf import rally_runner
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.run import rally_runner, session
 from rally_keystone_perf.tasks import generate
 
 STATE_FILE = "matrix.json"
@@ -275,9 +275,7 @@ def _run_mode(
     codes: list[int],
 ) -> bool:
     """One mode's cells on one Keystone; True when a task was interrupted."""
-    from rally_keystone_perf.session import keystone_session
-
-    with keystone_session(state.folder / "runs", options_for(mode), echo) as (
+    with session.keystone_session(state.folder / "runs", options_for(mode), echo) as (
         run,
         runner,
     ):

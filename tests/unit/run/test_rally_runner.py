@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.rally_runner (with a fake ``rally`` executable)."""
+"""Tests for rally_keystone_perf.run.rally_runner (with a fake ``rally`` executable)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from rally.cli import cliutils
 
-from rally_keystone_perf import paths, rally_runner
+from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.rally_runner import (
+from rally_keystone_perf.run import rally_runner
+from rally_keystone_perf.run.rally_runner import (
     RallyError,
     RallyRunner,
     Redactor,

@@ -1,0 +1,100 @@
+"""What the commands share: exit codes, defaults, options from arguments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.user_pool import parse_size
+from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.tasks.model import TaskFile
+
+EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+DEFAULT_RUNS = Path("runs")
+DEFAULT_TASK = "smoke.json"
+
+
+def echo(message: str) -> None:
+    """Progress and errors: one line on stderr (stdout is for results)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def user_pool_size(
+    args: argparse.Namespace, tasks: Sequence[TaskFile]
+) -> tuple[int, int] | None:
+    """The pool size asked for: explicit, none, or auto from the tasks."""
+    choice = args.user_pool
+    if choice == "none":
+        return None
+    if choice != "auto":
+        return parse_size(choice)
+    sizes = [size for task in tasks for size in task.pooled_user_sizes()]
+    if not sizes:
+        return None
+    return max(t for t, _ in sizes), max(u for _, u in sizes)
+
+
+def launch_options(
+    args: argparse.Namespace, tasks: Sequence[TaskFile] = ()
+) -> LaunchOptions:
+    """The launch options of a command's arguments (user pool sized for ``tasks``)."""
+    return LaunchOptions(
+        mode=getattr(args, "mode", modes.DEFAULT_MODE),
+        profile=args.profile,
+        host=args.host,
+        port=args.port,
+        processes=args.processes,
+        threads=args.threads,
+        listen_backlog=args.listen_backlog,
+        cache=args.cache,
+        db=args.db,
+        password_hash_rounds=args.password_hash_rounds,
+        token_expiration=args.token_expiration,
+        start_timeout=args.start_timeout,
+        user_pool=user_pool_size(args, tasks),
+        fake_computes=args.fake_computes,
+    )
+
+
+def resolve_run(args: argparse.Namespace) -> RunDir:
+    """The run folder of ``--run``, else ``<runs-dir>/current``; must exist."""
+    target = args.run or args.runs_dir / "current"
+    if not target.exists():
+        raise LaunchError(
+            f"no run folder at {target}; start one with: rally-keystone-perf up"
+        )
+    return RunDir(target.resolve())
+
+
+def task_files(args: argparse.Namespace) -> list[Path]:
+    """The ``--task`` files, else the bundled smoke task."""
+    if args.task:
+        return [Path(t) for t in args.task]
+    return [paths.tasks_dir() / DEFAULT_TASK]
+
+
+def combined_exit(exit_codes: Sequence[int]) -> int:
+    """Interrupted beats error beats SLA failure beats success."""
+    codes = set(exit_codes)
+    for code in (EXIT_INTERRUPTED, EXIT_ERROR, EXIT_SLA):
+        if code in codes:
+            return code
+    return EXIT_ERROR if codes - {EXIT_OK} else EXIT_OK
+
+
+def write_output(text: str, out: Path | None) -> None:
+    """Write finished output to ``out`` or stdout (nothing is written on error)."""
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{out}: cannot write: {exc.strerror}") from None

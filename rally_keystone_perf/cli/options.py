@@ -1,0 +1,214 @@
+"""The options several commands share, and the checks of their values."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rally_keystone_perf.cli.common import DEFAULT_RUNS
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.user_pool import parse_size
+from rally_keystone_perf.report.writers.registry import FORMATS
+
+Group = argparse._ActionsContainer
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def pool_choice(text: str) -> str:
+    """argparse type of ``--user-pool``: ``auto``, ``none`` or ``TxU``."""
+    choice = text.strip().lower()
+    if choice not in ("auto", "none"):
+        try:
+            parse_size(choice)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return choice
+
+
+def mode_list(text: str) -> list[str]:
+    """argparse type of ``--modes``: ``all`` or a comma-separated list."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [n for n in names if n not in modes.MODES and n != "all"]
+    if unknown or not names:
+        named = ", ".join(unknown) or repr(text)
+        raise argparse.ArgumentTypeError(
+            f"unknown mode(s) {named}; choose from "
+            f"{', '.join(sorted(modes.MODES))} or all"
+        )
+    return names
+
+
+def percentage(text: str) -> float:
+    """argparse type of ``--max-regression``: ``10%`` or ``10`` -> 0.10."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value < 1000:
+        raise argparse.ArgumentTypeError(f"must be between 0% and 1000%, got {text}")
+    return value / 100
+
+
+def alpha(text: str) -> float:
+    """argparse type of ``--alpha``: a float strictly between 0 and 1."""
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) -> None:
+    """The "local Keystone" options of ``up``, ``run`` and ``matrix``."""
+    group = parser.add_argument_group("local Keystone")
+    _add_server_options(group, with_mode)
+    _add_keystone_settings(group)
+
+
+def _add_server_options(group: Group, with_mode: bool) -> None:
+    """Mode, profile, parallelism, cache and database."""
+    if with_mode:
+        group.add_argument(
+            "--mode",
+            default=modes.DEFAULT_MODE,
+            choices=sorted(modes.MODES),
+            help="deployment mode (default: %(default)s)",
+        )
+    group.add_argument(
+        "--profile",
+        default=modes.DEFAULT_PROFILE,
+        choices=sorted({p for m in modes.MODES.values() for p in m.profiles}),
+        help="the mode's settings: stock (a fresh install) or tuned (seed 003; "
+        "apache and nginx-uwsgi) (default: %(default)s)",
+    )
+    group.add_argument(
+        "--processes",
+        type=positive,
+        default=None,
+        help="server worker processes (default: the profile's; 2 for uwsgi "
+        "and eventlet, 5 for apache)",
+    )
+    group.add_argument(
+        "--threads",
+        type=positive,
+        default=None,
+        help="threads per process (default: the profile's, 1 when stock)",
+    )
+    group.add_argument(
+        "--listen-backlog",
+        type=positive,
+        default=None,
+        help="listen queue length (default: the profile's; capped at the "
+        "kernel's net.core.somaxconn)",
+    )
+    group.add_argument(
+        "--cache",
+        default=modes.DEFAULT_CACHE,
+        choices=list(modes.CACHES),
+        help="Keystone's shared cache: none (Keystone's default: oslo.cache on "
+        "with its null backend, request-local memoization only; the report's "
+        "cache column says request-local), memcached (a local memcached as "
+        "oslo.cache's backend) or disabled ([cache] enabled = false: the "
+        "request-local cache off too, 5-12x slower; a configuration nobody "
+        "deploys, flagged in the report) (default: %(default)s)",
+    )
+    group.add_argument(
+        "--db",
+        default="sqlite",
+        choices=sorted(modes.DATABASES),
+        help="Keystone's database: sqlite (a file in the run folder) or mysql "
+        "(a local MariaDB; always for nova-fake) (default: %(default)s)",
+    )
+
+
+def _add_keystone_settings(group: Group) -> None:
+    """Address, password hashing, tokens, the user pool, Nova, start timeout."""
+    group.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="loopback address to listen on (default: %(default)s)",
+    )
+    group.add_argument(
+        "--port", type=int, default=None, help="port (default: a free one)"
+    )
+    group.add_argument(
+        "--password-hash-rounds",
+        type=positive,
+        default=None,
+        help="keystone.conf [identity] password_hash_rounds "
+        "(default: Keystone's own); sets the CPU cost of every password check",
+    )
+    group.add_argument(
+        "--token-expiration",
+        type=positive,
+        default=modes.DEFAULT_TOKEN_EXPIRATION,
+        help="[token] expiration in seconds (default: %(default)s)",
+    )
+    group.add_argument(
+        "--user-pool",
+        type=pool_choice,
+        default="auto",
+        metavar="TxU|auto|none",
+        help="pre-create T projects x U users (e.g. 12x512) in seconds through "
+        "Keystone's own managers, for the keystone_perf_users context; auto: "
+        "as large as the tasks' largest keystone_perf_users context, if any "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
+        "--fake-computes",
+        type=positive,
+        default=1,
+        metavar="N",
+        help="nova-fake mode: fake compute hosts, one nova-compute each "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
+        "--start-timeout",
+        type=float,
+        default=None,
+        help="seconds to wait for Keystone to answer (default: 60 plus 3 per "
+        "server process)",
+    )
+
+
+def add_runs_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runs-dir",
+        type=Path,
+        default=DEFAULT_RUNS,
+        help="folder holding run folders (default: ./%(default)s)",
+    )
+
+
+def add_mismatch_option(parser: argparse.ArgumentParser, refusal: str) -> None:
+    """``--allow-concurrency-mismatch`` of ``compare`` and ``gate``."""
+    parser.add_argument(
+        "--allow-concurrency-mismatch",
+        action="store_true",
+        help="compare a workload even when the concurrency its runner reached "
+        "(peak iterations in flight; iterations started per second for rps) "
+        f"differs from the baseline's by more than 10%% ({refusal})",
+    )
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--out`` of ``report`` and ``compare``."""
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="output format (default: %(default)s); csv and json keep numbers "
+        "unrounded, json has a versioned schema",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of standard output",
+    )

@@ -1,0 +1,89 @@
+"""``report``, ``compare`` and ``gate``: Rally reports read back."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+from rally_keystone_perf.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_SLA,
+    echo,
+    write_output,
+)
+from rally_keystone_perf.report import api
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Print the statistics tables of Rally JSON reports.
+
+    One table per workload with Rally's figures, the throughput and the run's
+    configuration (mode, processes, threads, cache, db, hash rounds,
+    concurrency, times) as columns. A run folder stands for its results/*.json.
+    """
+    buffer = io.StringIO()
+    api.report(args.results, buffer, args.format, combine=args.combined)
+    write_output(buffer.getvalue(), args.out)
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare runs side by side per scenario, concurrency and atomic action.
+
+    The first run is the baseline; each other run gets the ratio of medians and
+    a verdict from a two-sided Mann-Whitney U test of the per-iteration
+    durations ("faster"/"slower" only when p < alpha, else "not significant").
+    A run is a Rally JSON report or a run folder (its results/*.json); runs of
+    one configuration at several concurrency levels also give a
+    latency-vs-concurrency series. A run whose workload reached a concurrency
+    (peak iterations in flight; the rate for rps) more than 10% away from the
+    baseline's is marked "not comparable" for it, unless
+    --allow-concurrency-mismatch.
+    """
+    buffer = io.StringIO()
+    api.compare(
+        [args.baseline, *args.others],
+        buffer,
+        args.format,
+        alpha=args.alpha,
+        allow_concurrency_mismatch=args.allow_concurrency_mismatch,
+    )
+    write_output(buffer.getvalue(), args.out)
+    return EXIT_OK
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """Gate a run against a baseline: exit 0 pass, 2 fail, 1 unusable input.
+
+    Fails when a workload's SLA failed, when its success rate dropped
+    significantly (one-sided Fisher exact test), or when the median or p95 of
+    any atomic action (or of the total) is worse than the baseline's by more
+    than --max-regression with significance (one-sided Mann-Whitney U test
+    against the baseline scaled by 1 + max regression; a seeded bootstrap for
+    p95). A baseline workload missing from the current run fails too. A
+    workload whose achieved concurrency (peak iterations in flight; the rate
+    for rps) differs from the baseline's by more than 10% is not compared:
+    exit 1, unless --allow-concurrency-mismatch. CURRENT and BASELINE are
+    Rally JSON reports, run folders or Rally task UUIDs (looked up in
+    --runs-dir, then in Rally's default database).
+    """
+    run = api.gate(
+        args.current,
+        args.baseline,
+        args.runs_dir,
+        max_regression=args.max_regression,
+        alpha=args.alpha,
+        allow_concurrency_mismatch=args.allow_concurrency_mismatch,
+    )
+    echo(f"baseline: {run.baseline.label} ({run.baseline_path})")
+    echo(f"current:  {run.current.label} ({run.current_path})")
+    buffer = io.StringIO()
+    api.write_gate(run.result, buffer, args.format)
+    if args.junit is not None:
+        write_output(run.junit_xml(), args.junit)
+    write_output(buffer.getvalue(), args.out)
+    echo(run.headline())
+    if run.result.errors:  # refused to compare: not a regression found
+        return EXIT_ERROR
+    return EXIT_OK if run.result.passed else EXIT_SLA

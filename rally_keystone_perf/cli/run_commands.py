@@ -1,0 +1,164 @@
+"""``run``, ``matrix`` and ``tasks``: task files run against local Keystones."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import sys
+from pathlib import Path
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.cli.common import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    combined_exit,
+    echo,
+    launch_options,
+    task_files,
+)
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report import api, combined, config
+from rally_keystone_perf.run import matrix, rally_runner, session
+from rally_keystone_perf.tasks import check, generate
+from rally_keystone_perf.tasks.model import TaskFile
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start Keystone, run the tasks through Rally, print the report, stop."""
+    tasks: list[TaskFile] = []
+    for path in task_files(args):  # reject bad input before anything starts
+        tasks.append(TaskFile.load(path))
+        count = check.validate(tasks[-1])
+        echo(f"{path}: {count} workload(s), syntax OK")
+    options = launch_options(args, tasks)
+    outcomes: list[rally_runner.TaskOutcome] = []
+    run: RunDir | None = None
+    try:
+        with session.keystone_session(
+            args.runs_dir, options, echo, args.keep_running
+        ) as (run, runner):
+            for task in tasks:
+                echo(f"running {task.path}")
+                outcome = runner.start_task(task.path, tags=[f"mode:{args.mode}"])
+                outcomes.append(outcome)
+                if outcome.interrupted:
+                    break
+    except KeyboardInterrupt:
+        if run is None:
+            raise
+        echo("interrupted")
+        outcomes.append(
+            rally_runner.TaskOutcome(
+                Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
+            )
+        )
+    assert run is not None
+    reports = [o.report for o in outcomes if o.report]
+    if reports:
+        columns = config.config_columns(run.read_state())
+        api.report(reports, sys.stdout, "table", overrides=columns)
+        echo(f"results: {run.results}")
+    return combined_exit([o.exit_code for o in outcomes])
+
+
+def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:
+    """The modes ``--modes`` names that can start (all: those installed)."""
+    if "all" in args.modes:
+        names, missing = matrix.available_modes(base)
+        for reason in missing:
+            echo(f"skipping mode {reason}")
+    else:
+        names = list(dict.fromkeys(args.modes))
+        for name in names:  # a named mode that cannot start is an error now
+            preflight.check_requirements(
+                preflight.requirements(dataclasses.replace(base, mode=name))
+            )
+    if not names:
+        raise LaunchError("no deployment mode can start on this machine")
+    return names
+
+
+def _write_matrix_tables(state: matrix.MatrixState, reports: list[Path]) -> None:
+    """The combined table: markdown in the matrix folder, a table on stdout."""
+    loaded = config.load_reports(reports)
+    buffer = io.StringIO()
+    combined.write_combined(loaded, buffer, "markdown")
+    (state.folder / "combined.md").write_text(buffer.getvalue())
+    combined.write_combined(loaded, sys.stdout, "table")
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Run bundled task files against each deployment mode, then one table.
+
+    For each mode (default: every mode whose programs are installed) start a
+    local Keystone, run its task files tasks/<mode>/<TASKS>-<SIZE>.json
+    through Rally, stop it. Every cell's outcome is recorded in
+    <matrix-dir>/matrix.json as it ends, so running the same command again
+    resumes with the cells not done yet (--restart starts over). Progress
+    names the cell, the time elapsed and an estimate of the time left. Ctrl-C
+    aborts the running task (partial results kept), stops the servers and
+    exits 130. The end is the combined table: one row per workload with its
+    configuration columns, setup and load time (also written to
+    <matrix-dir>/combined.md).
+    """
+    base = launch_options(args)
+    names = _matrix_modes(args, base)
+    cells = matrix.plan(
+        names, args.tasks, args.size, args.tasks_dir or paths.tasks_dir()
+    )
+    loaded: dict[Path, TaskFile] = {}
+    for task in sorted({c.task for c in cells}):  # bad input: before any server
+        loaded[task] = TaskFile.load(task)
+        check.validate(loaded[task])
+    echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
+    folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
+    state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)
+
+    def options_for(mode: str) -> LaunchOptions:
+        tasks = [loaded[c.task] for c in cells if c.mode == mode]
+        return dataclasses.replace(launch_options(args, tasks), mode=mode, port=None)
+
+    codes: list[int] = []
+    try:
+        codes = matrix.run_matrix(cells, state, options_for, echo)
+    except KeyboardInterrupt:
+        echo("interrupted")
+        codes.append(EXIT_INTERRUPTED)
+    reports = state.reports(cells)
+    if reports:
+        _write_matrix_tables(state, reports)
+    for cell, partial in state.partial(cells):
+        echo(f"partial results of the interrupted cell {cell.key}: {partial}")
+    done = len(reports)
+    echo(f"{done} of {len(cells)} cells done; state: {state.path}")
+    if done < len(cells):
+        echo("run the same command again to resume")
+    return combined_exit(codes)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """Check (default) or regenerate the bundled task files under tasks/<mode>/.
+
+    One file per mode, scenario, concurrency level of the seeds and size
+    (quick or full), all from one table (rally_keystone_perf/tasks/generate.py).
+    --check exits 1 listing every file that differs from the generator's
+    output; --write rewrites them.
+    """
+
+    tasks_dir = args.tasks_dir or paths.tasks_dir()
+    if args.write:
+        count = generate.write(tasks_dir)
+        echo(f"wrote {count} task files under {tasks_dir}")
+        return EXIT_OK
+    problems = generate.check(tasks_dir)
+    for problem in problems:
+        print(problem)
+    if problems:
+        echo("regenerate with: rally-keystone-perf tasks --write")
+        return EXIT_ERROR
+    echo(f"{len(generate.generated())} task files under {tasks_dir} are up to date")
+    return EXIT_OK
