@@ -36,10 +36,10 @@ _REQUESTS_PER_SEC = re.compile(r"Requests/sec:\s+([\d.]+)")
 _NON_2XX = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
 
 
-def admin_token(run_state: dict, secret_file: Path) -> str:
+def admin_token(auth_url: str, secret_file: Path) -> str:
     """Issue the admin token wrk sends (one request, before any timing)."""
     secret = json.loads(secret_file.read_text())
-    identity = client.IdentityClient(client.shared_session(), run_state["auth_url"])
+    identity = client.IdentityClient(client.shared_session(), auth_url)
     user = client.PasswordUser(
         secret["username"], secret["password"], project_name="admin"
     )
@@ -101,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         mode=args.mode, processes=args.processes, password_hash_rounds=4
     )
     with keystone(options, args.runs_dir) as bench:
-        state = bench.run.read_state()
-        token = admin_token(state, bench.run.admin_secret)
-        url = f"{state['auth_url']}/projects"
+        auth_url = str(bench.run.state().auth_url)
+        token = admin_token(auth_url, bench.run.admin_secret)
+        url = f"{auth_url}/projects"
         echo(
             f"wrk: GET /v3/projects, {args.concurrency} connections, {args.duration} s"
         )

@@ -21,8 +21,10 @@ from pathlib import Path
 
 from benchmarks.common import echo
 from rally_keystone_perf import cli
+from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.rundir import RunDir
 
 # (label, run options): a single process first, the baseline of the others
 CONFIGS: list[tuple[str, list[str]]] = [
@@ -70,7 +72,7 @@ def main() -> int:
     for label, options in CONFIGS:
         if only and label not in only:
             continue
-        parsed = cli._launch_options(cli.build_parser().parse_args(["up", *options]))
+        parsed = common.launch_options(cli.build_parser().parse_args(["up", *options]))
         try:
             preflight.check_requirements(preflight.requirements(parsed))
         except LaunchError as exc:
@@ -95,9 +97,9 @@ def main() -> int:
             ],
             stdout=subprocess.DEVNULL,
         )
-        state = json.loads((runs / "current" / "run.json").read_text())
+        state = RunDir((runs / "current").resolve()).state()
         echo(
-            f"   exit {code}, started in {state.get('started_in')} s, "
+            f"   exit {code}, started in {state.started_in} s, "
             f"whole run {time.monotonic() - started:.0f} s"
         )
         reports.extend(str(p) for p in (runs / "current" / "results").glob("*.json"))

@@ -57,7 +57,7 @@ def main() -> None:
     table.align = "r"
     table.align["how"] = "l"
     with keystone(options, args.runs) as bench:
-        pool_seconds = float(bench.run.read_state()["user_pool"]["seconds"])
+        pool_seconds = float((bench.run.state().user_pool or {})["seconds"])
         echo(f"Rally's users context creating {args.sample} users")
         (rally,) = bench.start_task(
             "rally-users",

@@ -57,24 +57,23 @@ def cmd_down(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """Say whether a run's server is up, and whether its command still runs."""
     run = resolve_run(args)
-    typed = run.state()
-    state = typed.to_json()  # run_config_line still reads run.json's dict
+    state = run.state()
     running = launcher.is_running(run)
-    health = services.probe(state["auth_url"]) if running else None
+    health = services.probe(str(state.auth_url)) if running else None
     print(f"run folder: {run.root}")
     print(f"config:     {run_config_line(state)}")
-    print(f"auth url:   {state.get('auth_url')}")
+    print(f"auth url:   {state.auth_url}")
     print(
         f"server:     {'running' if running else 'not running'}"
-        + (f" (pid {state.get('server_pid')}, GET /v3 -> {health})" if running else "")
+        + (f" (pid {state.server_pid}, GET /v3 -> {health})" if running else "")
     )
-    driver = state.get("driver_pid")
-    orphan = orphans.describe(typed)
+    driver = state.driver_pid
+    orphan = orphans.describe(state)
     if orphan is not None:
         print(f"driver:     {orphan}")
     elif driver:
         print(f"driver:     pid {driver} (running)")
-    left = services.running(typed)
+    left = services.running(state)
     if left:
         print(f"processes:  {', '.join(left)}")
     return EXIT_OK if running else EXIT_NOT_RUNNING

@@ -59,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     assert run is not None
     reports = [o.report for o in outcomes if o.report]
     if reports:
-        columns = config.config_columns(run.read_state())
+        columns = config.config_columns(run.state())
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     return combined_exit([o.exit_code for o in outcomes])

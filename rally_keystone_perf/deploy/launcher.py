@@ -20,7 +20,6 @@ from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from string import Template
-from typing import Any
 
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import (
@@ -32,6 +31,7 @@ from rally_keystone_perf.deploy import (
 )
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.nova import stack as nova_stack
+from rally_keystone_perf.deploy.nova.config import StackPlan
 from rally_keystone_perf.deploy.options import (
     Deployment,
     LaunchError,
@@ -298,7 +298,7 @@ def _prepare_and_start(
 
 def _start_nova_stack(
     run: RunDir,
-    stack: dict[str, Any],
+    stack: StackPlan,
     auth_url: str,
     executables: dict[str, Path],
     progress: Progress,

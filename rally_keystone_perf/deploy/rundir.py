@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -203,7 +203,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return dict(json.loads(path.read_text()))
 
 
-def write_private_json(path: Path, data: dict[str, Any]) -> None:
+def write_private_json(path: Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` to ``path`` readable by the owner only."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.fchmod(fd, 0o600)  # also when the file existed with a wider mode

@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from rally_keystone_perf.deploy.rundir import RunState
 from rally_keystone_perf.report.load import ReportError, Workload, load_report
 
 RUN_STATE = "run.json"
@@ -39,19 +39,19 @@ LABEL_DEFAULTS = {
 }
 
 
-def config_columns(state: dict[str, Any]) -> dict[str, str]:
+def config_columns(state: RunState) -> dict[str, str]:
     """The configuration columns a report shows for a run (from run.json)."""
-    options = state.get("options", {})
+    options = state.options
     rounds = options.get("password_hash_rounds")
     columns = {
-        "mode": str(state.get("mode", UNKNOWN)),
+        "mode": UNKNOWN if state.mode is None else str(state.mode),
         "profile": str(options.get("profile", PROFILE_DEFAULT)),
         "processes": str(options.get("processes", UNKNOWN)),
         "threads": str(options.get("threads", UNKNOWN)),
         "db": str(options.get("db", DB_DEFAULT)),
         "hash rounds": "default" if rounds is None else str(rounds),
     }
-    pool = state.get("user_pool")
+    pool = state.user_pool
     if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
         columns["user pool"] = (
             f"{pool.get('projects')}x{pool.get('users_per_project')} "
@@ -60,23 +60,22 @@ def config_columns(state: dict[str, Any]) -> dict[str, str]:
     return columns
 
 
-def _cache(state: dict[str, Any]) -> str:
+def _cache(state: RunState) -> str:
     """The ``cache`` column: ``request-local``, ``memcached`` or ``disabled``.
 
     run.json's ``keystone_cache`` names it. Runs written before it existed
     rendered ``--cache none`` as ``[cache] enabled = false``: ``disabled``.
     """
-    label = state.get("keystone_cache")
+    label = state.keystone_cache
     if isinstance(label, str):
         return label
-    options = state.get("options")
-    value = options.get("cache") if isinstance(options, dict) else None
+    value = state.options.get("cache")
     if isinstance(value, bool):
         return "on" if value else CACHE_DISABLED
     return CACHE_DISABLED if value in (None, "none") else str(value)
 
 
-def _state_columns(state: dict[str, Any]) -> dict[str, str]:
+def _state_columns(state: RunState) -> dict[str, str]:
     """:func:`config_columns` with ``cache`` after ``threads``."""
     columns = config_columns(state)
     ordered: dict[str, str] = {}
@@ -98,12 +97,12 @@ def config_warnings(config: dict[str, str]) -> list[str]:
     return []
 
 
-def run_config_line(state: dict[str, Any]) -> str:
+def run_config_line(state: RunState) -> str:
     """The report's config columns of a run on one line (``status``)."""
     return ", ".join(f"{key} {value}" for key, value in _state_columns(state).items())
 
 
-def read_run_state(report_path: Path) -> dict[str, Any] | None:
+def read_run_state(report_path: Path) -> RunState | None:
     """``../run.json`` of a report in ``<run>/results/``; None when absent.
 
     :raises ReportError: run.json exists but is not a JSON object.
@@ -118,7 +117,7 @@ def read_run_state(report_path: Path) -> dict[str, Any] | None:
         raise ReportError(f"{state_file}: cannot read run state: {detail}") from None
     if not isinstance(state, dict) or not isinstance(state.get("options", {}), dict):
         raise ReportError(f"{state_file}: run state is not a JSON object")
-    return state
+    return RunState.from_json(state)
 
 
 def tag_columns(tags: Iterable[str]) -> dict[str, str]:

@@ -8,13 +8,11 @@ Neutron, nova-api, conductor, scheduler and two fake computes. Skipped when the
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from rally_keystone_perf import cli, paths
-from rally_keystone_perf.deploy.nova import stack as nova_stack
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.plugins import atomics
@@ -78,9 +76,8 @@ def test_boot_server_quick_task(
         assert "AMQP server on" not in path.read_text(), path
     assert state["stack"]["rss_mb"] > 0
     # the generated passwords stay in private files (and Nova's database)
-    secrets = nova_stack.secrets_of(run)
-    secrets.append(json.loads(run.admin_secret.read_text())["password"])
-    assert len(secrets) == 4
+    secrets = run.state().secrets()  # admin, the stack's three, a user pool's
+    assert len(secrets) == 4 + run.user_pool.is_file()
     for path in [*run.logs.rglob("*"), *run.results.rglob("*"), *run.conf.rglob("*")]:
         if path.is_file():
             text = path.read_text(errors="replace")

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TypedDict
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import modes, rabbitmq, services
@@ -120,6 +120,29 @@ PASTE = {
 }
 
 
+class RabbitPlan(TypedDict):
+    """The RabbitMQ node's ports and name (see :func:`rabbit_node`)."""
+
+    amqp_port: int
+    dist_port: int
+    epmd_port: int
+    nodename: str
+    ctl_ports: list[int]
+
+
+class StackPlan(TypedDict):
+    """``private/stack.json``: the ports and passwords chosen for a stack."""
+
+    host: str
+    region: str
+    ports: dict[str, int]  # API name -> port
+    rabbit: RabbitPlan
+    computes: int
+    service_password: str
+    db_password: str
+    rabbit_password: str
+
+
 class StackError(services.ServiceError):
     """A service of the stack could not be prepared or started."""
 
@@ -134,7 +157,7 @@ def state_dir(run: RunDir) -> Path:
     return run.root / "stack"
 
 
-def endpoint(plan: dict[str, Any], api: Api) -> str:
+def endpoint(plan: StackPlan, api: Api) -> str:
     """The catalog URL of ``api``."""
     return f"http://{plan['host']}:{plan['ports'][api.name]}{api.path}"
 
@@ -145,12 +168,12 @@ def check_computes(computes: int) -> None:
         raise StackError(f"fake computes: 1 to {MAX_COMPUTES}, got {computes}")
 
 
-def compute_hosts(plan: dict[str, Any]) -> list[str]:
+def compute_hosts(plan: StackPlan) -> list[str]:
     """The fake compute hosts' names, ``fakehost1`` first."""
     return [COMPUTE_HOST.format(i) for i in range(1, int(plan["computes"]) + 1)]
 
 
-def rabbit_node(run: RunDir, plan: dict[str, Any]) -> rabbitmq.Node:
+def rabbit_node(run: RunDir, plan: StackPlan) -> rabbitmq.Node:
     """The RabbitMQ node of the plan, its files under ``private/stack/``."""
     rabbit = plan["rabbit"]
     return rabbitmq.Node(
@@ -160,7 +183,7 @@ def rabbit_node(run: RunDir, plan: dict[str, Any]) -> rabbitmq.Node:
         rabbit["epmd_port"],
         rabbit["nodename"],
         stack_dir(run) / "rabbitmq",
-        tuple(rabbit["ctl_ports"]),
+        (rabbit["ctl_ports"][0], rabbit["ctl_ports"][1]),
     )
 
 
@@ -187,7 +210,7 @@ def _authtoken_section(user: str, auth_url: str, password: str) -> str:
 
 
 def template_values(
-    run: RunDir, plan: dict[str, Any], auth_url: str, db_port: int
+    run: RunDir, plan: StackPlan, auth_url: str, db_port: int
 ) -> dict[str, str]:
     """Every value the nova-fake templates use."""
     host = plan["host"]
@@ -218,7 +241,7 @@ def template_values(
     return values
 
 
-def render(run: RunDir, plan: dict[str, Any], values: dict[str, str]) -> None:
+def render(run: RunDir, plan: StackPlan, values: dict[str, str]) -> None:
     """Write every config file under ``private/stack/`` and the data folders."""
     templates = paths.deployments_dir() / TEMPLATES
     top = stack_dir(run)

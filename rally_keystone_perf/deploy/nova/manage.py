@@ -10,13 +10,13 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.nova.config import (
     STEP_TIMEOUT,
     StackError,
+    StackPlan,
     compute_hosts,
     stack_dir,
 )
@@ -101,7 +101,7 @@ def sync_databases(run: RunDir) -> None:
 
 
 def map_compute_hosts(
-    run: RunDir, plan: dict[str, Any], procs: dict[str, subprocess.Popen[bytes]]
+    run: RunDir, plan: StackPlan, procs: dict[str, subprocess.Popen[bytes]]
 ) -> None:
     """Map the fake compute hosts to cell1 (``discover_hosts`` until listed).
 

@@ -15,6 +15,7 @@ from rally_keystone_perf.deploy.nova.config import (
     STEP_TIMEOUT,
     Api,
     StackError,
+    StackPlan,
 )
 from rally_keystone_perf.deploy.rundir import (
     RunDir,
@@ -36,7 +37,7 @@ def api_logs(run: RunDir, api: Api) -> str:
 
 
 def wait_apis(
-    run: RunDir, plan: dict[str, Any], procs: dict[str, subprocess.Popen[bytes]]
+    run: RunDir, plan: StackPlan, procs: dict[str, subprocess.Popen[bytes]]
 ) -> None:
     """Wait until every API answers its version document (200 or 300)."""
     for api in APIS:

@@ -21,14 +21,12 @@ The services' configs hold passwords, so they are rendered under
 
 from __future__ import annotations
 
-import json
 import secrets
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import psutil
 
@@ -41,6 +39,7 @@ from rally_keystone_perf.deploy.nova.config import (
     DB_USER,
     STEP_TIMEOUT,
     StackError,
+    StackPlan,
     check_computes,
     compute_hosts,
     endpoint,
@@ -50,7 +49,6 @@ from rally_keystone_perf.deploy.nova.config import (
     template_values,
 )
 from rally_keystone_perf.deploy.rundir import (
-    STACK_SECRETS,
     RunDir,
     private_umask,
     write_private_json,
@@ -69,7 +67,7 @@ def prepare(
     region: str,
     progress: Progress,
     computes: int = 1,
-) -> dict[str, Any]:
+) -> StackPlan:
     """Pick ports, generate passwords, register the catalog; return the plan.
 
     Keystone must be stopped (its managers run in a process of their own).
@@ -82,7 +80,7 @@ def prepare(
     picked = rabbitmq.pick_low_ports(host, len(APIS) + rabbitmq.PORTS, taken)
     ports, rabbit_ports = picked[: len(APIS)], picked[len(APIS) :]
     node = rabbitmq.plan(host, stack_dir(run) / "rabbitmq", rabbit_ports)
-    plan: dict[str, Any] = {
+    plan: StackPlan = {
         "host": host,
         "region": region,
         "ports": {api.name: port for api, port in zip(APIS, ports, strict=True)},
@@ -126,23 +124,7 @@ def prepare(
     return plan
 
 
-def load_plan(run: RunDir) -> dict[str, Any]:
-    """The plan :func:`prepare` wrote (ports and passwords)."""
-    return dict(json.loads(run.stack_plan.read_text()))
-
-
-def secrets_of(run: RunDir) -> list[str]:
-    """The stack's generated passwords (none when the run has no stack)."""
-    try:
-        plan = load_plan(run)
-    except FileNotFoundError:
-        return []
-    return [plan[key] for key in STACK_SECRETS]
-
-
-def start_services(
-    run: RunDir, plan: dict[str, Any]
-) -> dict[str, subprocess.Popen[bytes]]:
+def start_services(run: RunDir, plan: StackPlan) -> dict[str, subprocess.Popen[bytes]]:
     """Start the uwsgi APIs, Nova's daemons, the computes; return them by name."""
     top = stack_dir(run)
     nova_conf = ["--config-file", str(top / "nova" / "nova.conf")]
@@ -163,7 +145,7 @@ def start_services(
 
 def start(
     run: RunDir,
-    plan: dict[str, Any],
+    plan: StackPlan,
     auth_url: str,
     executables: dict[str, Path],
     progress: Progress,

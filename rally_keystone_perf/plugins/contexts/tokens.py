@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from rally.task import context
 
@@ -11,6 +11,15 @@ from rally_keystone_perf.plugins import client
 
 CONTEXT_NAME = "keystone_perf_tokens"
 CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
+
+
+class TokenPool(TypedDict):
+    """``context["keystone_perf_tokens"]``: the tokens issued before the load."""
+
+    admin: str | None
+    users: dict[str, list[str]]  # user id -> the user's tokens
+    refresh_at: dict[str, float | None]  # token -> when to replace it (epoch s)
+    refresh: bool  # replace tokens about to expire (the context's option)
 
 
 @context.configure(name=CONTEXT_NAME, platform="openstack", order=150)
@@ -67,10 +76,10 @@ class KeystonePerfTokens(context.Context):
 
     def setup(self) -> None:
         """Issue the admin token and the users' tokens."""
-        pool: dict[str, Any] = {
+        pool: TokenPool = {
             "admin": None,
             "users": {},
-            "refresh_at": {},  # token -> when to replace it (epoch seconds)
+            "refresh_at": {},
             "refresh": self.config["refresh"],
         }
 

@@ -11,6 +11,7 @@ from rally_openstack.task import scenario
 
 from rally_keystone_perf.plugins import atomics, client
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
+from rally_keystone_perf.plugins.contexts.tokens import TokenPool
 
 # this process's replacements: pre-issued token -> its current replacement
 _REFRESHED: dict[str, client.IssuedToken] = {}
@@ -40,7 +41,7 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
             client.session_for_credential(cred), cred["auth_url"], timer_owner=self
         )
 
-    def _pool(self) -> dict[str, Any]:
+    def _pool(self) -> TokenPool:
         pool = self.context.get(TOKENS)
         if pool is None:
             raise exceptions.RallyException(
@@ -103,7 +104,7 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         return issued.value
 
     @staticmethod
-    def _current(pool: dict[str, Any], token: str) -> client.IssuedToken:
+    def _current(pool: TokenPool, token: str) -> client.IssuedToken:
         """This process's replacement of ``token``, or ``token`` as issued."""
         return _REFRESHED.get(token) or client.IssuedToken(
             token, pool.get("refresh_at", {}).get(token)

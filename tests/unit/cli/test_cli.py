@@ -16,7 +16,6 @@ from rally_keystone_perf.deploy import launcher, preflight, services
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.report import api
-from rally_keystone_perf.report.config import config_columns
 from rally_keystone_perf.run import rally_runner
 from tests.unit.rally_fakes import task_document, write_task
 
@@ -176,37 +175,6 @@ def test_repeated_tasks() -> None:
 )
 def test_combined_exit(codes: list[int], expected: int) -> None:
     assert common.combined_exit(codes) == expected
-
-
-def test_config_columns() -> None:
-    state = {
-        "mode": "uwsgi",
-        "options": {"processes": 4, "threads": 2, "password_hash_rounds": None},
-    }
-    assert config_columns(state) == {
-        "mode": "uwsgi",
-        "profile": "stock",
-        "processes": "4",
-        "threads": "2",
-        "db": "sqlite",
-        "hash rounds": "default",
-    }
-    state["options"]["password_hash_rounds"] = 4
-    assert config_columns(state)["hash rounds"] == "4"
-
-
-def test_config_columns_of_an_empty_state() -> None:
-    assert config_columns({}) == {
-        "mode": "?",
-        "profile": "stock",
-        "processes": "?",
-        "threads": "?",
-        "db": "sqlite",
-        "hash rounds": "default",
-    }
-
-
-# --- main: errors ------------------------------------------------------------
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:

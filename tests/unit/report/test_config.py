@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.deploy.rundir import RunState
 from rally_keystone_perf.report import config
 from rally_keystone_perf.report.load import ReportError, load_report
 from tests.unit.report import runs as r
@@ -22,7 +23,9 @@ RUN_COLUMNS = {
 
 
 def test_config_columns() -> None:
-    assert config.config_columns(r.state(processes=4, threads=2, rounds=4)) == {
+    assert config.config_columns(
+        RunState.from_json(r.state(processes=4, threads=2, rounds=4))
+    ) == {
         "mode": "uwsgi",
         "profile": "stock",
         "processes": "4",
@@ -121,7 +124,7 @@ def test_bad_run_json(tmp_path: Path, content: str) -> None:
             {**RUN_COLUMNS, "cache": "memcached", "db": "mysql"},
             "uwsgi p4xt2 cache memcached db mysql",
         ),
-        (config.config_columns({}), "x.json"),
+        (config.config_columns(RunState()), "x.json"),
         ({"mode": "uwsgi"}, "uwsgi"),
         ({"file": "x.json"}, "x.json"),
     ],
@@ -180,3 +183,34 @@ def test_load_reports_overrides(tmp_path: Path) -> None:
     assert loaded.config["mode"] == "other"
     assert list(loaded.config)[-1] == "x"
     assert loaded.columns(loaded.workloads[0])["concurrency"] == "2"
+
+
+def test_config_columns_of_a_run_state() -> None:
+    state = {
+        "mode": "uwsgi",
+        "options": {"processes": 4, "threads": 2, "password_hash_rounds": None},
+    }
+    assert config.config_columns(RunState.from_json(state)) == {
+        "mode": "uwsgi",
+        "profile": "stock",
+        "processes": "4",
+        "threads": "2",
+        "db": "sqlite",
+        "hash rounds": "default",
+    }
+    state["options"]["password_hash_rounds"] = 4
+    assert config.config_columns(RunState.from_json(state))["hash rounds"] == "4"
+
+
+def test_config_columns_of_an_empty_state() -> None:
+    assert config.config_columns(RunState()) == {
+        "mode": "?",
+        "profile": "stock",
+        "processes": "?",
+        "threads": "?",
+        "db": "sqlite",
+        "hash rounds": "default",
+    }
+
+
+# --- main: errors ------------------------------------------------------------

@@ -37,12 +37,6 @@ def _plan() -> dict[str, Any]:
     }
 
 
-def test_secrets_of(run: RunDir) -> None:
-    assert nova_stack.secrets_of(run) == []
-    (run.private / nova_stack.STACK_JSON).write_text(json.dumps(_plan()))
-    assert nova_stack.secrets_of(run) == list(PASSWORDS)
-
-
 def test_prepare_registers_the_catalog_from_a_private_spec(
     run: RunDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
