@@ -97,6 +97,12 @@ class Workload:
         phases = [c.setup for c in self.context_timings if c.setup is not None]
         return sum(phases) if phases else None
 
+    @property
+    def cleanup_duration(self) -> float | None:
+        """Seconds every context's cleanup took, or None (the report's cleanup line)."""
+        phases = [c.cleanup for c in self.context_timings if c.cleanup is not None]
+        return sum(phases) if phases else None
+
 
 def load_report(path: str | Path) -> list[Workload]:
     """Read a Rally 1.2 JSON report and return its workloads in file order.

@@ -130,7 +130,7 @@ def _phase(workload: Workload, phase: str) -> str:
         for timing in workload.context_timings
         if getattr(timing, phase) is not None
     ]
-    total = getattr(workload, f"{phase}_duration")
+    total = workload.setup_duration if phase == "setup" else workload.cleanup_duration
     return f"{format_number(total)} s ({', '.join(parts)})" if parts else "n/a"
 
 

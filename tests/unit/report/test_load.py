@@ -277,12 +277,13 @@ def test_context_timings(tmp_path: Path) -> None:
     assert (tokens.setup, tokens.cleanup) == (0.5, None)
     assert tokens.error == "setup: ContextSetupFailure: no tokens"
     assert workload.setup_duration == 13.0
+    assert workload.cleanup_duration == 1.0
 
 
 def test_no_context_timings(report: Path) -> None:
     workload = load_report(report)[0]
     assert workload.context_timings == []
-    assert workload.setup_duration is None
+    assert workload.setup_duration is None and workload.cleanup_duration is None
 
 
 def test_bad_context_results(report: Path) -> None:
