@@ -57,6 +57,7 @@ def launch_options(
         db=args.db,
         password_hash_rounds=args.password_hash_rounds,
         token_expiration=args.token_expiration,
+        token_provider=args.token_provider,
         start_timeout=args.start_timeout,
         user_pool=user_pool_size(args, tasks),
         fake_computes=args.fake_computes,

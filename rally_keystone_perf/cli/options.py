@@ -150,6 +150,15 @@ def _add_keystone_settings(group: Group) -> None:
         help="[token] expiration in seconds (default: %(default)s)",
     )
     group.add_argument(
+        "--token-provider",
+        default=modes.DEFAULT_TOKEN_PROVIDER,
+        choices=modes.TOKEN_PROVIDERS,
+        help="[token] provider: fernet (Keystone's default: encrypted tokens) or "
+        "jws (signed, not encrypted: the successor of the PKI tokens seed 001 "
+        "measured; its key pair made with keystone-manage create_jws_keypair) "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
         "--user-pool",
         type=pool_choice,
         default="auto",

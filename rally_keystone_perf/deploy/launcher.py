@@ -257,13 +257,19 @@ def _prepare_and_start(
         run, deployment, port, executables, sockets, cache_port
     )
     config.render_templates(run, mode, values, options.keystone_conf_template)
-    progress("initialising Keystone (db_sync, fernet keys, bootstrap)")
+    keys = "fernet and JWS keys" if options.token_provider == "jws" else "fernet keys"
+    progress(f"initialising Keystone (db_sync, {keys}, bootstrap)")
     runs_as = deployment.runs_as
     if runs_as is not None:
         preflight.check_run_folder(deployment, run.conf / "keystone.conf", run.root)
         init.give_keys_to(run, runs_as)
     init.init_keystone(
-        run, executables["keystone-manage"], f"{url}/v3", password, runs_as
+        run,
+        executables["keystone-manage"],
+        f"{url}/v3",
+        password,
+        runs_as,
+        options.token_provider,
     )
     # always at least one user: Rally's env then lists it as an existing
     # user, and Rally's default users context (added to every OpenStack

@@ -284,6 +284,10 @@ CACHE_LABELS = {
 }
 DEFAULT_CACHE = "none"
 DEFAULT_TOKEN_EXPIRATION = 3600  # Keystone's [token] expiration default
+# [token] provider: fernet (Keystone's default: encrypted) or jws (signed,
+# not encrypted: the successor of the PKI tokens seed 001 measured)
+TOKEN_PROVIDERS = ("fernet", "jws")
+DEFAULT_TOKEN_PROVIDER = "fernet"
 DATABASES: dict[str, tuple[Requirement, ...]] = {
     "sqlite": (),
     "mysql": (MARIADB, MARIADB_INSTALL_DB),

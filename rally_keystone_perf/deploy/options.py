@@ -43,6 +43,7 @@ class LaunchOptions:
     listen_backlog: int | None = None
     password_hash_rounds: int | None = None
     token_expiration: int = modes.DEFAULT_TOKEN_EXPIRATION
+    token_provider: str = modes.DEFAULT_TOKEN_PROVIDER
     cache: str = modes.DEFAULT_CACHE
     db: str = "sqlite"
     start_timeout: float | None = None

@@ -105,11 +105,13 @@ def run_logged(
     env: dict[str, str] | None = None,
     header: str | None = None,
     stdin: int | None = None,
+    cwd: Path | None = None,
 ) -> int:
     """Run ``argv`` to its end, its output appended to ``log_path``; its exit code.
 
     ``header`` (a line) is written before the output; ``env`` is added to
-    ours. Set-up commands only: a long-running process goes to :func:`start`.
+    ours; ``cwd``: where it runs (default: here). Set-up commands only: a
+    long-running process goes to :func:`start`.
     """
     with open(log_path, "a") as log:
         if header is not None:
@@ -121,6 +123,7 @@ def run_logged(
             stderr=subprocess.STDOUT,
             stdin=stdin,
             env=None if env is None else {**os.environ, **env},
+            cwd=cwd,
             check=False,
         )
     return result.returncode

@@ -36,6 +36,7 @@ LABEL_DEFAULTS = {
     "hash rounds": "default",
     "cache": CACHE_DEFAULT,
     "db": DB_DEFAULT,
+    "tokens": "fernet",
 }
 
 
@@ -51,6 +52,8 @@ def config_columns(state: RunState) -> dict[str, str]:
         "db": str(options.get("db", DB_DEFAULT)),
         "hash rounds": "default" if rounds is None else str(rounds),
     }
+    if "token_provider" in options:  # runs before --token-provider: fernet
+        columns["tokens"] = str(options["token_provider"])
     pool = state.user_pool
     if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
         columns["user pool"] = (

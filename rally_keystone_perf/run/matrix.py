@@ -37,7 +37,10 @@ SHARED_OPTIONS = (
     "db",
     "password_hash_rounds",
     "token_expiration",
+    "token_provider",
 )
+# what a state file written before an option existed ran with
+UNRECORDED_OPTIONS = {"token_provider": "fernet"}
 
 Echo = Callable[[str], None]
 
@@ -129,6 +132,7 @@ class MatrixState:
                 f"{state.path}: not a matrix state file ({exc}); "
                 "use another --matrix-dir or --restart"
             ) from None
+        old = {**UNRECORDED_OPTIONS, **old}
         changed = sorted(k for k in options if old.get(k) != options[k])
         if changed:
             detail = ", ".join(f"{k} {old.get(k)!r} -> {options[k]!r}" for k in changed)

@@ -113,6 +113,37 @@ def token_expiration_line(seconds: int) -> str:
     return f"# --token-expiration (default: 3600 s)\nexpiration = {seconds}"
 
 
+def token_provider_line(provider: str) -> str:
+    """``[token] provider`` when it is not Keystone's fernet."""
+    if provider == modes.DEFAULT_TOKEN_PROVIDER:
+        return "# provider: Keystone's default (fernet)"
+    return (
+        "# --token-provider jws: signed, not encrypted tokens, the successor of\n"
+        "# the PKI tokens seed 001 measured (default: fernet)\n"
+        f"provider = {provider}"
+    )
+
+
+def jws_keys(run: RunDir) -> Path:
+    """The JWS key pair's folder: its ``private/`` and ``public/`` repositories."""
+    return run.keys / "jws"
+
+
+def jwt_tokens_section(provider: str, run: RunDir) -> str:
+    """``[jwt_tokens]``: the JWS key repositories, for ``--token-provider jws``."""
+    if provider != "jws":
+        return ""
+    keys = jws_keys(run)
+    return (
+        "[jwt_tokens]\n"
+        "# the JWS public key lives in the run folder (default:\n"
+        "# /etc/keystone/jws-keys/public)\n"
+        f"jws_public_key_repository = {keys / 'public'}\n"
+        "# and its private key (default: /etc/keystone/jws-keys/private)\n"
+        f"jws_private_key_repository = {keys / 'private'}\n"
+    )
+
+
 def mod_wsgi_module() -> str:
     """The mod_wsgi module of the ``mod-wsgi`` package built for this Python."""
     spec = importlib.util.find_spec("mod_wsgi")
@@ -182,6 +213,8 @@ def template_values(
         "fernet_keys": str(run.keys / "fernet"),
         "credential_keys": str(run.keys / "credential"),
         "token_expiration_line": token_expiration_line(options.token_expiration),
+        "token_provider_line": token_provider_line(options.token_provider),
+        "jwt_tokens_section": jwt_tokens_section(options.token_provider, run),
         "password_hash_rounds_line": _hash_rounds_line(options.password_hash_rounds),
         "host": options.host,
         "port": str(port),

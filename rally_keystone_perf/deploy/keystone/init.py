@@ -24,6 +24,7 @@ from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,
     config_files,
+    jws_keys,
 )
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
@@ -38,7 +39,11 @@ Progress = Callable[[str], None]
 
 
 def run_manage(
-    run: RunDir, manage: Path, args: list[str], env: dict[str, str] | None = None
+    run: RunDir,
+    manage: Path,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> None:
     """Run one keystone-manage command, its output appended to a log."""
     code = services.run_logged(
@@ -46,6 +51,7 @@ def run_manage(
         run.logs / "keystone-manage.log",
         env={**services.QUIET_WARNINGS, **(env or {})},
         header=f"$ keystone-manage {args[0]}\n",
+        cwd=cwd,
     )
     if code != 0:
         raise LaunchError(
@@ -85,12 +91,35 @@ def _bootstrap_args(url: str) -> list[str]:
     ]
 
 
-def init_keystone(
-    run: RunDir, manage: Path, url: str, password: str, user: str | None = None
-) -> None:
-    """Create the database, fernet/credential keys and the admin identity.
+def create_jws_keys(run: RunDir, manage: Path, owner: list[str]) -> None:
+    """The JWS key pair: ``keystone-manage create_jws_keypair`` writes both
+    files where it runs; each goes to its repository, the private key 0600.
 
-    The keys belong to ``user`` (default: us), the user Keystone runs as.
+    ``owner``: its ``--keystone-user`` and ``--keystone-group`` arguments.
+    """
+    keys = jws_keys(run)
+    for repository in ("private", "public"):
+        (keys / repository).mkdir(mode=0o700, parents=True, exist_ok=True)
+    run_manage(run, manage, ["create_jws_keypair", *owner], cwd=keys)
+    private = keys / "private" / "private.pem"
+    (keys / "private.pem").rename(private)
+    private.chmod(0o600)
+    (keys / "public.pem").rename(keys / "public" / "public.pem")
+
+
+def init_keystone(
+    run: RunDir,
+    manage: Path,
+    url: str,
+    password: str,
+    user: str | None = None,
+    token_provider: str = "fernet",
+) -> None:
+    """Create the database, the keys and the admin identity.
+
+    Fernet and credential keys always (receipts and credentials use them
+    whatever the token provider), the JWS key pair for ``jws`` tokens. The
+    keys belong to ``user`` (default: us), the user Keystone runs as.
     """
     entry = pwd.getpwnam(user) if user else pwd.getpwuid(os.getuid())
     group = grp.getgrgid(entry.pw_gid).gr_name
@@ -101,6 +130,8 @@ def init_keystone(
         enable_sqlite_wal(sqlite)
     run_manage(run, manage, ["fernet_setup", *owner])
     run_manage(run, manage, ["credential_setup", *owner])
+    if token_provider == "jws":
+        create_jws_keys(run, manage, owner)
     # the password goes through the environment, never the command line
     run_manage(
         run, manage, _bootstrap_args(url), env={"OS_BOOTSTRAP_PASSWORD": password}

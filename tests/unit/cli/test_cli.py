@@ -133,6 +133,8 @@ def test_launch_options_from_arguments() -> None:
             "5",
             "--token-expiration",
             "120",
+            "--token-provider",
+            "jws",
             "--start-timeout",
             "9.5",
         ]
@@ -145,6 +147,7 @@ def test_launch_options_from_arguments() -> None:
         threads=3,
         password_hash_rounds=5,
         token_expiration=120,
+        token_provider="jws",
         start_timeout=9.5,
     )
 

@@ -185,6 +185,16 @@ def test_load_reports_overrides(tmp_path: Path) -> None:
     assert loaded.columns(loaded.workloads[0])["concurrency"] == "2"
 
 
+def test_the_token_provider_column_of_new_runs() -> None:
+    old = RunState.from_json({"mode": "uwsgi", "options": {"processes": 2}})
+    assert "tokens" not in config.config_columns(old)
+    new = RunState.from_json({"mode": "uwsgi", "options": {"token_provider": "jws"}})
+    assert config.config_columns(new)["tokens"] == "jws"
+    fernet = {**config.config_columns(new), "tokens": "fernet"}
+    assert "fernet" not in config.run_label(fernet, "x.json")
+    assert "tokens jws" in config.run_label(config.config_columns(new), "x.json")
+
+
 def test_config_columns_of_a_run_state() -> None:
     state = {
         "mode": "uwsgi",

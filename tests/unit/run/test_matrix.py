@@ -102,6 +102,18 @@ def test_state_refuses_a_foreign_file(tmp_path: Path) -> None:
         matrix.MatrixState.open(tmp_path, OPTIONS, False)
 
 
+def test_a_state_from_before_token_providers_resumes_as_fernet(
+    tmp_path: Path,
+) -> None:
+    shared = matrix.shared_options(LaunchOptions())
+    old = {k: v for k, v in shared.items() if k != "token_provider"}
+    matrix.MatrixState.open(tmp_path, old, False).save()
+    matrix.MatrixState.open(tmp_path, shared, False)  # no refusal
+    jws = matrix.shared_options(LaunchOptions(token_provider="jws"))
+    with pytest.raises(matrix.MatrixError, match="token_provider 'fernet' -> 'jws'"):
+        matrix.MatrixState.open(tmp_path, jws, False)
+
+
 def test_shared_options_leave_out_mode_and_port() -> None:
     shared = matrix.shared_options(LaunchOptions(mode="apache", port=5000))
     assert set(shared) == set(matrix.SHARED_OPTIONS)

@@ -29,6 +29,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("DEFAULT", "log_file"): "the log stays in the run folder",
     ("database", "connection"): "the run's own database (SQLite or MariaDB)",
     ("token", "expiration"): "--token-expiration, only when not 3600",
+    ("token", "provider"): "--token-provider jws, only when not fernet",
+    ("jwt_tokens", "jws_public_key_repository"): "jws: keys in the run folder",
+    ("jwt_tokens", "jws_private_key_repository"): "jws: keys in the run folder",
     ("fernet_tokens", "key_repository"): "keys live in the run folder",
     ("fernet_receipts", "key_repository"): "keys live in the run folder",
     ("credential", "key_repository"): "keys live in the run folder",
@@ -44,6 +47,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"cache": "disabled"},
     {"db": "mysql"},
     {"password_hash_rounds": 4, "token_expiration": 600},
+    {"token_provider": "jws"},
 ]
 
 DEFAULTS_SCRIPT = textwrap.dedent(
