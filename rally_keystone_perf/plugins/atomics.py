@@ -5,6 +5,9 @@ VALIDATE_TOKEN = "keystone.validate_token"
 LIST_PROJECTS = "keystone.list_projects"
 CREATE_USER = "keystone.create_user"
 DELETE_USER = "keystone.delete_user"
+# seed 001's revocation list, as its successor: revocation events
+REVOKE_TOKEN = "keystone.revoke_token"
+LIST_REVOCATION_EVENTS = "keystone.list_revocation_events"
 # Nova (seed 004): the boot until ACTIVE, the delete until gone
 BOOT_SERVER = "nova.boot_server"
 DELETE_SERVER = "nova.delete_server"
@@ -20,4 +23,6 @@ ROUTES = {
     LIST_PROJECTS: "GET /v3/projects",
     CREATE_USER: "POST /v3/users",
     DELETE_USER: "DELETE /v3/users/{id}",
+    REVOKE_TOKEN: "DELETE /v3/auth/tokens",
+    LIST_REVOCATION_EVENTS: "GET /v3/OS-REVOKE/events",
 }

@@ -216,6 +216,32 @@ class IdentityClient:
             )
         return resp.json()["token"]
 
+    def rescope_token(self, token: str) -> str:
+        """``POST /v3/auth/tokens`` with the token method: a new token, untimed.
+
+        No password check: the cheap way to mint tokens to revoke (the
+        revocations context); each has an audit id of its own.
+        """
+        body = {"auth": {"identity": {"methods": ["token"], "token": {"id": token}}}}
+        resp = self._request("POST", "/auth/tokens", None, json=body)
+        return str(resp.headers["X-Subject-Token"])
+
+    def revoke_token(self, auth_token: str, subject_token: str) -> None:
+        """``DELETE /v3/auth/tokens``: revoke ``subject_token`` as ``auth_token``."""
+        with self._timer(atomics.REVOKE_TOKEN):
+            self._request(
+                "DELETE",
+                "/auth/tokens",
+                auth_token,
+                headers={"X-Subject-Token": subject_token},
+            )
+
+    def list_revocation_events(self, token: str) -> list[dict[str, Any]]:
+        """``GET /v3/OS-REVOKE/events``: every revocation event Keystone holds."""
+        with self._timer(atomics.LIST_REVOCATION_EVENTS):
+            resp = self._request("GET", "/OS-REVOKE/events", token)
+        return list(resp.json()["events"])
+
     def list_projects(self, token: str) -> list[dict[str, Any]]:
         """``GET /v3/projects``."""
         with self._timer(atomics.LIST_PROJECTS):

@@ -29,6 +29,11 @@ EXPECTED = {
         "POST /v3/users": 1,
         "DELETE /v3/users/{id}": 1,
     },
+    "KeystonePerf.revoke_token": {
+        "POST /v3/auth/tokens": 1,
+        "DELETE /v3/auth/tokens": 1,
+    },
+    "KeystonePerf.list_revocation_events": {"GET /v3/OS-REVOKE/events": 1},
 }
 
 
@@ -103,6 +108,8 @@ def test_atomic_actions_are_named_as_documented(results: list[load.Workload]) ->
             "keystone.create_user",
             "keystone.delete_user",
         ],
+        "KeystonePerf.revoke_token": ["keystone.create_token", "keystone.revoke_token"],
+        "KeystonePerf.list_revocation_events": ["keystone.list_revocation_events"],
     }
 
 
@@ -156,6 +163,9 @@ def test_server_view_client_waits_for_the_server(
             where = f"{workload.scenario_name} {gap.action}"
             assert gap.client_median is not None, where
             assert gap.server_median is not None and gap.server_median > 0, where
-            assert gap.client_median >= gap.server_median, where
+            # uwsgi's clock stops after the response is written and the
+            # connection closed; under load that can end after the client's
+            # (measured: 1.0 ms of 169 ms): a few ms of slack, no more
+            assert gap.client_median >= gap.server_median - 0.003, where
             assert gap.gap is not None
             assert gap.gap <= max(0.05 * gap.server_median, 0.010), where

@@ -54,6 +54,8 @@ def test_atomic_names_are_the_documented_ones() -> None:
         "keystone.list_projects",
         "keystone.create_user",
         "keystone.delete_user",
+        "keystone.revoke_token",
+        "keystone.list_revocation_events",
     )
 
 
