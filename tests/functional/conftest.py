@@ -13,6 +13,7 @@ import pytest
 from rally_keystone_perf.deploy import launcher, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.plugins import client
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import run_redactor
 
@@ -65,6 +66,16 @@ def rally(keystone: RunDir) -> rally_runner.RallyRunner:
     )
     runner.prepare()
     return runner
+
+
+def admin_client(run: RunDir) -> tuple[client.IdentityClient, str]:
+    """An identity client of the run's Keystone and a fresh admin token."""
+    secret = json.loads(run.admin_secret.read_text())
+    identity = client.IdentityClient(client.shared_session(), str(run.state().auth_url))
+    user = client.PasswordUser(
+        secret["username"], secret["password"], project_name="admin"
+    )
+    return identity, identity.create_token(user)
 
 
 def write_task(path: Path, workloads: list[dict]) -> Path:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins import client
 from rally_keystone_perf.report import load
 from rally_keystone_perf.run import rally_runner
-from tests.functional.conftest import write_task
+from tests.functional.conftest import admin_client, write_task
 
 pytestmark = pytest.mark.functional
 
@@ -20,14 +18,8 @@ EVENTS = 30
 
 def _token_events(keystone: RunDir) -> int:
     """Revocation events of single tokens (not of deleted users or projects)."""
-    secret = json.loads(keystone.admin_secret.read_text())
-    identity = client.IdentityClient(
-        client.shared_session(), str(keystone.state().auth_url)
-    )
-    user = client.PasswordUser(
-        secret["username"], secret["password"], project_name="admin"
-    )
-    events = identity.list_revocation_events(identity.create_token(user))
+    identity, token = admin_client(keystone)
+    events = identity.list_revocation_events(token)
     return len([e for e in events if "audit_id" in e or "audit_chain_id" in e])
 
 

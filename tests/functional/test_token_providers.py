@@ -13,9 +13,13 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins import client
 from rally_keystone_perf.report.load import load_report
-from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+from tests.functional.conftest import (
+    FAST_HASH_ROUNDS,
+    admin_client,
+    run_processes,
+    write_task,
+)
 
 pytestmark = pytest.mark.functional
 
@@ -29,15 +33,6 @@ def _workload(name: str, args: dict) -> dict:
         "contexts": {"users": {"tenants": 1, "users_per_tenant": 2}},
         "sla": {"failure_rate": {"max": 0}},
     }
-
-
-def _admin_token(run: RunDir) -> str:
-    secret = json.loads(run.admin_secret.read_text())
-    identity = client.IdentityClient(client.shared_session(), str(run.state().auth_url))
-    user = client.PasswordUser(
-        secret["username"], secret["password"], project_name="admin"
-    )
-    return identity.create_token(user)
 
 
 def test_jws_tokens_are_issued_and_validated(
@@ -68,7 +63,7 @@ def test_jws_tokens_are_issued_and_validated(
         private = run.keys / "jws" / "private" / "private.pem"
         assert stat.S_IMODE(private.stat().st_mode) == 0o600
         # a JWS: header.payload.signature, base64url, signed with ES256
-        parts = _admin_token(run).split(".")
+        parts = admin_client(run)[1].split(".")
         assert len(parts) == 3 and all(BASE64URL.match(p) for p in parts)
         header = json.loads(
             base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4))
