@@ -17,6 +17,7 @@ interrupting a stop half-way is what would leave processes behind.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -30,7 +31,17 @@ _shield_depth = 0
 
 
 def _echo(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    """One line to stderr's file descriptor, unbuffered.
+
+    A signal handler runs between two bytecodes of the main thread, which may
+    be inside ``print`` to the same stream: writing through ``sys.stderr``
+    then fails with "reentrant call inside <_io.BufferedWriter>" (seen once in
+    CI, the SIGTERM lost). ``os.write`` takes no lock.
+    """
+    try:
+        os.write(sys.stderr.fileno(), f"{message}\n".encode())
+    except (OSError, ValueError):  # stderr closed or not a file: say nothing
+        pass
 
 
 def _handler(signum: int, _frame: FrameType | None) -> None:

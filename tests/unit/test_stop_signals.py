@@ -29,20 +29,43 @@ def installed() -> Iterator[None]:
     ("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)]
 )
 def test_first_signal_interrupts_like_ctrl_c(
-    installed: None, signum: int, code: int, capsys: pytest.CaptureFixture[str]
+    installed: None, signum: int, code: int, capfd: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signum)
     assert stop_signals.received() == signum
     assert stop_signals.exit_code(130) == code
-    assert "stopping as for Ctrl-C" in capsys.readouterr().err
+    assert "stopping as for Ctrl-C" in capfd.readouterr().err
 
 
-def test_later_signals_are_ignored_while_stopping(installed: None, capsys) -> None:
+def test_later_signals_are_ignored_while_stopping(installed: None, capfd) -> None:
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGTERM)
     os.kill(os.getpid(), signal.SIGTERM)  # no exception: the run is stopping
-    assert "already stopping" in capsys.readouterr().err
+    assert "already stopping" in capfd.readouterr().err
+
+
+class _BusyStderr:
+    """sys.stderr caught in the middle of a print by the signal."""
+
+    def fileno(self) -> int:
+        return 2
+
+    def write(self, _: str) -> int:
+        raise RuntimeError("reentrant call inside <_io.BufferedWriter>")
+
+    def flush(self) -> None:
+        raise RuntimeError("reentrant call inside <_io.BufferedWriter>")
+
+
+def test_a_signal_during_a_print_still_stops(
+    installed: None, capfd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stderr", _BusyStderr())
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+    monkeypatch.undo()
+    assert "SIGTERM: stopping as for Ctrl-C" in capfd.readouterr().err
 
 
 def test_shielded_block_finishes_then_interrupts(installed: None) -> None:
