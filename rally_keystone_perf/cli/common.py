@@ -55,6 +55,7 @@ def launch_options(
         listen_backlog=args.listen_backlog,
         cache=args.cache,
         db=args.db,
+        identity=args.identity,
         password_hash_rounds=args.password_hash_rounds,
         token_expiration=args.token_expiration,
         token_provider=args.token_provider,

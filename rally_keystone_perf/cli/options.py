@@ -67,11 +67,12 @@ def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) 
     """The "local Keystone" options of ``up``, ``run`` and ``matrix``."""
     group = parser.add_argument_group("local Keystone")
     _add_server_options(group, with_mode)
+    _add_backends(group)
     _add_keystone_settings(group)
 
 
 def _add_server_options(group: Group, with_mode: bool) -> None:
-    """Mode, profile, parallelism, cache and database."""
+    """Mode, profile and parallelism."""
     if with_mode:
         group.add_argument(
             "--mode",
@@ -106,6 +107,10 @@ def _add_server_options(group: Group, with_mode: bool) -> None:
         help="listen queue length (default: the profile's; capped at the "
         "kernel's net.core.somaxconn)",
     )
+
+
+def _add_backends(group: Group) -> None:
+    """Cache, database and identity backend."""
     group.add_argument(
         "--cache",
         default=modes.DEFAULT_CACHE,
@@ -121,8 +126,18 @@ def _add_server_options(group: Group, with_mode: bool) -> None:
         "--db",
         default="sqlite",
         choices=sorted(modes.DATABASES),
-        help="Keystone's database: sqlite (a file in the run folder) or mysql "
-        "(a local MariaDB; always for nova-fake) (default: %(default)s)",
+        help="Keystone's database: sqlite (a file in the run folder), mysql "
+        "(a local MariaDB; always for nova-fake) or postgresql (a local "
+        "PostgreSQL, as seed 001 ran) (default: %(default)s)",
+    )
+    group.add_argument(
+        "--identity",
+        default=modes.DEFAULT_IDENTITY,
+        choices=list(modes.IDENTITIES),
+        help="where the default domain's users live: sql (Keystone's default) "
+        "or ldap (a local OpenLDAP slapd holding the user pool, read through "
+        "Keystone's read-only LDAP driver; projects and roles stay in SQL; "
+        "scenarios that create users are refused) (default: %(default)s)",
     )
 
 

@@ -35,6 +35,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         count = check.validate(tasks[-1])
         echo(f"{path}: {count} workload(s), syntax OK")
     options = launch_options(args, tasks)
+    for task in tasks:
+        check.check_identity(task, options.identity)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
@@ -114,6 +116,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     for task in sorted({c.task for c in cells}):  # bad input: before any server
         loaded[task] = TaskFile.load(task)
         check.validate(loaded[task])
+        check.check_identity(loaded[task], base.identity)
     echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
     state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)

@@ -23,7 +23,7 @@ from string import Template
 
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import (
-    backends,
+    keystone_backends,
     modes,
     orphans,
     preflight,
@@ -122,39 +122,6 @@ def _sockets_dir() -> Path:
     return folder
 
 
-def _start_backends(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    sockets: Path,
-    progress: Progress,
-) -> int | None:
-    """Start MariaDB and memcached when asked; return memcached's port."""
-    options = deployment.options
-    timeout = deployment.backend_timeout
-    if options.db == "mysql":
-        db_port = preflight.pick_port(options.host, None)
-        progress(f"starting MariaDB on {options.host}:{db_port}")
-        _, url = backends.start_mariadb(
-            run,
-            dict(executables),
-            options.host,
-            db_port,
-            sockets / "mariadb.sock",
-            timeout,
-        )
-        config.write_secret_config(run, url)
-        run.write_state(db_port=db_port)
-    if options.cache != "memcached":
-        return None
-    cache_port = preflight.pick_port(options.host, None)
-    progress(f"starting memcached on {options.host}:{cache_port}")
-    backends.start_memcached(
-        run, executables["memcached"], options.host, cache_port, timeout
-    )
-    return cache_port
-
-
 def _check(
     deployment: Deployment, runs_root: Path, progress: Progress
 ) -> tuple[dict[str, Path], int]:
@@ -163,7 +130,9 @@ def _check(
     executables = preflight.check_requirements(
         preflight.requirements(deployment.options)
     )
+    preflight.check_modules(deployment.options)
     preflight.check_server_user(deployment.mode)
+    preflight.check_backend_users(deployment.options, runs_root)
     orphans.stop_all(runs_root, stop, progress)  # what a killed run left
     port = preflight.pick_port(deployment.options.host, deployment.options.port)
     return executables, port
@@ -251,10 +220,12 @@ def _prepare_and_start(
 ) -> float:
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
-    cache_port = _start_backends(run, deployment, executables, sockets, progress)
+    started = keystone_backends.start(
+        run, deployment, executables, sockets, password, progress
+    )
     progress(f"rendering {mode.name} configuration in {run.conf}")
     values = config.template_values(
-        run, deployment, port, executables, sockets, cache_port
+        run, deployment, port, executables, sockets, *started
     )
     config.render_templates(run, mode, values, options.keystone_conf_template)
     keys = "fernet and JWS keys" if options.token_provider == "jws" else "fernet keys"

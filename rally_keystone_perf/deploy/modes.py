@@ -21,12 +21,22 @@ class Requirement:
     """An executable a mode needs, and how a user gets it.
 
     ``in_venv`` False: a system program (from a Debian package), looked up on
-    PATH and in the sbin folders.
+    PATH and in the sbin folders, then in ``search_globs`` (folders off PATH,
+    e.g. PostgreSQL's versioned ``/usr/lib/postgresql/*/bin``).
     """
 
     executable: str
     install_hint: str
     in_venv: bool = True
+    search_globs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModuleRequirement:
+    """A Python module a backend's Keystone driver imports, and its install."""
+
+    module: str
+    install_hint: str
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,17 @@ MARIADB = Requirement("mariadbd", "apt-get install mariadb-server", in_venv=Fals
 MARIADB_INSTALL_DB = Requirement(
     "mariadb-install-db", "apt-get install mariadb-server", in_venv=False
 )
+
+# Debian's PostgreSQL keeps its server programs in a versioned folder off PATH
+POSTGRES_BIN = ("/usr/lib/postgresql/*/bin",)
+POSTGRES = Requirement(
+    "postgres", "apt-get install postgresql", in_venv=False, search_globs=POSTGRES_BIN
+)
+INITDB = Requirement(
+    "initdb", "apt-get install postgresql", in_venv=False, search_globs=POSTGRES_BIN
+)
+SLAPD = Requirement("slapd", "apt-get install slapd", in_venv=False)
+SLAPADD = Requirement("slapadd", "apt-get install slapd", in_venv=False)
 
 KEYSTONE_CONF = {"common/keystone.conf.tmpl": "keystone.conf"}
 NOVA_HINT = "pip install 'rally-keystone-perf[nova]'"
@@ -291,6 +312,24 @@ DEFAULT_TOKEN_PROVIDER = "fernet"
 DATABASES: dict[str, tuple[Requirement, ...]] = {
     "sqlite": (),
     "mysql": (MARIADB, MARIADB_INSTALL_DB),
+    "postgresql": (POSTGRES, INITDB),
+}
+# [identity] driver of the default domain: sql (Keystone's default) or ldap
+# (a local slapd, read-only as Keystone's LDAP driver is since Mitaka)
+IDENTITIES: dict[str, tuple[Requirement, ...]] = {
+    "sql": (),
+    "ldap": (SLAPD, SLAPADD),
+}
+DEFAULT_IDENTITY = "sql"
+# Python modules a choice's Keystone driver imports (PyMySQL is always in)
+MODULES: dict[str, tuple[ModuleRequirement, ...]] = {
+    "postgresql": (
+        ModuleRequirement("psycopg2", "pip install 'rally-keystone-perf[postgresql]'"),
+    ),
+    "ldap": (
+        ModuleRequirement("ldap", "pip install 'rally-keystone-perf[ldap]'"),
+        ModuleRequirement("ldappool", "pip install 'rally-keystone-perf[ldap]'"),
+    ),
 }
 
 

@@ -46,6 +46,7 @@ class LaunchOptions:
     token_provider: str = modes.DEFAULT_TOKEN_PROVIDER
     cache: str = modes.DEFAULT_CACHE
     db: str = "sqlite"
+    identity: str = modes.DEFAULT_IDENTITY
     start_timeout: float | None = None
     user_pool: tuple[int, int] | None = None  # (projects, users per project)
     fake_computes: int = 1  # nova-fake: nova-compute processes (fake hosts)

@@ -7,6 +7,8 @@ what is missing or closed, so a run that cannot start leaves nothing behind.
 from __future__ import annotations
 
 import errno
+import glob
+import importlib.util
 import os
 import pwd
 import shutil
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy import modes, postgresql
 from rally_keystone_perf.deploy.nova import config as nova_config
 from rally_keystone_perf.deploy.options import (
     Deployment,
@@ -37,6 +39,9 @@ def find_executable(req: modes.Requirement) -> Path:
     found = shutil.which(req.executable)
     if not found and not req.in_venv:  # daemons live in sbin, often off PATH
         found = shutil.which(req.executable, path=os.pathsep.join(SYSTEM_BIN_DIRS))
+    for pattern in () if found else req.search_globs:
+        matches = sorted(glob.glob(os.path.join(pattern, req.executable)))
+        found = matches[-1] if matches else None  # the newest version
     if found:
         return Path(found)
     raise LaunchError(
@@ -52,11 +57,15 @@ def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
         raise ValueError(f"unknown cache {options.cache!r} ({', '.join(modes.CACHES)})")
     if options.db not in modes.DATABASES:
         raise ValueError(f"unknown db {options.db!r} ({', '.join(modes.DATABASES)})")
+    if options.identity not in modes.IDENTITIES:
+        known = ", ".join(modes.IDENTITIES)
+        raise ValueError(f"unknown identity {options.identity!r} ({known})")
     found: dict[str, modes.Requirement] = {}
     for req in (
         *mode.requirements,
         *modes.CACHES[options.cache],
         *modes.DATABASES[options.db],
+        *modes.IDENTITIES[options.identity],
     ):
         found.setdefault(req.executable, req)
     return tuple(found.values())
@@ -65,6 +74,17 @@ def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
 def check_requirements(reqs: tuple[modes.Requirement, ...]) -> dict[str, Path]:
     """Return every executable in ``reqs``, or raise naming what is missing."""
     return {req.executable: find_executable(req) for req in reqs}
+
+
+def check_modules(options: LaunchOptions) -> None:
+    """Fail naming the extra to install when a backend's driver is missing."""
+    for choice in (options.db, options.identity):
+        for req in modes.MODULES.get(choice, ()):
+            if importlib.util.find_spec(req.module) is None:
+                raise LaunchError(
+                    f"{choice} needs the Python module {req.module}, which is "
+                    f"not installed; install it with: {req.install_hint}"
+                )
 
 
 def check_fake_computes(deployment: Deployment) -> None:
@@ -149,6 +169,32 @@ def check_server_user(mode: modes.Mode) -> None:
         raise LaunchError(
             f"mode {mode.name} runs Keystone as {user}, who cannot start this "
             f"Python ({sys.executable}): {last}{hint}"
+        )
+
+
+def check_backend_users(options: LaunchOptions, runs_root: Path) -> None:
+    """Fail early when PostgreSQL's user (as root) cannot reach the runs folder."""
+    if options.db != "postgresql":
+        return
+    user = postgresql.server_user()
+    if user is None:
+        return
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise LaunchError(
+            f"PostgreSQL refuses to run as root and runs as {user}, which does "
+            "not exist (it comes with the postgresql package)"
+        ) from None
+    existing = runs_root.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    closed = first_closed_folder(existing / "run", user)
+    if closed is not None:
+        raise LaunchError(
+            f"PostgreSQL refuses to run as root and runs as {user}, who cannot "
+            f"reach the runs folder {runs_root} ({closed} is closed to it); use "
+            f"another --runs-dir or: setfacl -m u:{user}:x {closed}"
         )
 
 

@@ -137,6 +137,7 @@ class RunState:
     driver_pid: int | None = None  # the command whose end stops the run
     server_pid: int | None = None  # the process tree running Keystone
     db_port: int | None = None
+    ldap_port: int | None = None  # --identity ldap: the run's slapd
     services: dict[str, int] = field(default_factory=dict)  # name -> pid
     service_order: list[str] = field(default_factory=list)  # start order
     service_tiers: dict[str, str] = field(default_factory=dict)
@@ -179,7 +180,8 @@ class RunState:
         return data
 
     def secrets(self) -> list[str]:
-        """Every password the run generated: admin, user pool, a Nova stack.
+        """Every password the run generated: admin, user pool, a Nova stack,
+        the database's (MariaDB, PostgreSQL) and slapd's admin DN's.
 
         Each lives in a private file of its own format; none is in run.json.
         """
@@ -191,12 +193,19 @@ class RunState:
             found += [plan[k] for k in STACK_SECRETS]
         if self.run.user_pool.is_file():
             found.append(_read_json(self.run.user_pool)["password"])
+        for name in BACKEND_SECRETS:
+            path = self.run.private / name
+            if path.is_file():
+                found.append(_read_json(path)["password"])
         return found
 
 
 _NOT_KEYS = {"extra", "written", "run"}
 # the Nova stack's generated passwords in private/stack.json
 STACK_SECRETS = ("service_password", "db_password", "rabbit_password")
+# {"password": ...} files of the database (deploy/backends.py, postgresql.py)
+# and of slapd's admin DN (deploy/ldap.py)
+BACKEND_SECRETS = ("db.json", "ldap.json")
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
@@ -39,12 +41,15 @@ def start(
     env: dict[str, str] | None = None,
     tier: str | None = None,
     umask: int = -1,
+    user: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own session and record its pid in run.json.
 
     Processes started one after another with the same ``tier`` depend on
     nothing of each other: :func:`stop_all` stops them together. ``umask``
-    (default: ours) for a process that writes under ``private/``.
+    (default: ours) for a process that writes under ``private/``; ``user``
+    for a server that refuses root (PostgreSQL): it runs as that user, its
+    group and no other.
     """
     out = open(run.logs / f"{name}-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
     try:
@@ -57,6 +62,7 @@ def start(
             cwd=run.root,
             env={**os.environ, **(env or {})},
             umask=umask,
+            **as_user(user),
         )
     finally:
         out.close()
@@ -106,12 +112,13 @@ def run_logged(
     header: str | None = None,
     stdin: int | None = None,
     cwd: Path | None = None,
+    user: str | None = None,
 ) -> int:
     """Run ``argv`` to its end, its output appended to ``log_path``; its exit code.
 
     ``header`` (a line) is written before the output; ``env`` is added to
-    ours; ``cwd``: where it runs (default: here). Set-up commands only: a
-    long-running process goes to :func:`start`.
+    ours; ``cwd``: where it runs (default: here); ``user``: as :func:`start`.
+    Set-up commands only: a long-running process goes to :func:`start`.
     """
     with open(log_path, "a") as log:
         if header is not None:
@@ -125,8 +132,17 @@ def run_logged(
             env=None if env is None else {**os.environ, **env},
             cwd=cwd,
             check=False,
+            **as_user(user),
         )
     return result.returncode
+
+
+def as_user(user: str | None) -> dict[str, Any]:
+    """Popen's arguments to run a child as ``user`` (its own group only)."""
+    if user is None:
+        return {}
+    entry = pwd.getpwnam(user)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
 
 
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:

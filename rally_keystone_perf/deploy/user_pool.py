@@ -91,50 +91,60 @@ def _hash_once(password: str) -> None:
     password_hashing.hash_password = hash_password
 
 
+def plan_users(tenants: int, users_per_tenant: int) -> dict[str, Any]:
+    """Names (and the password) of users this module creates itself (SQL)."""
+    run_id = uuid.uuid4().hex[:8]
+    return {
+        "run_id": run_id,
+        "password": secrets.token_urlsafe(24),
+        "tenants": [
+            [{"name": f"{NAME_PREFIX}_{run_id}_p{t}_u{u}"} for u in range(per)]
+            for t, per in enumerate([users_per_tenant] * tenants)
+        ],
+    }
+
+
 def create_pool(
     providers: Any,
-    tenants: int,
-    users_per_tenant: int,
+    plan: dict[str, Any],
     auth_url: str,
     domain_id: str = "default",
     domain_name: str = "Default",
 ) -> dict[str, Any]:
-    """Create the projects and users; return the pool (with its password)."""
+    """Create the projects, the users and their grants; return the pool.
+
+    ``plan``: :func:`plan_users`, or users that exist already (with their
+    ids: an LDAP directory loaded beforehand, see :mod:`.ldap`), which only
+    get their project and role.
+    """
     from keystone.common import sql  # costly: Keystone
 
-    password = secrets.token_urlsafe(24)
-    _hash_once(password)
+    password = plan["password"]
+    existing = any("id" in user for users in plan["tenants"] for user in users)
+    if not existing:
+        _hash_once(password)
     roles = providers.role_api.list_roles()
     member = next((r for r in roles if r["name"] == MEMBER_ROLE), None)
     if member is None:
         raise RuntimeError(f"Keystone has no {MEMBER_ROLE!r} role (bootstrap it first)")
-    run_id = uuid.uuid4().hex[:8]
     projects: list[dict[str, Any]] = []
-    for t_index in range(tenants):
+    for t_index, planned in enumerate(plan["tenants"]):
         project_id = uuid.uuid4().hex
-        name = f"{NAME_PREFIX}_{run_id}_p{t_index}"
+        name = f"{NAME_PREFIX}_{plan['run_id']}_p{t_index}"
         providers.resource_api.create_project(
             project_id,
             {"id": project_id, "name": name, "domain_id": domain_id, "enabled": True},
         )
-        users = []
         with sql.session_for_write():  # one transaction (and commit) per project
-            for u_index in range(users_per_tenant):
-                user = providers.identity_api.create_user(
-                    {
-                        "name": f"{NAME_PREFIX}_{run_id}_p{t_index}_u{u_index}",
-                        "domain_id": domain_id,
-                        "enabled": True,
-                        "password": password,
-                        "default_project_id": project_id,
-                    }
+            users = [
+                _user_with_grant(
+                    providers, user, project_id, member["id"], domain_id, password
                 )
-                providers.assignment_api.create_grant(
-                    member["id"], user_id=user["id"], project_id=project_id
-                )
-                users.append({"id": user["id"], "name": user["name"]})
+                for user in planned
+            ]
         projects.append({"id": project_id, "name": name, "users": users})
-    active = _mark_active_today([u["id"] for p in projects for u in p["users"]])
+    # an LDAP user's last_active_at is not Keystone's to keep
+    active = None if existing else _mark_active_today(_ids(projects))
     return {
         "version": POOL_VERSION,
         "auth_url": auth_url,
@@ -143,6 +153,35 @@ def create_pool(
         "password": password,
         "tenants": projects,
     }
+
+
+def _user_with_grant(
+    providers: Any,
+    user: dict[str, Any],
+    project_id: str,
+    role_id: str,
+    domain: str,
+    password: str,
+) -> dict[str, str]:
+    """Create ``user`` unless it has an id already; grant it ``role_id``."""
+    if "id" not in user:
+        user = providers.identity_api.create_user(
+            {
+                "name": user["name"],
+                "domain_id": domain,
+                "enabled": True,
+                "password": password,
+                "default_project_id": project_id,
+            }
+        )
+    providers.assignment_api.create_grant(
+        role_id, user_id=user["id"], project_id=project_id
+    )
+    return {"id": user["id"], "name": user["name"]}
+
+
+def _ids(projects: list[dict[str, Any]]) -> list[str]:
+    return [user["id"] for project in projects for user in project["users"]]
 
 
 def _mark_active_today(user_ids: list[str]) -> str:
@@ -182,7 +221,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "to a private JSON file for the keystone_perf_users context.",
     )
     parser.add_argument("--config-file", action="append", required=True)
-    parser.add_argument("--size", type=parse_size, required=True, help="e.g. 12x512")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--size", type=parse_size, help="TxU, e.g. 12x512")
+    source.add_argument(
+        "--plan",
+        type=Path,
+        help="users that exist already (an LDAP directory's: a JSON file of "
+        "ids, names and their password): only projects and grants are made",
+    )
     parser.add_argument("--auth-url", required=True, help="the Keystone it serves")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -192,8 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     providers = load_keystone(args.config_file)
     domain = keystone.conf.CONF.identity.default_domain_id
     name = providers.resource_api.get_domain(domain)["name"]
-    tenants, per_tenant = args.size
-    pool = create_pool(providers, tenants, per_tenant, args.auth_url, domain, name)
+    plan = json.loads(args.plan.read_text()) if args.plan else plan_users(*args.size)
+    pool = create_pool(providers, plan, args.auth_url, domain, name)
     write_pool(pool, args.out)
     count = sum(len(t["users"]) for t in pool["tenants"])
     print(

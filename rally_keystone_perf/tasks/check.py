@@ -40,3 +40,44 @@ def validate(task: TaskFile) -> int:
 def validate_task(path: Path, task_args: dict[str, Any] | None = None) -> int:
     """Load ``path`` and :func:`validate` it; the number of workloads."""
     return validate(TaskFile.load(path, task_args))
+
+
+# Scenarios and contexts that create or change users: Keystone's LDAP
+# identity driver is read-only (write support was removed after Mitaka), so
+# with --identity ldap they could only fail, request after request.
+IDENTITY_WRITERS = frozenset(
+    {
+        "KeystonePerf.create_delete_user",
+        "KeystoneBasic.create_user",
+        "KeystoneBasic.create_delete_user",
+        "KeystoneBasic.create_user_set_enabled_and_delete",
+        "KeystoneBasic.create_tenant_with_users",
+        "KeystoneBasic.create_and_list_users",
+        "KeystoneBasic.create_user_update_password",
+        "KeystoneBasic.create_and_update_user",
+    }
+)
+USER_CREATING_CONTEXTS = frozenset({"users"})  # Rally's, through the API
+
+
+def check_identity(task: TaskFile, identity: str) -> None:
+    """Refuse, before anything starts, workloads a read-only LDAP must fail.
+
+    :raises TaskFileError: naming the workload and why, for ``ldap``.
+    """
+    if identity != "ldap":
+        return
+    for workload in task.workloads():
+        where = f"{task.path}: workload {workload['name']}[{workload['position']}]"
+        if workload["name"] in IDENTITY_WRITERS:
+            raise TaskFileError(
+                f"{where} creates users, and Keystone's LDAP identity driver is "
+                "read-only; run it with --identity sql"
+            )
+        contexts = {name.split("@")[0] for name in workload["contexts"]}
+        if contexts & USER_CREATING_CONTEXTS:
+            raise TaskFileError(
+                f"{where}: Rally's users context creates users, and Keystone's "
+                "LDAP identity driver is read-only; use keystone_perf_users "
+                "(the run's user pool, written into LDAP) or --identity sql"
+            )

@@ -26,12 +26,15 @@ def run_processes(run: RunDir) -> list[psutil.Process]:
     """Live processes whose command line names this run folder or run in it.
 
     Every service starts in the run folder (RabbitMQ's epmd and Erlang VM do
-    not name it on their command line).
+    not name it on their command line; PostgreSQL's workers run in its data
+    folder inside it).
     """
     found = []
+    root = str(run.root)
     for proc in psutil.process_iter(["cmdline", "cwd"]):
         cmdline = " ".join(proc.info["cmdline"] or [])
-        if str(run.root) in cmdline or proc.info["cwd"] == str(run.root):
+        cwd = proc.info["cwd"] or ""
+        if root in cmdline or cwd == root or cwd.startswith(root + "/"):
             found.append(proc)
     return found
 

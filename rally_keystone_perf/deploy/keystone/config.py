@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy import ldap, modes
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 
@@ -144,6 +144,35 @@ def jwt_tokens_section(provider: str, run: RunDir) -> str:
     )
 
 
+def identity_driver_line(identity: str) -> str:
+    """``[identity] driver`` for ``--identity ldap`` (Keystone's default: sql)."""
+    if identity == modes.DEFAULT_IDENTITY:
+        return "# driver: Keystone's default (sql)"
+    return (
+        "# --identity ldap: the default domain's users and groups in the run's\n"
+        "# slapd, read-only (default: sql)\n"
+        "driver = ldap"
+    )
+
+
+def ldap_section(identity: str, ldap_url: str | None) -> str:
+    """``[ldap]``: where the run's slapd is; every other option Keystone's own.
+
+    Keystone's defaults then read users from ``ou=Users`` and groups from
+    ``ou=Groups`` under the suffix, binding anonymously, through ldappool's
+    connection pools.
+    """
+    if identity != "ldap":
+        return ""
+    return (
+        "[ldap]\n"
+        "# the run's slapd (default: ldap://localhost)\n"
+        f"url = {ldap_url}\n"
+        "# its directory's suffix (default: cn=example,cn=com)\n"
+        f"suffix = {ldap.SUFFIX}\n"
+    )
+
+
 def mod_wsgi_module() -> str:
     """The mod_wsgi module of the ``mod-wsgi`` package built for this Python."""
     spec = importlib.util.find_spec("mod_wsgi")
@@ -196,6 +225,7 @@ def template_values(
     executables: dict[str, Path] | None = None,
     sockets: Path | None = None,
     cache_port: int | None = None,
+    ldap_url: str | None = None,
 ) -> dict[str, str]:
     """The values every template and process argv may use."""
     options, settings = deployment.options, deployment.settings
@@ -216,6 +246,8 @@ def template_values(
         "token_provider_line": token_provider_line(options.token_provider),
         "jwt_tokens_section": jwt_tokens_section(options.token_provider, run),
         "password_hash_rounds_line": _hash_rounds_line(options.password_hash_rounds),
+        "identity_driver_line": identity_driver_line(options.identity),
+        "ldap_section": ldap_section(options.identity, ldap_url),
         "host": options.host,
         "port": str(port),
         "processes": str(settings.processes),

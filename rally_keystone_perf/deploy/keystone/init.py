@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import ldap, services
 from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,
@@ -156,8 +156,7 @@ def create_user_pool(
         "-m",
         "rally_keystone_perf.deploy.user_pool",
         *config_args(config_files(run)),
-        "--size",
-        f"{tenants}x{per_tenant}",
+        *_pool_source(run, tenants, per_tenant),
         "--auth-url",
         auth_url,
         "--out",
@@ -184,6 +183,14 @@ def create_user_pool(
     return seconds
 
 
+def _pool_source(run: RunDir, tenants: int, per_tenant: int) -> list[str]:
+    """The users' plan when a directory holds them already, else the size."""
+    plan = ldap.pool_plan_file(run)
+    if plan.exists():
+        return ["--plan", str(plan)]
+    return ["--size", f"{tenants}x{per_tenant}"]
+
+
 def give_keys_to(run: RunDir, user: str) -> None:
     """Hand the keys folder to ``user``: keystone-manage writes them as that user."""
     entry = pwd.getpwnam(user)
@@ -193,20 +200,26 @@ def give_keys_to(run: RunDir, user: str) -> None:
 def grant_server_user(run: RunDir, user: str) -> None:
     """Let ``user`` (Apache's workers) use the run's database, keys and logs.
 
-    The database folder, the keys and the log folder become the user's; the
-    private secrets file (database password), if any, becomes readable by its
-    group. The admin password and Rally's files stay ours alone.
+    The database folder with its SQLite files, the keys and the log folder
+    become the user's (a database server's own folder stays its server's);
+    the private secrets file (database password), if any, becomes readable
+    by its group. The admin password and Rally's files stay ours alone.
     """
     entry = pwd.getpwnam(user)
-    for top in (run.db, run.keys, run.logs):
-        for path in [top, *top.rglob("*")]:
-            os.chown(path, entry.pw_uid, entry.pw_gid)
+    sqlite = [run.db, *run.db.glob("keystone.sqlite*")]
+    for path in [*sqlite, *_tree(run.keys), *_tree(run.logs)]:
+        os.chown(path, entry.pw_uid, entry.pw_gid)
     secret = run.private / SECRETS_CONF
     if secret.exists():
         os.chown(run.private, 0, entry.pw_gid)
         os.chmod(run.private, 0o710)
         os.chown(secret, 0, entry.pw_gid)
         os.chmod(secret, 0o640)
+
+
+def _tree(top: Path) -> list[Path]:
+    """``top`` and everything under it."""
+    return [top, *top.rglob("*")]
 
 
 def first_pool_user(run: RunDir) -> dict[str, str] | None:

@@ -262,6 +262,26 @@ def test_run_rejects_a_bad_task_before_starting(
     assert not runs.exists()
 
 
+def test_run_refuses_a_user_writer_on_ldap_before_starting(
+    tmp_path: Path, capsys, no_launch: list[Any]
+) -> None:
+    task = write_task(
+        tmp_path,
+        {
+            "scenario": {"KeystonePerf.create_delete_user": {}},
+            "runner": {"constant": {"times": 1}},
+        },
+    )
+    runs = tmp_path / "runs"
+    argv = ["run", "--identity", "ldap", "--task", str(task), "--runs-dir", str(runs)]
+    assert cli.main(argv) == 1
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith(f"error: {task}: workload KeystonePerf.create_delete_user")
+    assert "LDAP identity driver is read-only; run it with --identity sql" in error
+    assert no_launch == []
+    assert not runs.exists()
+
+
 def test_run_checks_every_task_first(tmp_path: Path, capsys, no_launch) -> None:
     good = _good_task(tmp_path)
     missing = tmp_path / "missing.json"
@@ -765,6 +785,14 @@ def test_gate_exit_codes(tmp_path: Path, capsys) -> None:
         (["--mode", "nginx-uwsgi"], "nginx is not installed; install it with: apt-get"),
         (["--cache", "memcached"], "memcached is not installed; install it with: apt"),
         (["--db", "mysql"], "mariadbd is not installed; install it with: apt-get"),
+        (
+            ["--db", "postgresql"],
+            "postgres is not installed; install it with: apt-get install postgresql",
+        ),
+        (
+            ["--identity", "ldap"],
+            "slapd is not installed; install it with: apt-get install slapd",
+        ),
     ],
 )
 def test_up_without_a_system_package_names_it_and_starts_nothing(
@@ -776,6 +804,7 @@ def test_up_without_a_system_package_names_it_and_starts_nothing(
 ) -> None:
     monkeypatch.setattr(preflight, "SYSTEM_BIN_DIRS", ())
     monkeypatch.setattr(preflight.shutil, "which", lambda name, path=None: None)
+    monkeypatch.setattr(preflight.glob, "glob", lambda pattern: [])
     monkeypatch.setattr(paths, "venv_bin", lambda name: tmp_path / "bin" / name)
     (tmp_path / "bin").mkdir()
     for name in ("keystone-manage", "uwsgi"):  # the pip-installed parts exist

@@ -126,3 +126,52 @@ def test_requirements_of_backends() -> None:
     ]
     with pytest.raises(ValueError, match="unknown cache 'redis'"):
         preflight.requirements(LaunchOptions(cache="redis"))
+
+
+def test_requirements_of_seed_001s_backends() -> None:
+    options = LaunchOptions(db="postgresql", identity="ldap")
+    names = [r.executable for r in preflight.requirements(options)]
+    assert names[-4:] == ["postgres", "initdb", "slapd", "slapadd"]
+    with pytest.raises(ValueError, match="unknown identity 'ad'"):
+        preflight.requirements(LaunchOptions(identity="ad"))
+
+
+def test_postgres_is_found_in_its_versioned_folder(
+    no_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preflight.shutil, "which", lambda name, path=None: None)
+    for version in ("13", "15"):
+        (tmp_path / "pg" / version / "bin").mkdir(parents=True)
+        _script(tmp_path / "pg" / version / "bin" / "postgres", "#!/bin/sh\n")
+    req = modes.Requirement(
+        "postgres", "apt", in_venv=False, search_globs=(str(tmp_path / "pg/*/bin"),)
+    )
+    assert preflight.find_executable(req) == tmp_path / "pg/15/bin/postgres"
+
+
+def test_a_missing_driver_module_names_its_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(preflight.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(LaunchError) as err:
+        preflight.check_modules(LaunchOptions(identity="ldap"))
+    assert str(err.value) == (
+        "ldap needs the Python module ldap, which is not installed; install it "
+        "with: pip install 'rally-keystone-perf[ldap]'"
+    )
+    with pytest.raises(LaunchError, match=r"rally-keystone-perf\[postgresql\]"):
+        preflight.check_modules(LaunchOptions(db="postgresql"))
+    preflight.check_modules(LaunchOptions())  # sqlite and sql need nothing
+
+
+def test_postgres_user_must_reach_the_runs_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preflight.postgresql, "server_user", lambda: "postgres")
+    monkeypatch.setattr(preflight.pwd, "getpwnam", lambda name: object())
+    closed = tmp_path / "closed"
+    monkeypatch.setattr(preflight, "first_closed_folder", lambda path, user: closed)
+    with pytest.raises(LaunchError) as err:
+        preflight.check_backend_users(LaunchOptions(db="postgresql"), tmp_path / "r")
+    assert f"setfacl -m u:postgres:x {closed}" in str(err.value)
+    preflight.check_backend_users(LaunchOptions(db="mysql"), tmp_path / "r")

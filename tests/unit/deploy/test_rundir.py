@@ -183,3 +183,6 @@ def test_run_state_secrets_know_every_private_format(run: RunDir) -> None:
     write_private_json(run.stack_plan, plan)
     write_private_json(run.user_pool, {"password": "P"})
     assert run.state().secrets() == ["A", "S", "D", "R", "P"]
+    write_private_json(run.private / "db.json", {"user": "k", "password": "B"})
+    write_private_json(run.private / "ldap.json", {"dn": "cn=a", "password": "L"})
+    assert run.state().secrets() == ["A", "S", "D", "R", "P", "B", "L"]

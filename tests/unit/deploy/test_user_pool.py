@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy import user_pool
+from rally_keystone_perf.deploy import ldap, user_pool
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,8 @@ def test_create_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     monkeypatch.setattr(sql, "session_for_write", contextlib.nullcontext)
     fake = FakeProviders()
-    pool = user_pool.create_pool(fake, 2, 3, "http://127.0.0.1:5000/v3")
+    plan = user_pool.plan_users(2, 3)
+    pool = user_pool.create_pool(fake, plan, "http://127.0.0.1:5000/v3")
 
     assert pool["version"] == user_pool.POOL_VERSION
     assert pool["auth_url"] == "http://127.0.0.1:5000/v3"
@@ -93,7 +94,30 @@ def test_create_pool_needs_the_member_role(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(fake, "list_roles", lambda: [{"id": "r", "name": "admin"}])
     monkeypatch.setattr(user_pool, "_hash_once", lambda password: None)
     with pytest.raises(RuntimeError, match="no 'member' role"):
-        user_pool.create_pool(fake, 1, 1, "http://x/v3")
+        user_pool.create_pool(fake, user_pool.plan_users(1, 1), "http://x/v3")
+
+
+def test_create_pool_of_existing_users_makes_projects_and_grants_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LDAP's users exist already (slapadd): no user is created, none hashed."""
+    from keystone.common import sql
+
+    hashed: list[str] = []
+    monkeypatch.setattr(user_pool, "_hash_once", hashed.append)
+    monkeypatch.setattr(user_pool, "_mark_active_today", pytest.fail)
+    monkeypatch.setattr(sql, "session_for_write", contextlib.nullcontext)
+    fake = FakeProviders()
+    plan = ldap.plan_pool(2, 2)
+    pool = user_pool.create_pool(fake, plan, "http://x/v3")
+
+    assert fake.users == [] and hashed == []
+    assert pool["password"] == plan["password"]
+    assert pool["last_active_at"] is None
+    planned = [u["id"] for users in plan["tenants"] for u in users]
+    assert [g[1] for g in fake.grants] == planned
+    assert [u["id"] for t in pool["tenants"] for u in t["users"]] == planned
+    assert fake.grants[2][2] == pool["tenants"][1]["id"]
 
 
 def test_write_pool_is_private(tmp_path: Path) -> None:

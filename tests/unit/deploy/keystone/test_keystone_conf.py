@@ -27,7 +27,7 @@ from rally_keystone_perf.deploy.rundir import RunDir
 
 ALLOWED: dict[tuple[str, str], str] = {
     ("DEFAULT", "log_file"): "the log stays in the run folder",
-    ("database", "connection"): "the run's own database (SQLite or MariaDB)",
+    ("database", "connection"): "the run's own database (SQLite, MariaDB, ...)",
     ("token", "expiration"): "--token-expiration, only when not 3600",
     ("token", "provider"): "--token-provider jws, only when not fernet",
     ("jwt_tokens", "jws_public_key_repository"): "jws: keys in the run folder",
@@ -39,6 +39,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("cache", "backend"): "--cache memcached: the run's memcached",
     ("cache", "memcache_servers"): "--cache memcached: the run's memcached",
     ("cache", "enabled"): "--cache disabled only: the explicit, flagged opt-out",
+    ("identity", "driver"): "--identity ldap: the run's slapd, read-only",
+    ("ldap", "url"): "--identity ldap: the run's slapd",
+    ("ldap", "suffix"): "--identity ldap: the run's directory's suffix",
 }
 
 VARIANTS: list[dict[str, Any]] = [
@@ -48,6 +51,8 @@ VARIANTS: list[dict[str, Any]] = [
     {"db": "mysql"},
     {"password_hash_rounds": 4, "token_expiration": 600},
     {"token_provider": "jws"},
+    {"identity": "ldap"},
+    {"db": "postgresql"},
 ]
 
 DEFAULTS_SCRIPT = textwrap.dedent(
@@ -72,7 +77,9 @@ DEFAULTS_SCRIPT = textwrap.dedent(
 
 def _rendered(run: RunDir, mode: str, options: dict[str, Any]) -> str:
     opts = LaunchOptions(mode=mode, **options)
-    values = config.template_values(run, resolve(opts), 5000, cache_port=11211)
+    values = config.template_values(
+        run, resolve(opts), 5000, cache_port=11211, ldap_url="ldap://127.0.0.1:389"
+    )
     config.render_templates(run, modes.get_mode(mode), values)
     return (run.conf / "keystone.conf").read_text()
 

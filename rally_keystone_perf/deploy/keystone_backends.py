@@ -1,0 +1,121 @@
+"""Start the backends a run's Keystone is configured to use, before Keystone.
+
+The database (``--db``: MariaDB or PostgreSQL; SQLite needs no server), the
+identity directory (``--identity ldap``: slapd) and the shared cache
+(``--cache memcached``), each on its own free loopback port; what Keystone's
+configuration needs to reach them is returned (passwords go to ``private/``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
+from rally_keystone_perf.deploy.keystone import config, init
+from rally_keystone_perf.deploy.options import Deployment, Progress
+from rally_keystone_perf.deploy.rundir import RunDir
+
+
+class Started(NamedTuple):
+    """Where the started backends listen (None: not started)."""
+
+    cache_port: int | None = None
+    ldap_url: str | None = None
+
+
+def start(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    sockets: Path,
+    admin_password: str,
+    progress: Progress,
+) -> Started:
+    """Start the database, the directory and the cache the options ask for.
+
+    ``admin_password``: Keystone's admin, who lives in the directory when
+    the identity is LDAP.
+    """
+    _start_database(run, deployment, executables, sockets, progress)
+    ldap_url = None
+    if deployment.options.identity == "ldap":
+        ldap_url = _start_ldap(run, deployment, executables, admin_password, progress)
+    return Started(_start_memcached(run, deployment, executables, progress), ldap_url)
+
+
+def _start_database(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    sockets: Path,
+    progress: Progress,
+) -> None:
+    """MariaDB or PostgreSQL; Keystone's URL to it in the private secrets file."""
+    options, timeout = deployment.options, deployment.backend_timeout
+    if options.db not in ("mysql", "postgresql"):
+        return
+    db_port = preflight.pick_port(options.host, None)
+    if options.db == "mysql":
+        progress(f"starting MariaDB on {options.host}:{db_port}")
+        _, url = backends.start_mariadb(
+            run,
+            dict(executables),
+            options.host,
+            db_port,
+            sockets / "mariadb.sock",
+            timeout,
+        )
+    else:
+        progress(f"starting PostgreSQL on {options.host}:{db_port}")
+        _, url = postgresql.start_postgresql(
+            run, executables, options.host, db_port, sockets, timeout
+        )
+    config.write_secret_config(run, url)
+    run.write_state(db_port=db_port)
+
+
+def _start_ldap(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    admin_password: str,
+    progress: Progress,
+) -> str:
+    """slapd loaded with the admin and the user pool; its ``ldap://`` URL."""
+    options = deployment.options
+    port = preflight.pick_port(options.host, None)
+    url = f"ldap://{options.host}:{port}"
+    tenants, per_tenant = options.user_pool or (1, 1)
+    progress(
+        f"starting slapd on {options.host}:{port} with the admin and "
+        f"{tenants * per_tenant} pool users (one slapadd)"
+    )
+    ldap.start_slapd(
+        run,
+        executables,
+        url,
+        (init.ADMIN_USER, admin_password),
+        (tenants, per_tenant),
+        deployment.backend_timeout,
+    )
+    run.write_state(ldap_port=port)
+    return url
+
+
+def _start_memcached(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    progress: Progress,
+) -> int | None:
+    """memcached for ``--cache memcached``; its port."""
+    options = deployment.options
+    if options.cache != "memcached":
+        return None
+    port = preflight.pick_port(options.host, None)
+    progress(f"starting memcached on {options.host}:{port}")
+    backends.start_memcached(
+        run, executables["memcached"], options.host, port, deployment.backend_timeout
+    )
+    return port

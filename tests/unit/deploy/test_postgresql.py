@@ -1,0 +1,41 @@
+"""Tests for rally_keystone_perf.deploy.postgresql (nothing is started)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.deploy import postgresql
+
+
+def test_as_root_the_server_runs_as_postgres(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(postgresql.os, "geteuid", lambda: 0)
+    assert postgresql.server_user() == "postgres"
+    argv = postgresql.initdb_argv(Path("/bin/initdb"), Path("/run/db/postgresql"))
+    assert "--username=postgres" in argv  # its superuser logs in by peer
+
+
+def test_initdb_authenticates_as_debian_does() -> None:
+    argv = postgresql.initdb_argv(Path("/bin/initdb"), Path("/d"))
+    assert argv[:2] == ["/bin/initdb", "--pgdata=/d"]
+    assert {"--auth-local=peer", "--auth-host=scram-sha-256"} <= set(argv)
+
+
+def test_postgres_listens_on_loopback_and_its_own_socket() -> None:
+    argv = postgresql.postgres_argv(
+        Path("/bin/postgres"), Path("/d"), Path("/s"), "127.0.0.1", 5433
+    )
+    assert argv == [
+        "/bin/postgres",
+        "-D",
+        "/d",
+        "-k",
+        "/s",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        "5433",
+        "-c",
+        f"max_connections={postgresql.MAX_CONNECTIONS}",
+    ]
