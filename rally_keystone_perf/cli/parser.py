@@ -105,7 +105,7 @@ def _add_matrix(sub: Subparsers) -> None:
     )
     matrix_cmd.add_argument(
         "--tasks",
-        default="create-token-*",
+        default="create-token-c*",
         metavar="PATTERN",
         help="task files of each mode: tasks/<mode>/<PATTERN>-<size>.json, a "
         "glob (default: %(default)s, seed 000's levels)",

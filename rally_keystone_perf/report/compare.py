@@ -46,6 +46,7 @@ from rally_keystone_perf.report.concurrency import (
     Achieved,
     achieved,
     mismatch,
+    runner_concurrency,
 )
 from rally_keystone_perf.report.config import Run
 from rally_keystone_perf.report.load import Workload
@@ -150,8 +151,8 @@ class CompareResult:
 
 
 def concurrency(workload: Workload) -> Any:
-    """The runner's ``concurrency`` (None for runners without one)."""
-    return workload.runner.get("concurrency")
+    """The runner's ``concurrency`` (1 for ``serial``, None for runners without one)."""
+    return runner_concurrency(workload)
 
 
 def keyed_workloads(workloads: Sequence[Workload]) -> dict[Key, Workload]:

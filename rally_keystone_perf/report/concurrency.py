@@ -29,6 +29,7 @@ not judge unless told to.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.windows import load_window
@@ -36,6 +37,8 @@ from rally_keystone_perf.report.windows import load_window
 UNDER_REACHED = 0.9  # a figure below 90% of what was asked is said so
 MISMATCH = 0.10  # counterparts whose load differs by more are not compared
 RATE_RUNNERS = ("rps",)  # open loop: asked for a rate, not a concurrency
+# one iteration at a time: concurrency 1, and no concurrency in its config
+SERIAL_RUNNERS = ("serial",)
 # Rally's default concurrency of the runners that take one (1 for serial)
 DEFAULT_CONCURRENCY = {"constant": 1, "constant_for_duration": 1, "serial": 1}
 ALLOW_FLAG = "--allow-concurrency-mismatch"
@@ -77,10 +80,25 @@ def _number(value: object) -> float | None:
     return None
 
 
+def runner_concurrency(workload: Workload) -> Any:
+    """The runner's ``concurrency`` as configured; None for runners without one.
+
+    ``serial`` has none in its config and is 1 (Rally's serial runner ignores
+    a ``concurrency`` there). Other runners' values are returned as written,
+    a missing one as None: what ``compare`` and ``gate`` match workloads on
+    and the report's ``concurrency`` column.
+    """
+    if workload.runner_type in SERIAL_RUNNERS:
+        return 1
+    return workload.runner.get("concurrency")
+
+
 def _asked(workload: Workload) -> tuple[int | None, float | None]:
     """The runner's configured concurrency and rate (None where it has none)."""
     if workload.runner_type in RATE_RUNNERS:
         return None, _number(workload.runner.get("rps"))
+    if workload.runner_type in SERIAL_RUNNERS:
+        return 1, None
     default = DEFAULT_CONCURRENCY.get(workload.runner_type)
     asked = _number(workload.runner.get("concurrency", default))
     return (None if asked is None else int(asked)), None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.rundir import RunState
+from rally_keystone_perf.report.concurrency import runner_concurrency
 from rally_keystone_perf.report.load import ReportError, Workload, load_report
 
 RUN_STATE = "run.json"
@@ -37,6 +38,7 @@ LABEL_DEFAULTS = {
     "cache": CACHE_DEFAULT,
     "db": DB_DEFAULT,
     "tokens": "fernet",
+    "identity": "sql",
 }
 
 
@@ -54,6 +56,8 @@ def config_columns(state: RunState) -> dict[str, str]:
     }
     if "token_provider" in options:  # runs before --token-provider: fernet
         columns["tokens"] = str(options["token_provider"])
+    if "identity" in options:  # runs before --identity: sql
+        columns["identity"] = str(options["identity"])
     pool = state.user_pool
     if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
         columns["user pool"] = (
@@ -142,11 +146,13 @@ def run_config(report_path: Path, tags: Iterable[str] = ()) -> dict[str, str]:
 
 
 def runner_columns(workload: Workload) -> dict[str, str]:
-    """``concurrency`` and ``times`` of the workload's runner, when it has them."""
+    """``concurrency`` and ``times`` of the workload's runner, when it has them.
+
+    A ``serial`` runner's concurrency is 1 (:func:`.concurrency.runner_concurrency`).
+    """
+    values = {**workload.runner, "concurrency": runner_concurrency(workload)}
     return {
-        key: str(workload.runner[key])
-        for key in RUNNER_COLUMNS
-        if workload.runner.get(key) is not None
+        key: str(values[key]) for key in RUNNER_COLUMNS if values.get(key) is not None
     }
 
 

@@ -38,9 +38,10 @@ SHARED_OPTIONS = (
     "password_hash_rounds",
     "token_expiration",
     "token_provider",
+    "identity",
 )
 # what a state file written before an option existed ran with
-UNRECORDED_OPTIONS = {"token_provider": "fernet"}
+UNRECORDED_OPTIONS = {"token_provider": "fernet", "identity": "sql"}
 
 Echo = Callable[[str], None]
 
@@ -83,7 +84,7 @@ def plan(
     """The cells: for each mode, its task files matching ``pattern`` and ``size``.
 
     ``pattern`` is a glob on the file name without the size and ``.json``
-    (``create-token-*``, ``list-projects-c1?0``).
+    (``create-token-c*``, ``list-projects-c1?0``, ``*-serial``).
     """
     if size not in generate.SIZES:
         choices = ", ".join(generate.SIZES)

@@ -1,24 +1,37 @@
 """The bundled task files under ``tasks/<mode>/``, generated from one table.
 
 Every deployment mode gets one Rally task file (format v2, JSON) per
-scenario, concurrency level the seeds used and size:
+scenario, level the seeds used and size:
 
-=====================================  ============================  ==========
-scenario                               levels                        seed
-=====================================  ============================  ==========
-``KeystonePerf.create_token``          4, 16, 32                     000
-``KeystonePerf.create_delete_user``    10                            002
-``KeystonePerf.list_projects``         10..100 step 10,              003
-                                       100..1000 step 100
-=====================================  ============================  ==========
+=========================================  ==========================  ======
+scenario                                   levels                      seed
+=========================================  ==========================  ======
+``KeystonePerf.create_token``              4, 16, 32                   000
+``KeystonePerf.create_delete_user``        10                          002
+``KeystonePerf.list_projects``             10..100 step 10,            003
+                                           200..1000 step 100
+``KeystonePerf.create_delete_user``,       serial (one at a time)      001
+``KeystonePerf.create_token``,
+``KeystonePerf.validate_token``
+``KeystonePerf.create_token``,             throughput at 8 (req/s)     001
+``KeystonePerf.list_revocation_events``
+=========================================  ==========================  ======
+
+A file is ``<scenario>-<level>-<size>.json``, the level ``c<N>``
+(``create-token-c16-quick.json``), ``serial`` for seed 001's sequential
+tests (Rally's ``serial`` runner: ``create-token-serial-quick.json``) and
+``throughput-c8`` for its requests-per-second table
+(``list-revocation-events-throughput-c8-full.json``); seed 001's plans are in
+:mod:`.seed001`, the plans' common shape in :mod:`.plans`.
 
 ``full`` is the seeds' own size (10000 token creations with a users context
 of 12 tenants x 512 users; 100 create/delete cycles; 120 s per project-list
-level, as siege ran); ``quick`` runs in about a minute on a 2-core machine.
-Each file says its size in its description and tags (``size:quick``), and
-names its scenario, level, mode and seed in tags so reports can label it.
-``rally-keystone-perf tasks --check`` fails when a checked-in file differs
-from what this module generates; ``--write`` regenerates them.
+level, as siege ran; seed 001's 100 items in a row and 20 s of load);
+``quick`` runs in about a minute on a 2-core machine. Each file says its
+size in its description and tags (``size:quick``), and names its scenario,
+level (``concurrency:1`` for ``serial``), mode and seed in tags so reports
+can label it. ``rally-keystone-perf tasks --check`` fails when a checked-in
+file differs from what this module generates; ``--write`` regenerates them.
 """
 
 from __future__ import annotations
@@ -30,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.tasks import seed001
+from rally_keystone_perf.tasks.plans import ScenarioPlan
 
 SIZES = ("quick", "full")
 FAILURE_RATE = {"failure_rate": {"max": 0}}
@@ -45,34 +60,12 @@ class TaskSpec:
     concurrency: int
     size: str
     seed: str
+    level: str  # file-name form of the level: c16, serial, throughput-c8
 
     @property
     def path(self) -> Path:
         """Where the file lives under ``tasks/``."""
-        return Path(self.mode) / f"{self.slug}-c{self.concurrency}-{self.size}.json"
-
-
-@dataclass(frozen=True)
-class ScenarioPlan:
-    """How one seed's scenario is run at each size."""
-
-    slug: str
-    scenario: str
-    seed: str
-    levels: tuple[int, ...]
-    summary: str
-
-    def runner(self, concurrency: int, size: str) -> dict[str, Any]:
-        """Rally's runner section."""
-        raise NotImplementedError
-
-    def contexts(self, size: str) -> dict[str, Any]:
-        """Rally's contexts section."""
-        raise NotImplementedError
-
-    def size_note(self, size: str) -> str:
-        """One sentence on what the size means for this scenario."""
-        raise NotImplementedError
+        return Path(self.mode) / f"{self.slug}-{self.level}-{self.size}.json"
 
 
 class CreateToken(ScenarioPlan):
@@ -157,6 +150,7 @@ PLANS: tuple[ScenarioPlan, ...] = (
         (*range(10, 101, 10), *range(200, 1001, 100)),
         "Project list with a pre-issued token: one GET /v3/projects per iteration",
     ),
+    *seed001.PLANS,
 )
 
 
@@ -174,6 +168,7 @@ def specs() -> Iterator[tuple[TaskSpec, ScenarioPlan]]:
                             concurrency,
                             size,
                             plan.seed,
+                            plan.level_name(concurrency),
                         ),
                         plan,
                     )
@@ -188,14 +183,16 @@ def task_document(spec: TaskSpec, plan: ScenarioPlan) -> dict[str, Any]:
         f"mode:{spec.mode}",
         f"seed:{spec.seed}",
     ]
-    title = f"{spec.scenario} c{spec.concurrency}"
+    title = f"{spec.scenario} {plan.level_title(spec.concurrency)}"
+    note = f"{plan.note} " if plan.note else ""
     return {
         "version": 2,
         "title": f"{title} ({spec.mode}, {spec.size})",
         "description": (
-            f"Size: {spec.size}. {plan.summary}, seed {spec.seed}, at concurrency "
-            f"{spec.concurrency}; {plan.size_note(spec.size)}. For Keystone in "
-            f"{spec.mode} mode (rally-keystone-perf run --mode {spec.mode}). "
+            f"Size: {spec.size}. {plan.summary}, seed {spec.seed}, "
+            f"{plan.level_text(spec.concurrency)}; {plan.size_note(spec.size)}. "
+            f"{note}For Keystone in {spec.mode} mode (rally-keystone-perf run "
+            f"--mode {spec.mode}). "
             "Generated by rally-keystone-perf tasks --write; do not edit."
         ),
         "tags": tags,

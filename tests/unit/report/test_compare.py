@@ -160,6 +160,27 @@ def test_matching_by_scenario_and_concurrency(tmp_path: Path) -> None:
     assert [x.verdict for x in no_base] == [c.MISSING, c.NO_BASELINE]
 
 
+def _serial(durations: list[float]) -> dict:
+    """A workload of Rally's serial runner (seed 001's sequential tests)."""
+    times = {"times": len(durations)}
+    return f.workload(
+        r.timed(durations), name=r.SCENARIO, runner_type="serial", runner=times
+    )
+
+
+def test_a_serial_runner_is_concurrency_1(tmp_path: Path) -> None:
+    base = _load(tmp_path, "a", _serial([0.1] * 5))
+    other = _load(tmp_path, "b", _serial([0.2] * 5))
+    (group,) = c.compare([("a", base), ("b", other)]).groups
+    assert (group.scenario, group.concurrency, group.notes) == (r.SCENARIO, 1, [])
+    assert group.actions[0].results[1].ratio == pytest.approx(2.0)
+    # beside the same scenario at concurrency 8: a latency-vs-concurrency series
+    rows = c.series(
+        [("x", base), ("x", _load(tmp_path, "c", r.workload([0.3] * 5, 8)))]
+    )
+    assert [row.concurrency for row in rows] == [1, 8]
+
+
 def test_repeated_workloads_match_in_order(tmp_path: Path) -> None:
     base = _load(tmp_path, "a", r.workload([0.1] * 5), r.workload([0.5] * 5))
     other = _load(tmp_path, "b", r.workload([0.2] * 5), r.workload([1.0] * 5))

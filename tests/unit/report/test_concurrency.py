@@ -126,6 +126,7 @@ def test_zero_length_iterations_are_never_in_flight(tmp_path: Path) -> None:
         ("constant", {"times": 3}, 1),  # Rally's default
         ("constant_for_duration", {"duration": 5, "concurrency": 7}, 7),
         ("serial", {"times": 3}, 1),
+        ("serial", {"times": 3, "concurrency": 5}, 1),  # Rally's serial ignores it
         ("rps", {"times": 3, "rps": 5, "max_concurrency": 2}, None),
     ],
 )
@@ -134,6 +135,24 @@ def test_asked_concurrency(
 ) -> None:
     load = c.achieved(_load(tmp_path, [it(0.0, 0.1)], runner_type, runner))
     assert load.asked_concurrency == asked
+
+
+@pytest.mark.parametrize(
+    ("runner_type", "runner", "configured"),
+    [
+        ("constant", {"times": 3, "concurrency": 4}, 4),
+        ("constant", {"times": 3}, None),  # as written: compare matches on it
+        ("constant_for_duration", {"duration": 5, "concurrency": 7}, 7),
+        ("serial", {"times": 3}, 1),  # seed 001's sequential tests
+        ("serial", {"times": 3, "concurrency": 5}, 1),
+        ("rps", {"times": 3, "rps": 5, "max_concurrency": 2}, None),
+    ],
+)
+def test_runner_concurrency(
+    tmp_path: Path, runner_type: str, runner: dict, configured: int | None
+) -> None:
+    workload = _load(tmp_path, [it(0.0, 0.1)], runner_type, runner)
+    assert c.runner_concurrency(workload) == configured
 
 
 # --- the note -------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from rally_keystone_perf.deploy.rundir import RunState
 from rally_keystone_perf.report import config
 from rally_keystone_perf.report.load import ReportError, load_report
+from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
 RUN_COLUMNS = {
@@ -92,6 +93,21 @@ def test_config_from_tags_without_run_json(tmp_path: Path) -> None:
         "processes": "4",
         "times": "2",
     }
+
+
+def test_serial_runner_columns(tmp_path: Path) -> None:
+    serial = f.workload(r.timed([0.1] * 3), runner_type="serial", runner={"times": 3})
+    duration = f.workload(
+        r.timed([0.1] * 3),
+        runner_type="constant_for_duration",
+        runner={"duration": 20, "concurrency": 8},
+        position=1,
+    )
+    report = r.make_run(tmp_path, "run", [serial, duration], r.state())
+    first, second = load_report(report)
+    # serial runs one iteration at a time: concurrency 1, though it has none
+    assert config.runner_columns(first) == {"concurrency": "1", "times": "3"}
+    assert config.runner_columns(second) == {"concurrency": "8"}
 
 
 def test_config_from_file_name(tmp_path: Path) -> None:
@@ -193,6 +209,16 @@ def test_the_token_provider_column_of_new_runs() -> None:
     fernet = {**config.config_columns(new), "tokens": "fernet"}
     assert "fernet" not in config.run_label(fernet, "x.json")
     assert "tokens jws" in config.run_label(config.config_columns(new), "x.json")
+
+
+def test_the_identity_column_of_new_runs() -> None:
+    old = RunState.from_json({"mode": "uwsgi", "options": {"processes": 2}})
+    assert "identity" not in config.config_columns(old)
+    new = RunState.from_json({"mode": "uwsgi", "options": {"identity": "ldap"}})
+    assert config.config_columns(new)["identity"] == "ldap"
+    assert "identity ldap" in config.run_label(config.config_columns(new), "x.json")
+    sql = {**config.config_columns(new), "identity": "sql"}
+    assert "sql" not in config.run_label(sql, "x.json")
 
 
 def test_config_columns_of_a_run_state() -> None:

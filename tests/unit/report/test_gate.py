@@ -255,3 +255,16 @@ def test_within_ten_percent_no_concurrency_check(tmp_path: Path) -> None:
     result = g.gate(_load(tmp_path, "a", base), _load(tmp_path, "b", cur))
     assert "achieved concurrency" not in {c.criterion for c in result.checks}
     assert result.passed
+
+
+def test_a_serial_runner_is_gated_as_concurrency_1(tmp_path: Path) -> None:
+    def serial(samples: list[float]) -> dict[str, Any]:
+        data = r.timed(samples)
+        times = {"times": len(samples)}
+        return f.workload(data, name=r.SCENARIO, runner_type="serial", runner=times)
+
+    base = _load(tmp_path, "a", serial(r.gauss(1, 0.5)))
+    cur = _load(tmp_path, "b", serial(r.gauss(2, 0.5)))
+    result = g.gate(base, cur)
+    assert result.passed
+    assert {c.workload for c in result.checks} == {"KeystonePerf.create_token c1"}

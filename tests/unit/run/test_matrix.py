@@ -57,11 +57,28 @@ def test_plan_names_what_is_missing(tmp_path: Path) -> None:
 def test_the_bundled_quick_token_matrix() -> None:
     from rally_keystone_perf import paths
 
-    cells = matrix.plan(["uwsgi"], "create-token-*", "quick", paths.tasks_dir())
+    cells = matrix.plan(["uwsgi"], "create-token-c*", "quick", paths.tasks_dir())
     assert [c.task.name for c in cells] == [
         "create-token-c4-quick.json",
         "create-token-c16-quick.json",
         "create-token-c32-quick.json",
+    ]
+
+
+def test_the_bundled_seed_001_matrices() -> None:
+    from rally_keystone_perf import paths
+
+    tasks = paths.tasks_dir()
+    serial = matrix.plan(["apache"], "*-serial", "full", tasks)
+    assert [c.task.name for c in serial] == [
+        "create-delete-user-serial-full.json",
+        "create-token-serial-full.json",
+        "validate-token-serial-full.json",
+    ]
+    rate = matrix.plan(["apache"], "*-throughput-c8", "quick", tasks)
+    assert [c.task.name for c in rate] == [
+        "create-token-throughput-c8-quick.json",
+        "list-revocation-events-throughput-c8-quick.json",
     ]
 
 
@@ -106,7 +123,8 @@ def test_a_state_from_before_token_providers_resumes_as_fernet(
     tmp_path: Path,
 ) -> None:
     shared = matrix.shared_options(LaunchOptions())
-    old = {k: v for k, v in shared.items() if k != "token_provider"}
+    unrecorded = ("token_provider", "identity")
+    old = {k: v for k, v in shared.items() if k not in unrecorded}
     matrix.MatrixState.open(tmp_path, old, False).save()
     matrix.MatrixState.open(tmp_path, shared, False)  # no refusal
     jws = matrix.shared_options(LaunchOptions(token_provider="jws"))

@@ -6,9 +6,22 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.tasks import generate
+
+GENERATED_FILES = 224  # 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2) plans' levels
+SEED_001_SERIAL = (
+    "KeystonePerf.create_delete_user",
+    "KeystonePerf.create_token",
+    "KeystonePerf.validate_token",
+)
+SEED_001_THROUGHPUT = (
+    "KeystonePerf.create_token",
+    "KeystonePerf.list_revocation_events",
+)
 
 
 def test_checked_in_files_are_what_the_generator_produces() -> None:
@@ -25,7 +38,27 @@ def test_every_mode_scenario_level_and_size() -> None:
             assert (mode, "KeystonePerf.create_delete_user", 10, size) in found
             for level in levels:
                 assert (mode, "KeystonePerf.list_projects", level, size) in found
-    assert len(found) == len(modes.KEYSTONE_MODES) * 2 * (3 + 1 + len(levels))
+        for name in SEED_001_SERIAL:
+            assert (mode, name, 1, size) in found
+        for name in SEED_001_THROUGHPUT:
+            assert (mode, name, 8, size) in found
+    per_mode = 3 + 1 + len(levels) + len(SEED_001_SERIAL) + len(SEED_001_THROUGHPUT)
+    assert len(found) == len(modes.KEYSTONE_MODES) * 2 * per_mode
+    assert len(generate.generated()) == GENERATED_FILES
+
+
+def test_file_names_are_unique_and_name_their_level() -> None:
+    paths_ = [spec.path for spec, _ in generate.specs()]
+    assert len(set(paths_)) == len(paths_)
+    names = {path.name for path in paths_ if path.parent.name == "uwsgi"}
+    assert {
+        "create-token-c4-quick.json",
+        "create-token-serial-full.json",
+        "create-delete-user-serial-quick.json",
+        "validate-token-serial-full.json",
+        "create-token-throughput-c8-quick.json",
+        "list-revocation-events-throughput-c8-full.json",
+    } <= names
 
 
 def test_seed_sizes_and_tags() -> None:
@@ -81,3 +114,102 @@ def test_check_finds_edits_missing_and_stale_files(tmp_path: Path, capsys) -> No
     assert cli.main(["tasks", "--write", "--tasks-dir", str(tasks)]) == 0
     assert generate.check(tasks) == []
     assert not (tasks / "eventlet/old.json").exists()
+
+
+def _workload(document: dict) -> dict:
+    (subtask,) = document["subtasks"]
+    (workload,) = subtask["workloads"]
+    return workload
+
+
+def _task(relative: str) -> dict:
+    return json.loads((paths.tasks_dir() / relative).read_text())
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "times"),
+    [
+        ("create-delete-user", "full", 100),
+        ("create-token", "full", 100),
+        ("validate-token", "full", 100),
+        ("create-token", "quick", 20),
+        ("validate-token", "quick", 20),
+    ],
+)
+def test_seed_001_sequential_files(name: str, size: str, times: int) -> None:
+    document = _task(f"apache/{name}-serial-{size}.json")
+    workload = _workload(document)
+    assert workload["runner"] == {"serial": {"times": times}}
+    assert document["tags"] == [
+        name,
+        "concurrency:1",
+        f"size:{size}",
+        "mode:apache",
+        "seed:001",
+    ]
+    assert document["description"].startswith(f"Size: {size}.")
+    assert "Rally's serial runner" in document["description"]
+    assert document["title"].endswith(f" serial (apache, {size})")
+    assert workload["sla"] == {"failure_rate": {"max": 0}}
+
+
+def test_seed_001_sequential_contexts() -> None:
+    users = _workload(_task("uwsgi/create-delete-user-serial-full.json"))
+    assert users["contexts"] == {"users": {"tenants": 1, "users_per_tenant": 1}}
+    pooled = {"tenants": 1, "users_per_tenant": 4}
+    tokens = _workload(_task("uwsgi/create-token-serial-full.json"))
+    assert tokens["contexts"] == {"keystone_perf_users": pooled}
+    for size, times in (("full", 100), ("quick", 20)):
+        validate = _workload(_task(f"uwsgi/validate-token-serial-{size}.json"))
+        per_user = validate["contexts"]["keystone_perf_tokens"]["tokens_per_user"]
+        assert validate["contexts"]["keystone_perf_users"] == pooled
+        # every iteration validates a token not validated before, as the seed did
+        assert per_user * pooled["users_per_tenant"] == times
+
+
+def test_seed_001_user_creation_says_it_needs_sql() -> None:
+    for spec, plan in generate.specs():
+        description = generate.task_document(spec, plan)["description"]
+        needs_sql = spec.seed == "001" and spec.slug == "create-delete-user"
+        assert ("--identity ldap" in description) == needs_sql
+        assert ("read-only" in description) == needs_sql
+
+
+@pytest.mark.parametrize(("size", "duration"), [("full", 20), ("quick", 5)])
+def test_seed_001_throughput_files(size: str, duration: int) -> None:
+    runner = {"constant_for_duration": {"duration": duration, "concurrency": 8}}
+    tokens = _task(f"nginx-uwsgi/create-token-throughput-c8-{size}.json")
+    assert _workload(tokens)["runner"] == runner
+    assert "keystone_perf_users" in _workload(tokens)["contexts"]
+    assert tokens["tags"] == [
+        "create-token",
+        "concurrency:8",
+        f"size:{size}",
+        "mode:nginx-uwsgi",
+        "seed:001",
+    ]
+    events = _task(f"nginx-uwsgi/list-revocation-events-throughput-c8-{size}.json")
+    workload = _workload(events)
+    assert workload["scenario"] == {"KeystonePerf.list_revocation_events": {}}
+    assert workload["runner"] == runner
+    wanted = 100 if size == "full" else 20
+    assert workload["contexts"] == {
+        "keystone_perf_revocations": {"events": wanted, "workers": 1}
+    }
+    assert "seed:001" in events["tags"]
+    assert (
+        events["title"]
+        == f"KeystonePerf.list_revocation_events c8 (nginx-uwsgi, {size})"
+    )
+
+
+def test_every_seed_001_file_is_tagged_and_valid() -> None:
+    from rally_keystone_perf.tasks.check import validate_task
+
+    found = [spec for spec, _ in generate.specs() if spec.seed == "001"]
+    assert len(found) == len(modes.KEYSTONE_MODES) * 2 * 5
+    for spec in found:
+        path = paths.tasks_dir() / spec.path
+        tags = json.loads(path.read_text())["tags"]
+        assert "seed:001" in tags and f"mode:{spec.mode}" in tags
+        assert validate_task(path) == 1
