@@ -21,7 +21,7 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import Bench, echo, keystone, median_ms
+from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import access_log, load
@@ -31,20 +31,11 @@ SCENARIOS = [
     "KeystonePerf.validate_token",
     "KeystonePerf.list_projects",
     "KeystonePerf.create_delete_user",
+    "KeystonePerf.revoke_token",
+    "KeystonePerf.list_revocation_events",
 ]
 REFERENCE = "KeystoneBasic.authenticate_user_and_validate_token"
 USERS = {"users": {"tenants": 2, "users_per_tenant": 2}}
-
-
-def _atomic_durations(workload: load.Workload) -> dict[str, list[float]]:
-    durations: dict[str, list[float]] = collections.defaultdict(list)
-    for iteration in workload.iterations:
-        for action in iteration.atomic_actions:
-            if action.get("finished_at") and not action.get("failed"):
-                durations[action["name"]].append(
-                    action["finished_at"] - action["started_at"]
-                )
-    return durations
 
 
 def requests_table(bench: Bench, results: list[load.Workload]) -> PrettyTable:
@@ -88,7 +79,7 @@ def overhead_table(
         server_by_route: dict[str, list[float]] = collections.defaultdict(list)
         for request in bench.server_requests(workload):
             server_by_route[request.route].append(request.server_time)
-        for name, durations in _atomic_durations(workload).items():
+        for name, durations in atomic_durations(workload).items():
             client = median_ms(durations)
             server = median_ms(server_by_route[atomics.ROUTES[name]])
             gap = client - server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import statistics
@@ -63,6 +64,18 @@ def keystone(options: LaunchOptions, runs: Path | None) -> Iterator[Bench]:
             runs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         run, runner = stack.enter_context(keystone_session(runs, options, echo))
         yield Bench(run, runner)
+
+
+def atomic_durations(workload: load.Workload) -> dict[str, list[float]]:
+    """Seconds of every successful atomic action of the workload, by name."""
+    durations: dict[str, list[float]] = collections.defaultdict(list)
+    for iteration in workload.iterations:
+        for action in iteration.atomic_actions:
+            if action.get("finished_at") and not action.get("failed"):
+                durations[action["name"]].append(
+                    action["finished_at"] - action["started_at"]
+                )
+    return durations
 
 
 def median_ms(values: list[float]) -> float:
