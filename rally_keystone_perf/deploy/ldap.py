@@ -158,8 +158,10 @@ def start_slapd(
             f"slapadd failed (exit {code}); last lines of its log:\n"
             f"{services.named_tail(log)}"
         )
-    # -d 0: in the foreground (stopped with the run), no debug output
-    argv = [str(exes["slapd"]), "-f", str(conf), "-h", f"{url}/", "-d", "0"]
+    # -d none: in the foreground (stopped with the run), printing only what
+    # slapd logs at every level (its errors: a bad config, a busy port), not
+    # a line per operation
+    argv = [str(exes["slapd"]), "-f", str(conf), "-h", f"{url}/", "-d", "none"]
     proc = services.start(run, "slapd", argv)
     host, port = url.removeprefix("ldap://").rsplit(":", 1)
     services.wait_until(

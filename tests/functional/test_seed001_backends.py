@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher, ldap
+from rally_keystone_perf.deploy import launcher, ldap, postgresql
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.load import load_report
 from tests.functional.conftest import (
@@ -132,3 +133,43 @@ def test_postgresql_issues_and_validates_tokens(tmp_path: Path, runs_dir: Path) 
     finally:
         launcher.stop(run)
     assert not run_processes(run), "server processes were left running"
+
+
+def _failed_start(runs: Path, options: LaunchOptions) -> str:
+    """``launcher.up`` refused: its message; nothing of the run still runs."""
+    with pytest.raises(LaunchError) as err:
+        launcher.up(runs, options)
+    (root,) = runs.glob("2*")
+    run = RunDir(root)
+    assert run.state().status == "failed"
+    assert not run_processes(run), "server processes were left running"
+    return str(err.value)
+
+
+def test_slapd_that_cannot_start_shows_its_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options = LaunchOptions(identity="ldap")
+    require_mode(options)
+    real = ldap.render_config
+
+    def broken(run: RunDir) -> Path:
+        conf = real(run)
+        conf.write_text(conf.read_text() + "bogus directive\n")
+        return conf
+
+    monkeypatch.setattr(ldap, "render_config", broken)
+    message = _failed_start(tmp_path / "runs", options)
+    assert message.startswith("slapadd failed (exit 1); last lines of its log:")
+    assert "unknown directive <bogus>" in message
+
+
+def test_postgres_that_cannot_start_shows_its_log(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options = LaunchOptions(db="postgresql")
+    require_mode(options)
+    monkeypatch.setattr(postgresql, "MAX_CONNECTIONS", "many")
+    message = _failed_start(runs_dir / "broken-postgres", options)
+    assert message.startswith("postgres exited with code 1 while starting")
+    assert 'invalid value for parameter "max_connections": "many"' in message

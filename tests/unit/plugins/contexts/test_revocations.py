@@ -89,6 +89,13 @@ def test_no_events_is_one_login(keystone) -> None:
     assert ctx["keystone_perf_revocations"]["events"] == 0
 
 
+def test_a_list_keystone_cannot_serve_is_a_clear_setup_failure(keystone) -> None:
+    """Keystone with memcached past ~8000 events: the listing answers 500."""
+    keystone.get(EVENTS_URL, status_code=500, json={"error": {"code": 500}})
+    with pytest.raises(exceptions.ContextSetupFailure, match="answered 500.*1 MB"):
+        _setup({"events": 4}, users_context())
+
+
 def test_needs_the_admin(keystone) -> None:
     ctx = users_context()
     del ctx["admin"]
