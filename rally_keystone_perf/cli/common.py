@@ -62,6 +62,8 @@ def launch_options(
         start_timeout=args.start_timeout,
         user_pool=user_pool_size(args, tasks),
         fake_computes=args.fake_computes,
+        nodes=args.nodes,
+        lb_balance=args.lb_balance,
     )
 
 

@@ -68,6 +68,7 @@ def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) 
     group = parser.add_argument_group("local Keystone")
     _add_server_options(group, with_mode)
     _add_backends(group)
+    _add_cluster(group)
     _add_keystone_settings(group)
 
 
@@ -138,6 +139,28 @@ def _add_backends(group: Group) -> None:
         "or ldap (a local OpenLDAP slapd holding the user pool, read through "
         "Keystone's read-only LDAP driver; projects and roles stay in SQL; "
         "scenarios that create users are refused) (default: %(default)s)",
+    )
+
+
+def _add_cluster(group: Group) -> None:
+    """Nodes behind haproxy."""
+    group.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="Keystone hosts (1-8): more than one run the mode on every node, "
+        "each in its own network namespace on 198.18.0.0/15 (loopback "
+        "addresses when namespaces are refused), behind haproxy as "
+        "kolla-ansible wires them, sharing one MariaDB; uwsgi and nginx-uwsgi "
+        "(default: %(default)s)",
+    )
+    group.add_argument(
+        "--lb-balance",
+        default="roundrobin",
+        choices=["roundrobin", "leastconn"],
+        help="haproxy's balance in front of the nodes (default: %(default)s, "
+        "kolla-ansible's)",
     )
 
 

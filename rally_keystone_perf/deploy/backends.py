@@ -11,6 +11,7 @@ import os
 import pwd
 import secrets
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from rally_keystone_perf.deploy import services
@@ -44,16 +45,26 @@ def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
 
 
 def start_memcached(
-    run: RunDir, exe: Path, host: str, port: int, timeout: float
+    run: RunDir,
+    exe: Path,
+    host: str,
+    port: int,
+    timeout: float,
+    name: str = "memcached",
+    prefix: Sequence[str] = (),
 ) -> subprocess.Popen[bytes]:
-    """Start memcached and wait until it accepts connections."""
-    proc = services.start(run, "memcached", memcached_argv(exe, host, port))
+    """Start memcached and wait until it accepts connections.
+
+    ``name``: its name in run.json and its log's; ``prefix``: what runs it
+    (a cluster node's ``ip netns exec``).
+    """
+    proc = services.start(run, name, [*prefix, *memcached_argv(exe, host, port)])
     services.wait_until(
         lambda: services.port_open(host, port),
         proc,
-        "memcached",
+        name,
         timeout,
-        lambda: services.named_tail(run.logs / "memcached-stdout.log"),
+        lambda: services.named_tail(run.logs / f"{name}-stdout.log"),
     )
     return proc
 
@@ -94,11 +105,13 @@ def start_mariadb(
     port: int,
     socket_path: Path,
     timeout: float,
+    clients: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Initialise a datadir, start mariadbd, create Keystone's database.
 
-    Returns the process and the SQLAlchemy URL (with the generated password:
-    the caller must keep it in private files only).
+    ``clients``: the addresses Keystone connects from besides ``host`` (a
+    cluster's nodes). Returns the process and the SQLAlchemy URL (with the
+    generated password: the caller must keep it in private files only).
     """
     datadir = run.db / "mariadb"
     log = run.logs / "mariadb.log"
@@ -131,7 +144,13 @@ def start_mariadb(
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})
     create_databases(
-        Path(exes["mariadbd"]), socket_path, host, [DB_NAME], DB_USER, password
+        Path(exes["mariadbd"]),
+        socket_path,
+        host,
+        [DB_NAME],
+        DB_USER,
+        password,
+        clients,
     )
     url = f"mysql+pymysql://{DB_USER}:{password}@{host}:{port}/{DB_NAME}?charset=utf8"
     return proc, url
@@ -144,17 +163,20 @@ def create_databases(
     names: list[str],
     user: str,
     password: str,
+    clients: Sequence[str] = (),
 ) -> None:
-    """Create the databases ``names`` and ``user`` (all privileges on them).
+    """Create the databases ``names`` and ``user`` (all privileges on them),
+    who may connect from ``host`` and each of ``clients``.
 
     Runs as our OS user over the socket (unix_socket authentication, no
     password); the new user's password goes through stdin, never the command
     line.
     """
-    lines = [f"CREATE USER '{user}'@'{host}' IDENTIFIED BY '{password}';"]
+    hosts = list(dict.fromkeys([host, *clients]))
+    lines = [f"CREATE USER '{user}'@'{h}' IDENTIFIED BY '{password}';" for h in hosts]
     for name in names:
         lines.append(f"CREATE DATABASE {name};")
-        lines.append(f"GRANT ALL PRIVILEGES ON {name}.* TO '{user}'@'{host}';")
+        lines += [f"GRANT ALL PRIVILEGES ON {name}.* TO '{user}'@'{h}';" for h in hosts]
     client = mariadbd.with_name("mariadb")
     if not client.exists():
         client = Path("/usr/bin/mariadb")

@@ -8,6 +8,7 @@ configuration needs to reach them is returned (passwords go to ``private/``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from rally_keystone_perf.deploy.rundir import RunDir
 class Started(NamedTuple):
     """Where the started backends listen (None: not started)."""
 
-    cache_port: int | None = None
+    cache_servers: list[str] | None = None  # memcached's host:port
     ldap_url: str | None = None
 
 
@@ -31,17 +32,24 @@ def start(
     sockets: Path,
     admin_password: str,
     progress: Progress,
+    clients: Sequence[str] = (),
 ) -> Started:
     """Start the database, the directory and the cache the options ask for.
 
-    ``admin_password``: Keystone's admin, who lives in the directory when
-    the identity is LDAP.
+    Each listens on the options' host. ``admin_password``: Keystone's admin,
+    who lives in the directory when the identity is LDAP; ``clients``: the
+    addresses Keystone connects from besides that host (a cluster's nodes,
+    which also run their own memcached: none is started here for them).
     """
-    _start_database(run, deployment, executables, sockets, progress)
+    _start_database(run, deployment, executables, sockets, progress, clients)
     ldap_url = None
     if deployment.options.identity == "ldap":
         ldap_url = _start_ldap(run, deployment, executables, admin_password, progress)
-    return Started(_start_memcached(run, deployment, executables, progress), ldap_url)
+    if clients:
+        return Started(None, ldap_url)
+    port = _start_memcached(run, deployment, executables, progress)
+    host = deployment.options.host
+    return Started(None if port is None else [f"{host}:{port}"], ldap_url)
 
 
 def _start_database(
@@ -50,6 +58,7 @@ def _start_database(
     executables: dict[str, Path],
     sockets: Path,
     progress: Progress,
+    clients: Sequence[str],
 ) -> None:
     """MariaDB or PostgreSQL; Keystone's URL to it in the private secrets file."""
     options, timeout = deployment.options, deployment.backend_timeout
@@ -65,6 +74,7 @@ def _start_database(
             db_port,
             sockets / "mariadb.sock",
             timeout,
+            clients,
         )
     else:
         progress(f"starting PostgreSQL on {options.host}:{db_port}")

@@ -9,17 +9,14 @@ Keystone and a mode's stack (:mod:`.services`, :mod:`.backends`,
 
 from __future__ import annotations
 
-import functools
 import os
 import secrets
 import shutil
-import subprocess
 import tempfile
 import time
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
-from string import Template
 
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import (
@@ -29,7 +26,13 @@ from rally_keystone_perf.deploy import (
     preflight,
     services,
 )
+from rally_keystone_perf.deploy.cluster import launch as cluster_launch
+from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.keystone import config, init
+from rally_keystone_perf.deploy.keystone.processes import (
+    start_processes,
+    wait_healthy,
+)
 from rally_keystone_perf.deploy.nova import stack as nova_stack
 from rally_keystone_perf.deploy.nova.config import StackPlan
 from rally_keystone_perf.deploy.options import (
@@ -41,67 +44,11 @@ from rally_keystone_perf.deploy.options import (
 )
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 
-SERVER_LOGS = (
-    "uwsgi.log",
-    "apache-error.log",
-    "nginx-error.log",
-    "keystone.log",
-    "uwsgi-stdout.log",
-    "apache2-stdout.log",
-    "nginx-stdout.log",
-    "eventlet-stdout.log",
-)
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
 
 
 def _quiet(_: str) -> None:
     """Progress sink that prints nothing."""
-
-
-def start_processes(
-    run: RunDir, mode: modes.Mode, values: dict[str, str], timeout: float
-) -> subprocess.Popen[bytes]:
-    """Start the mode's processes in order; return the one running Keystone."""
-    keystone: subprocess.Popen[bytes] | None = None
-    for process in mode.processes:
-        argv = [Template(arg).substitute(values) for arg in process.argv]
-        proc = services.start(run, process.name, argv, services.QUIET_WARNINGS)
-        if process.runs_keystone:
-            keystone = proc
-            run.write_state(server_pid=proc.pid)
-        if process.ready_socket:
-            path = Path(values[process.ready_socket])
-            services.wait_until(
-                functools.partial(services.unix_socket_open, path),
-                proc,
-                process.name,
-                timeout,
-                lambda: _server_log_tails(run),
-            )
-    if keystone is None:
-        raise LaunchError(f"mode {mode.name} starts no Keystone process")
-    return keystone
-
-
-def wait_healthy(
-    url: str, proc: subprocess.Popen[bytes], run: RunDir, timeout: float
-) -> float:
-    """Wait until ``url`` answers 200; return seconds waited or raise with logs."""
-    try:
-        return services.wait_until(
-            lambda: services.probe(url) == 200,
-            proc,
-            "the server",
-            timeout,
-            lambda: _server_log_tails(run),
-            not_ready=f"Keystone did not answer GET {url}",
-        )
-    except services.ServiceError as exc:
-        raise LaunchError(str(exc)) from None
-
-
-def _server_log_tails(run: RunDir) -> str:
-    return services.log_tails(run, SERVER_LOGS)
 
 
 def _version(dist: str) -> str | None:
@@ -127,6 +74,7 @@ def _check(
 ) -> tuple[dict[str, Path], int]:
     """Everything checked before a run folder exists; the executables and port."""
     preflight.check_fake_computes(deployment)
+    preflight.check_cluster(deployment)
     executables = preflight.check_requirements(
         preflight.requirements(deployment.options)
     )
@@ -220,6 +168,10 @@ def _prepare_and_start(
 ) -> float:
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
+    if options.nodes > 1:
+        return cluster_launch.prepare_and_start(
+            run, deployment, executables, url, port, sockets, password, progress
+        )
     started = keystone_backends.start(
         run, deployment, executables, sockets, password, progress
     )
@@ -310,6 +262,8 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
             was_running = services.stop_all(run, timeout)
     if state.sockets_dir:
         shutil.rmtree(state.sockets_dir, ignore_errors=True)
+    if state.cluster:  # after its processes: the namespaces they ran in
+        network.teardown(network.Network.from_json(state.cluster["network"]))
     if not was_running and not state.services and not state.server_pid:
         return False
     run.write_state(

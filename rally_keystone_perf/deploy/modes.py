@@ -115,6 +115,8 @@ INITDB = Requirement(
     "initdb", "apt-get install postgresql", in_venv=False, search_globs=POSTGRES_BIN
 )
 SLAPD = Requirement("slapd", "apt-get install slapd", in_venv=False)
+HAPROXY = Requirement("haproxy", "apt-get install haproxy", in_venv=False)
+IPROUTE = Requirement("ip", "apt-get install iproute2", in_venv=False)
 SLAPADD = Requirement("slapadd", "apt-get install slapd", in_venv=False)
 
 KEYSTONE_CONF = {"common/keystone.conf.tmpl": "keystone.conf"}
@@ -314,6 +316,10 @@ DATABASES: dict[str, tuple[Requirement, ...]] = {
     "mysql": (MARIADB, MARIADB_INSTALL_DB),
     "postgresql": (POSTGRES, INITDB),
 }
+# modes a cluster (--nodes N > 1) runs on every node, behind haproxy
+CLUSTER_MODES = ("uwsgi", "nginx-uwsgi")
+CLUSTER_REQUIREMENTS = (HAPROXY, IPROUTE)
+MAX_NODES = 8
 # [identity] driver of the default domain: sql (Keystone's default) or ldap
 # (a local slapd, read-only as Keystone's LDAP driver is since Mitaka)
 IDENTITIES: dict[str, tuple[Requirement, ...]] = {

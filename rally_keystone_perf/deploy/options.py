@@ -50,6 +50,8 @@ class LaunchOptions:
     start_timeout: float | None = None
     user_pool: tuple[int, int] | None = None  # (projects, users per project)
     fake_computes: int = 1  # nova-fake: nova-compute processes (fake hosts)
+    nodes: int = 1  # Keystone hosts; more than 1: behind haproxy (deploy/cluster)
+    lb_balance: str = "roundrobin"  # haproxy's balance in front of a cluster
     # a keystone.conf template instead of deployments/common/keystone.conf.tmpl
     # (benchmarks.stock_keystone's minimal one); same $values
     keystone_conf_template: str | None = None
@@ -129,11 +131,15 @@ def resolve_settings(mode: modes.Mode, options: LaunchOptions) -> Settings:
 def _with_mode_database(options: LaunchOptions, mode: modes.Mode) -> LaunchOptions:
     if mode.database and options.db != mode.database:
         return dataclasses.replace(options, db=mode.database)
+    if options.nodes > 1 and options.db == "sqlite":  # a file no node shares
+        return dataclasses.replace(options, db="mysql")
     return options
 
 
 def effective_options(options: LaunchOptions) -> LaunchOptions:
-    """``options`` with the mode's own database when it has one (nova-fake)."""
+    """``options`` with the mode's own database when it has one (nova-fake),
+    and MariaDB for a cluster on SQLite: its nodes share one database, as
+    kolla-ansible's share one Galera cluster."""
     return _with_mode_database(options, modes.get_mode(options.mode))
 
 
@@ -147,7 +153,8 @@ def resolve(options: LaunchOptions, progress: Progress = _quiet) -> Deployment:
     mode = modes.get_mode(options.mode)
     effective = _with_mode_database(options, mode)
     if effective != options:
-        progress(f"mode {options.mode} runs on --db {effective.db}")
+        why = f"mode {options.mode}" if mode.database else f"--nodes {options.nodes}"
+        progress(f"{why} runs on --db {effective.db}")
     return Deployment(effective, mode, resolve_settings(mode, effective))
 
 

@@ -66,6 +66,7 @@ def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
         *modes.CACHES[options.cache],
         *modes.DATABASES[options.db],
         *modes.IDENTITIES[options.identity],
+        *(modes.CLUSTER_REQUIREMENTS if options.nodes > 1 else ()),
     ):
         found.setdefault(req.executable, req)
     return tuple(found.values())
@@ -85,6 +86,22 @@ def check_modules(options: LaunchOptions) -> None:
                     f"{choice} needs the Python module {req.module}, which is "
                     f"not installed; install it with: {req.install_hint}"
                 )
+
+
+def check_cluster(deployment: Deployment) -> None:
+    """``--nodes`` within 1-8, on a mode a cluster runs, with a balance haproxy has."""
+    options = deployment.options
+    if not 1 <= options.nodes <= modes.MAX_NODES:
+        raise LaunchError(
+            f"--nodes {options.nodes}: a cluster has 1 to {modes.MAX_NODES} nodes"
+        )
+    if options.nodes > 1 and deployment.mode.name not in modes.CLUSTER_MODES:
+        raise LaunchError(
+            f"--nodes {options.nodes}: mode {deployment.mode.name} has no cluster "
+            f"yet (cluster modes: {', '.join(modes.CLUSTER_MODES)})"
+        )
+    if options.lb_balance not in ("roundrobin", "leastconn"):
+        raise LaunchError(f"--lb-balance {options.lb_balance}: roundrobin or leastconn")
 
 
 def check_fake_computes(deployment: Deployment) -> None:

@@ -143,6 +143,7 @@ class RunState:
     service_tiers: dict[str, str] = field(default_factory=dict)
     user_pool: dict[str, Any] | None = None  # projects, users_per_project, seconds
     stack: dict[str, Any] | None = None  # kind, computes, seconds, rss_mb, processes
+    cluster: dict[str, Any] | None = None  # network (deploy/cluster), ports, balance
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

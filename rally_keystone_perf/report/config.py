@@ -58,6 +58,9 @@ def config_columns(state: RunState) -> dict[str, str]:
         columns["tokens"] = str(options["token_provider"])
     if "identity" in options:  # runs before --identity: sql
         columns["identity"] = str(options["identity"])
+    if int(options.get("nodes", 1)) > 1:  # a cluster behind haproxy
+        columns["nodes"] = str(options["nodes"])
+        columns["balance"] = str(options.get("lb_balance", "roundrobin"))
     pool = state.user_pool
     if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
         columns["user pool"] = (

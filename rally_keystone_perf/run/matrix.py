@@ -39,9 +39,16 @@ SHARED_OPTIONS = (
     "token_expiration",
     "token_provider",
     "identity",
+    "nodes",
+    "lb_balance",
 )
 # what a state file written before an option existed ran with
-UNRECORDED_OPTIONS = {"token_provider": "fernet", "identity": "sql"}
+UNRECORDED_OPTIONS = {
+    "token_provider": "fernet",
+    "identity": "sql",
+    "nodes": 1,
+    "lb_balance": "roundrobin",
+}
 
 Echo = Callable[[str], None]
 

@@ -72,15 +72,17 @@ def write_secret_config(run: RunDir, database_connection: str) -> None:
     )
 
 
-def cache_config(options: LaunchOptions, cache_port: int | None) -> str:
+def cache_config(options: LaunchOptions, servers: list[str] | None) -> str:
     """The ``[cache]`` section for ``--cache`` (see :data:`modes.CACHES`).
 
     ``none``: no section at all. Keystone turns oslo.cache on by default with
     its null backend, so nothing leaves the process but repeated lookups
     inside one request are memoized (its request-local cache).
-    ``memcached``: the same switch, with the run's memcached as the shared
-    backend for tokens, the catalog, identity, resource, role and assignment
-    lookups (each section's ``caching`` defaults to true).
+    ``memcached``: the same switch, with the run's memcached (``servers``:
+    ``host:port`` each; a cluster lists every node's, as kolla-ansible
+    does) as the shared backend for tokens, the catalog, identity,
+    resource, role and assignment lookups (each section's ``caching``
+    defaults to true).
     ``disabled``: ``enabled = false``, which also turns the request-local
     cache off (5-12x slower validations); no deployment runs it.
     """
@@ -91,7 +93,7 @@ def cache_config(options: LaunchOptions, cache_port: int | None) -> str:
             "# suite (default backend: dogpile.cache.null, nothing shared)\n"
             "backend = dogpile.cache.pymemcache\n"
             "# the run's memcached (default: localhost:11211)\n"
-            f"memcache_servers = {options.host}:{cache_port}\n"
+            f"memcache_servers = {','.join(servers or [])}\n"
         )
     if options.cache == "disabled":
         return (
@@ -224,7 +226,7 @@ def template_values(
     port: int,
     executables: dict[str, Path] | None = None,
     sockets: Path | None = None,
-    cache_port: int | None = None,
+    cache_servers: list[str] | None = None,
     ldap_url: str | None = None,
 ) -> dict[str, str]:
     """The values every template and process argv may use."""
@@ -239,7 +241,7 @@ def template_values(
         "keystone_conf": str(run.conf / "keystone.conf"),
         "keystone_config_files": ";".join(str(f) for f in config_files(run)),
         "database_connection_line": _database_line(run, options),
-        "cache_config": cache_config(options, cache_port),
+        "cache_config": cache_config(options, cache_servers),
         "fernet_keys": str(run.keys / "fernet"),
         "credential_keys": str(run.keys / "credential"),
         "token_expiration_line": token_expiration_line(options.token_expiration),

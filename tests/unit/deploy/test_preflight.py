@@ -11,6 +11,7 @@ from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import (
     LaunchError,
     LaunchOptions,
+    resolve,
 )
 from tests.unit.deploy.helpers import _script
 
@@ -175,3 +176,32 @@ def test_postgres_user_must_reach_the_runs_folder(
         preflight.check_backend_users(LaunchOptions(db="postgresql"), tmp_path / "r")
     assert f"setfacl -m u:postgres:x {closed}" in str(err.value)
     preflight.check_backend_users(LaunchOptions(db="mysql"), tmp_path / "r")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (LaunchOptions(nodes=0), "--nodes 0: a cluster has 1 to 8 nodes"),
+        (LaunchOptions(nodes=9), "--nodes 9: a cluster has 1 to 8 nodes"),
+        (
+            LaunchOptions(nodes=2, mode="eventlet"),
+            "--nodes 2: mode eventlet has no cluster yet (cluster modes: uwsgi, "
+            "nginx-uwsgi)",
+        ),
+    ],
+)
+def test_check_cluster_refuses_what_it_cannot_build(
+    options: LaunchOptions, message: str
+) -> None:
+    with pytest.raises(LaunchError) as err:
+        preflight.check_cluster(resolve(options))
+    assert str(err.value) == message
+
+
+def test_a_cluster_needs_haproxy_and_shares_one_mariadb() -> None:
+    deployment = resolve(LaunchOptions(nodes=2))
+    assert deployment.options.db == "mysql"  # not a SQLite file per node
+    names = [r.executable for r in preflight.requirements(deployment.options)]
+    assert names[-2:] == ["haproxy", "ip"] and "mariadbd" in names
+    preflight.check_cluster(deployment)
+    assert resolve(LaunchOptions()).options.db == "sqlite"

@@ -123,7 +123,7 @@ def test_a_state_from_before_token_providers_resumes_as_fernet(
     tmp_path: Path,
 ) -> None:
     shared = matrix.shared_options(LaunchOptions())
-    unrecorded = ("token_provider", "identity")
+    unrecorded = ("token_provider", "identity", "nodes", "lb_balance")
     old = {k: v for k, v in shared.items() if k not in unrecorded}
     matrix.MatrixState.open(tmp_path, old, False).save()
     matrix.MatrixState.open(tmp_path, shared, False)  # no refusal

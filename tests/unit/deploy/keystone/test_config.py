@@ -115,7 +115,10 @@ def test_template_values(run: RunDir) -> None:
 
 def test_cache_and_secret_database_config(run: RunDir) -> None:
     memcached = config.template_values(
-        run, resolve(LaunchOptions(cache="memcached")), 1, cache_port=11311
+        run,
+        resolve(LaunchOptions(cache="memcached")),
+        1,
+        cache_servers=["127.0.0.1:11311"],
     )
     assert "backend = dogpile.cache.pymemcache" in memcached["cache_config"]
     assert "memcache_servers = 127.0.0.1:11311" in memcached["cache_config"]
@@ -166,3 +169,14 @@ def test_render_nginx_uwsgi_and_apache(run: RunDir) -> None:
     wsgi = (run.conf / "keystone.wsgi").read_text()
     assert f'"{run.conf / "keystone.conf"}"' in wsgi
     compile(wsgi, "keystone.wsgi", "exec")
+
+
+def test_a_cluster_lists_every_nodes_memcached(run: RunDir) -> None:
+    servers = ["198.18.0.11:11211", "198.18.0.12:11211"]
+    values = config.template_values(
+        run, resolve(LaunchOptions(cache="memcached")), 1, cache_servers=servers
+    )
+    assert (
+        "memcache_servers = 198.18.0.11:11211,198.18.0.12:11211"
+        in (values["cache_config"])
+    )

@@ -78,7 +78,11 @@ DEFAULTS_SCRIPT = textwrap.dedent(
 def _rendered(run: RunDir, mode: str, options: dict[str, Any]) -> str:
     opts = LaunchOptions(mode=mode, **options)
     values = config.template_values(
-        run, resolve(opts), 5000, cache_port=11211, ldap_url="ldap://127.0.0.1:389"
+        run,
+        resolve(opts),
+        5000,
+        cache_servers=["127.0.0.1:11211"],
+        ldap_url="ldap://127.0.0.1:389",
     )
     config.render_templates(run, modes.get_mode(mode), values)
     return (run.conf / "keystone.conf").read_text()

@@ -1,0 +1,1 @@
+"""A cluster of Keystone nodes behind haproxy (--nodes N)."""

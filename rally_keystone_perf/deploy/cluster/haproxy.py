@@ -1,0 +1,114 @@
+"""haproxy in front of the cluster's Keystone nodes, as kolla-ansible runs it.
+
+Debian's haproxy, started by the launcher in the foreground (``-db``) with
+``conf/haproxy.cfg`` (from ``deployments/cluster/haproxy.cfg.tmpl``), its
+log (``option httplog``: the backend server and haproxy's timers per
+request) in ``logs/haproxy-stdout.log`` and its stats socket in the run's
+sockets folder. :func:`parse_log_line` reads one line of that log.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from rally_keystone_perf import paths
+
+TEMPLATE = "cluster/haproxy.cfg.tmpl"
+KOLLA_MAXCONN = 40000  # kolla-ansible's global maxconn
+BALANCES = ("roundrobin", "leastconn")
+DEFAULT_BALANCE = "roundrobin"
+NODE_PORT = 5000  # Keystone's port on every node, as in kolla-ansible
+# check every second, out after 2 failures, back in after 2 successes
+HEALTH_CHECK = "check inter 1s fall 2 rise 2"
+
+# option httplog: %ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B ... "%r"
+HTTPLOG = re.compile(
+    r"\[(?P<accepted>[^\]]+)\] (?P<frontend>\S+) (?P<backend>[^/\s]+)/(?P<server>\S+) "
+    r"(?P<TR>-?\d+)/(?P<Tw>-?\d+)/(?P<Tc>-?\d+)/(?P<Tr>-?\d+)/(?P<Ta>-?\d+) "
+    r"(?P<status>-?\d+) .*\"(?P<request>[^\"]*)\"\s*$"
+)
+
+
+def node_name(index: int) -> str:
+    """The server name of node ``index`` (0-based) in haproxy's config and log."""
+    return f"node{index + 1}"
+
+
+def server_lines(members: list[str]) -> str:
+    """One ``server`` line per node (``address:port`` each)."""
+    return "\n".join(
+        f"    server {node_name(k)} {member} {HEALTH_CHECK}"
+        for k, member in enumerate(members)
+    )
+
+
+def render(
+    run_dir: Path,
+    target: Path,
+    bind: tuple[str, int],
+    members: list[str],
+    stats_socket: Path,
+    balance: str = DEFAULT_BALANCE,
+) -> Path:
+    """Write haproxy.cfg for ``members`` behind ``bind``; return its path."""
+    if balance not in BALANCES:
+        raise ValueError(f"unknown balance {balance!r} ({', '.join(BALANCES)})")
+    template = Template((paths.deployments_dir() / TEMPLATE).read_text())
+    target.write_text(
+        template.substitute(
+            run_dir=str(run_dir),
+            host=bind[0],
+            port=str(bind[1]),
+            balance=balance,
+            stats_socket=str(stats_socket),
+            servers=server_lines(members),
+            global_maxconn=str(global_maxconn()),
+        )
+    )
+    return target
+
+
+def global_maxconn() -> int:
+    """kolla-ansible's 40000, capped by the hard open-file limit haproxy gets."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY:
+        return KOLLA_MAXCONN
+    return max(100, min(KOLLA_MAXCONN, (hard - 100) // 2))
+
+
+def argv(haproxy: Path, config: Path) -> list[str]:
+    """haproxy in the foreground (``-db``), as kolla-ansible's haproxy_run.sh."""
+    return [str(haproxy), "-W", "-db", "-f", str(config)]
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One request as haproxy logged it (times in ms; -1: never reached)."""
+
+    server: str
+    queue_ms: int  # %Tw
+    connect_ms: int  # %Tc
+    response_ms: int  # %Tr
+    active_ms: int  # %Ta
+    status: int
+    request: str
+
+
+def parse_log_line(line: str) -> LogLine | None:
+    """The request of an ``option httplog`` line, or None for other lines."""
+    match = HTTPLOG.search(line)
+    if match is None:
+        return None
+    return LogLine(
+        server=match["server"],
+        queue_ms=int(match["Tw"]),
+        connect_ms=int(match["Tc"]),
+        response_ms=int(match["Tr"]),
+        active_ms=int(match["Ta"]),
+        status=int(match["status"]),
+        request=match["request"],
+    )

@@ -1,0 +1,210 @@
+"""Start a cluster: N Keystone nodes behind haproxy, as kolla-ansible wires it.
+
+The shared tiers first (the database, and slapd for ``--identity ldap``) on
+the bridge's address; Keystone is initialised once (db_sync, keys,
+bootstrap, the user pool) from the run's own keystone.conf, as kolla-ansible
+bootstraps on its first host; the keys are then copied to every node, as
+operators distribute fernet keys; each node gets its own folder
+(``nodes/<node>/``: conf, keys, the secrets file), its logs
+(``logs/<node>/``), its memcached with ``--cache memcached`` (every node's
+listed in every keystone.conf) and its Keystone processes, inside its
+namespace. haproxy, last, listens on the run's address: Rally talks to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+from rally_keystone_perf.deploy import backends, keystone_backends, preflight, services
+from rally_keystone_perf.deploy.cluster import haproxy, network
+from rally_keystone_perf.deploy.keystone import config, init
+from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
+from rally_keystone_perf.deploy.rundir import RunDir
+
+MEMCACHED_PORT = 11211  # kolla-ansible's, on every node
+
+
+def make_network(run: RunDir, nodes: int, progress: Progress) -> network.Network:
+    """Namespaces when this machine allows them, else loopback addresses."""
+    refused = network.can_create_namespaces()
+    if refused is None:
+        tag = secrets.token_hex(2)
+        net = network.create(tag, network.free_subnet(), nodes)
+        progress(
+            f"cluster network: {nodes} namespaces on bridge {net.bridge} "
+            f"({net.shared_address}), nodes {', '.join(net.node_addresses)}"
+        )
+    else:
+        net = network.loopback(nodes, f"no network namespaces: {refused}")
+        progress(
+            f"cluster network: {net.reason}; each node on a loopback address "
+            f"instead ({', '.join(net.node_addresses)})"
+        )
+    return net
+
+
+def node_ports(net: network.Network, host_port: int) -> list[int]:
+    """Each node's Keystone port: 5000 in its namespace, else a free one."""
+    if net.kind == "netns":
+        return [host_port] * len(net.node_addresses)
+    return [preflight.pick_port(a, None) for a in net.node_addresses]
+
+
+def prepare_and_start(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    url: str,
+    port: int,
+    sockets: Path,
+    password: str,
+    progress: Progress,
+) -> float:
+    """Shared tiers, Keystone's init, the nodes, haproxy; seconds until healthy."""
+    options, mode = deployment.options, deployment.mode
+    net = make_network(run, options.nodes, progress)
+    ports = node_ports(net, haproxy.NODE_PORT)
+    run.write_state(
+        cluster={
+            "network": net.to_json(),
+            "ports": ports,
+            "balance": options.lb_balance,
+        }
+    )
+    shared = dataclasses.replace(
+        deployment, options=dataclasses.replace(options, host=net.shared_address)
+    )
+    started = keystone_backends.start(
+        run, shared, executables, sockets, password, progress, net.node_addresses
+    )
+    values = config.template_values(
+        run, deployment, port, executables, sockets, None, started.ldap_url
+    )
+    config.render_templates(run, mode, values, options.keystone_conf_template)
+    progress(
+        "initialising Keystone once (db_sync, keys, bootstrap), as on a first host"
+    )
+    init.init_keystone(
+        run,
+        executables["keystone-manage"],
+        f"{url}/v3",
+        password,
+        None,
+        options.token_provider,
+    )
+    init.create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
+    caches = _start_memcacheds(run, deployment, net, executables)
+    tiers = keystone_backends.Started(caches, started.ldap_url)
+    for index in range(options.nodes):
+        where = (index, ports[index])
+        _start_node(run, deployment, net, where, executables, sockets, tiers)
+        progress(f"{haproxy.node_name(index)} is up at {net.node_addresses[index]}")
+    members = [f"{a}:{p}" for a, p in zip(net.node_addresses, ports, strict=True)]
+    return _start_haproxy(run, deployment, members, (url, port), executables, sockets)
+
+
+def _start_memcacheds(
+    run: RunDir,
+    deployment: Deployment,
+    net: network.Network,
+    executables: dict[str, Path],
+) -> list[str] | None:
+    """memcached on every node for ``--cache memcached``; ``host:port`` each."""
+    if deployment.options.cache != "memcached":
+        return None
+    servers = []
+    for index, address in enumerate(net.node_addresses):
+        port = MEMCACHED_PORT
+        if net.kind != "netns":
+            port = preflight.pick_port(address, None)
+        backends.start_memcached(
+            run,
+            executables["memcached"],
+            address,
+            port,
+            deployment.backend_timeout,
+            name=f"{haproxy.node_name(index)}-memcached",
+            prefix=net.exec_prefix(index),
+        )
+        servers.append(f"{address}:{port}")
+    return servers
+
+
+def _start_node(
+    run: RunDir,
+    deployment: Deployment,
+    net: network.Network,
+    where: tuple[int, int],
+    executables: dict[str, Path],
+    sockets: Path,
+    tiers: keystone_backends.Started,
+) -> subprocess.Popen[bytes]:
+    """One node's folder, keys, config and processes; wait until it answers."""
+    index, port = where
+    node = haproxy.node_name(index)
+    address = net.node_addresses[index]
+    node_run = RunDir(run.root / "nodes" / node)
+    node_run.create()
+    # the keys made once, copied to every node as operators distribute them
+    shutil.copytree(run.keys, node_run.keys, dirs_exist_ok=True)
+    secret = run.private / config.SECRETS_CONF
+    if secret.exists():
+        shutil.copy2(secret, node_run.private / config.SECRETS_CONF)
+    node_sockets = sockets / node
+    node_sockets.mkdir(mode=0o755)
+    (run.logs / node).mkdir()
+    values = config.template_values(
+        node_run, deployment, port, executables, node_sockets, *tiers
+    )
+    values |= {"host": address, "log_dir": str(run.logs / node)}
+    options = deployment.options
+    config.render_templates(
+        node_run, deployment.mode, values, options.keystone_conf_template
+    )
+    timeout = deployment.start_timeout
+    proc = start_processes(
+        run, deployment.mode, values, timeout, node, net.exec_prefix(index)
+    )
+    wait_healthy(f"http://{address}:{port}/v3", proc, run, timeout)
+    return proc
+
+
+def _start_haproxy(
+    run: RunDir,
+    deployment: Deployment,
+    members: list[str],
+    front: tuple[str, int],
+    executables: dict[str, Path],
+    sockets: Path,
+) -> float:
+    """haproxy on the run's address in front of every node; seconds to healthy."""
+    url, port = front
+    options = deployment.options
+    config_file = haproxy.render(
+        run.root,
+        run.conf / "haproxy.cfg",
+        (options.host, port),
+        members,
+        sockets / "haproxy.sock",
+        options.lb_balance,
+    )
+    proc = services.start(
+        run, "haproxy", haproxy.argv(executables["haproxy"], config_file)
+    )
+    run.write_state(status="starting")
+    try:
+        return services.wait_until(
+            lambda: services.probe(f"{url}/v3") == 200,
+            proc,
+            "haproxy",
+            deployment.start_timeout,
+            lambda: services.named_tail(run.logs / "haproxy-stdout.log"),
+            not_ready=f"Keystone did not answer GET {url}/v3 through haproxy",
+        )
+    except services.ServiceError as exc:
+        raise LaunchError(str(exc)) from None

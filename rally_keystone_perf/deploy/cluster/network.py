@@ -1,0 +1,174 @@
+"""The cluster's network: one Linux network namespace per Keystone host.
+
+Each node is a namespace of its own (``ksp<run>n<K>``) with one address in
+198.18.0.0/15 (RFC 2544's range for benchmark networks) on a veth pair whose
+other end is a port of a bridge in our namespace; the bridge holds the
+shared tiers' address (haproxy's backend side, the database). Nothing is
+routed off the machine: the bridge has no uplink. Without the privileges to
+create namespaces, every node gets a loopback address of its own instead
+(127.0.0.11, .12, ...): the same topology without isolation, said in the
+output and run.json. :func:`teardown` removes what :func:`create` recorded.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+BENCHMARK_NET = ipaddress.IPv4Network("198.18.0.0/15")
+LOOPBACK_BASE = 10  # node K's fallback address: 127.0.0.(10 + K)
+MAX_NODES = 8
+
+
+class NetworkError(Exception):
+    """The cluster's network cannot be made; the message says why."""
+
+
+@dataclass
+class Network:
+    """What :func:`create` made: the shared address and each node's.
+
+    ``kind`` is ``netns`` or ``loopback``; ``namespaces`` (None for a node
+    on loopback) and ``bridge`` name what :func:`teardown` removes.
+    """
+
+    kind: str
+    shared_address: str
+    node_addresses: list[str]
+    namespaces: list[str | None] = field(default_factory=list)
+    bridge: str | None = None
+    reason: str | None = None  # why loopback, when it is the fallback
+
+    def to_json(self) -> dict[str, Any]:
+        """The run.json form (``cluster_network``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Network:
+        """Read :meth:`to_json`'s form back."""
+        return cls(**data)
+
+    def exec_prefix(self, node: int) -> list[str]:
+        """The argv prefix that runs a command inside node ``node`` (0-based)."""
+        namespace = self.namespaces[node] if self.namespaces else None
+        return [] if namespace is None else ["ip", "netns", "exec", namespace]
+
+
+def free_subnet() -> ipaddress.IPv4Network:
+    """A /24 of 198.18.0.0/15 no interface of ours has an address in."""
+    listing = subprocess.run(
+        ["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True
+    ).stdout
+    used = {
+        ipaddress.IPv4Interface(word).network.supernet(new_prefix=24)
+        for word in listing.split()
+        if word.startswith("198.1") and "/" in word
+    }
+    for subnet in BENCHMARK_NET.subnets(new_prefix=24):
+        if subnet not in used:
+            return subnet
+    raise NetworkError("every /24 of 198.18.0.0/15 is in use on this machine")
+
+
+def names(tag: str, nodes: int) -> tuple[str, list[str], list[str]]:
+    """The bridge, namespace and host-side veth names (15 bytes at most)."""
+    bridge = f"ksp{tag}br"
+    namespaces = [f"ksp{tag}n{k + 1}" for k in range(nodes)]
+    veths = [f"ksp{tag}v{k + 1}" for k in range(nodes)]
+    return bridge, namespaces, veths
+
+
+def _ip(*args: str) -> None:
+    result = subprocess.run(
+        ["ip", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if result.returncode != 0:
+        raise NetworkError(
+            f"ip {' '.join(args)} failed: {result.stderr.strip() or result.returncode}"
+        )
+
+
+def loopback(nodes: int, reason: str) -> Network:
+    """The fallback: node K on 127.0.0.(10 + K), the shared tiers on 127.0.0.1."""
+    return Network(
+        kind="loopback",
+        shared_address="127.0.0.1",
+        node_addresses=[f"127.0.0.{LOOPBACK_BASE + k + 1}" for k in range(nodes)],
+        namespaces=[None] * nodes,
+        reason=reason,
+    )
+
+
+def create(tag: str, subnet: ipaddress.IPv4Network, nodes: int) -> Network:
+    """A bridge with the shared address, a namespace and a veth per node.
+
+    :raises NetworkError: what failed (what was made before it is removed).
+    """
+    if not 1 <= nodes <= MAX_NODES:
+        raise NetworkError(f"a cluster has 1 to {MAX_NODES} nodes, not {nodes}")
+    hosts = list(subnet.hosts())
+    bridge, namespaces, veths = names(tag, nodes)
+    network = Network(
+        kind="netns",
+        shared_address=str(hosts[0]),
+        node_addresses=[str(hosts[10 + k]) for k in range(nodes)],
+        namespaces=[],
+        bridge=None,
+    )
+    try:
+        _ip("link", "add", bridge, "type", "bridge")
+        network.bridge = bridge
+        shared = f"{network.shared_address}/{subnet.prefixlen}"
+        _ip("addr", "add", shared, "dev", bridge)
+        _ip("link", "set", bridge, "up")
+        for namespace, veth, address in zip(
+            namespaces, veths, network.node_addresses, strict=True
+        ):
+            _add_node(namespace, veth, bridge, f"{address}/{subnet.prefixlen}")
+            network.namespaces.append(namespace)
+    except NetworkError:
+        teardown(network)
+        raise
+    return network
+
+
+def _add_node(namespace: str, veth: str, bridge: str, address: str) -> None:
+    """A namespace with loopback up and ``eth0`` (``address``) on the bridge."""
+    _ip("netns", "add", namespace)
+    _ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", namespace)
+    _ip("link", "set", veth, "master", bridge)
+    _ip("link", "set", veth, "up")
+    inside = ("-n", namespace)
+    _ip(*inside, "addr", "add", address, "dev", "eth0")
+    _ip(*inside, "link", "set", "eth0", "up")
+    _ip(*inside, "link", "set", "lo", "up")
+
+
+def teardown(network: Network) -> None:
+    """Remove the namespaces (their veths go with them) and the bridge.
+
+    Best effort and idempotent: what is already gone is skipped.
+    """
+    for namespace in network.namespaces or []:
+        if namespace is not None:
+            subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
+    if network.bridge is not None:
+        subprocess.run(["ip", "link", "del", network.bridge], capture_output=True)
+
+
+def can_create_namespaces() -> str | None:
+    """None when namespaces can be made here, else why not (for the fallback)."""
+    if shutil.which("ip") is None and not os.path.exists("/usr/sbin/ip"):
+        return "the ip command (Debian's iproute2) is not installed"
+    probe = f"ksp-probe-{os.getpid()}"
+    result = subprocess.run(
+        ["ip", "netns", "add", probe], capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        return result.stderr.strip() or "ip netns add failed"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None

@@ -1,0 +1,118 @@
+"""A cluster on a real machine: 2 Keystone nodes behind haproxy on one MariaDB."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import requests
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.cluster import network
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report.load import load_report
+from tests.functional.conftest import (
+    FAST_HASH_ROUNDS,
+    admin_client,
+    cli_options,
+    require_mode,
+    run_processes,
+    write_task,
+)
+
+pytestmark = pytest.mark.functional
+
+
+def _workload(name: str, extra: dict) -> dict:
+    return {
+        "scenario": {name: {}},
+        "runner": {"constant": {"times": 20, "concurrency": 4}},
+        "contexts": {"users": {"tenants": 1, "users_per_tenant": 2}, **extra},
+        "sla": {"failure_rate": {"max": 0}},
+    }
+
+
+def _links() -> str:
+    return subprocess.run(
+        ["ip", "-o", "link", "show"], capture_output=True, text=True
+    ).stdout
+
+
+def _namespaces() -> str:
+    return subprocess.run(
+        ["ip", "netns", "list"], capture_output=True, text=True
+    ).stdout
+
+
+def _token_on(address: str, port: int, run: RunDir) -> str:
+    """A token issued by one node itself, not through haproxy."""
+    secret = json.loads(run.admin_secret.read_text())
+    body = {
+        "auth": {
+            "identity": {
+                "methods": ["password"],
+                "password": {
+                    "user": {
+                        "name": secret["username"],
+                        "domain": {"id": "default"},
+                        "password": secret["password"],
+                    }
+                },
+            },
+            "scope": {"project": {"name": "admin", "domain": {"id": "default"}}},
+        }
+    }
+    answer = requests.post(
+        f"http://{address}:{port}/v3/auth/tokens", json=body, timeout=30
+    )
+    assert answer.status_code == 201
+    return answer.headers["X-Subject-Token"]
+
+
+def test_two_nodes_behind_haproxy(tmp_path: Path, capsys) -> None:
+    require_mode(cli_options(["--nodes", "2"]))
+    task = write_task(
+        tmp_path / "cluster.json",
+        [
+            _workload("KeystonePerf.create_token", {}),
+            _workload("KeystonePerf.validate_token", {"keystone_perf_tokens": {}}),
+        ],
+    )
+    runs = tmp_path / "runs"
+    argv = ["run", "--task", str(task), "--nodes", "2", "--keep-running"]
+    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
+    code = cli.main(argv)
+    out = capsys.readouterr().out
+    (root,) = runs.glob("2*")
+    run = RunDir(root)
+    state = run.state()
+    net = network.Network.from_json(state.cluster["network"])
+    try:
+        assert code == 0  # failure_rate max 0 in both workloads
+        (report,) = run.results.glob("cluster-*.json")
+        for workload in load_report(report):
+            assert len(workload.iterations) == 20
+            assert not [it for it in workload.iterations if it.error]
+        assert state.options["nodes"] == 2 and state.options["db"] == "mysql"
+        assert "| nodes" in out or " nodes " in out
+        for node in ("node1", "node2"):  # haproxy spread the load over both
+            lines = (run.logs / node / "access.log").read_text().splitlines()
+            assert len(lines) > 5, node
+        ports = state.cluster["ports"]
+        token = _token_on(net.node_addresses[0], ports[0], run)
+        validated = requests.get(
+            f"http://{net.node_addresses[1]}:{ports[1]}/v3/auth/tokens",
+            headers={"X-Auth-Token": token, "X-Subject-Token": token},
+            timeout=30,
+        )
+        assert validated.status_code == 200  # node 1's token, node 2's keys
+        assert admin_client(run)[1]  # and through haproxy
+    finally:
+        launcher.stop(run)
+    assert not run_processes(run), "server processes were left running"
+    for name in net.namespaces:
+        assert name is None or name not in _namespaces()
+    assert net.bridge is None or net.bridge not in _links()

@@ -1,0 +1,58 @@
+"""Tests for deploy.cluster.haproxy: its config and its log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.deploy.cluster import haproxy
+
+
+def test_render_puts_every_node_behind_the_front(tmp_path: Path) -> None:
+    members = ["198.18.4.11:5000", "198.18.4.12:5000"]
+    socket = tmp_path / "haproxy.sock"
+    front = ("127.0.0.1", 5999)
+    target = haproxy.render(
+        tmp_path, tmp_path / "haproxy.cfg", front, members, socket, "leastconn"
+    )
+    text = target.read_text()
+    assert "bind 127.0.0.1:5999" in text
+    assert "    balance leastconn" in text and "    balance roundrobin" in text
+    assert "option httpchk GET /v3" in text and "option httplog" in text
+    assert "server node1 198.18.4.11:5000 check inter 1s fall 2 rise 2" in text
+    assert "server node2 198.18.4.12:5000 check inter 1s fall 2 rise 2" in text
+    assert f"stats socket {tmp_path / 'haproxy.sock'}" in text
+    with pytest.raises(ValueError, match="unknown balance 'random'"):
+        haproxy.render(tmp_path, target, ("h", 1), members, target, "random")
+
+
+def test_every_haproxy_setting_says_why() -> None:
+    from rally_keystone_perf import paths
+
+    text = (paths.deployments_dir() / haproxy.TEMPLATE).read_text()
+    for block in text.split("\n\n"):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        for index, line in enumerate(lines):
+            if line.startswith("#") or line.startswith("$") or index == 0:
+                continue
+            assert any(prior.startswith("#") for prior in lines[:index]), line
+
+
+def test_parse_an_httplog_line() -> None:
+    line = (
+        "127.0.0.1:40312 [23/Nov/2026:05:01:02.123] keystone_internal_front "
+        "keystone_internal_back/node2 0/0/1/153/154 201 2048 - - ---- 4/4/3/1/0 "
+        '0/0 "POST /v3/auth/tokens HTTP/1.1"'
+    )
+    parsed = haproxy.parse_log_line(line)
+    assert parsed == haproxy.LogLine(
+        server="node2",
+        queue_ms=0,
+        connect_ms=1,
+        response_ms=153,
+        active_ms=154,
+        status=201,
+        request="POST /v3/auth/tokens HTTP/1.1",
+    )
+    assert haproxy.parse_log_line("[WARNING] Server node2 is DOWN") is None
