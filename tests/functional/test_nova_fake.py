@@ -76,8 +76,9 @@ def test_boot_server_quick_task(
         assert "AMQP server on" not in path.read_text(), path
     assert state["stack"]["rss_mb"] > 0
     # the generated passwords stay in private files (and Nova's database)
-    secrets = run.state().secrets()  # admin, the stack's three, a user pool's
-    assert len(secrets) == 4 + run.user_pool.is_file()
+    # admin, the stack's three, MariaDB's keystone user, a user pool's
+    secrets = run.state().secrets()
+    assert len(secrets) == 5 + run.user_pool.is_file()
     for path in [*run.logs.rglob("*"), *run.results.rglob("*"), *run.conf.rglob("*")]:
         if path.is_file():
             text = path.read_text(errors="replace")

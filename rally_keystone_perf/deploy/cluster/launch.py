@@ -34,7 +34,10 @@ def make_network(run: RunDir, nodes: int, progress: Progress) -> network.Network
     refused = network.can_create_namespaces()
     if refused is None:
         tag = secrets.token_hex(2)
-        net = network.create(tag, network.free_subnet(), nodes)
+        try:
+            net = network.create(tag, network.free_subnet(), nodes)
+        except network.NetworkError as exc:
+            raise LaunchError(f"cannot make the cluster's network: {exc}") from None
         progress(
             f"cluster network: {nodes} namespaces on bridge {net.bridge} "
             f"({net.shared_address}), nodes {', '.join(net.node_addresses)}"

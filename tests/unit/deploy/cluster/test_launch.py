@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy.cluster import launch, network
+from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 
 
@@ -31,3 +32,20 @@ def test_without_namespaces_nodes_get_loopback_addresses(
 def test_in_namespaces_every_node_listens_on_5000() -> None:
     net = network.Network("netns", "198.18.0.1", ["198.18.0.11", "198.18.0.12"])
     assert launch.node_ports(net, 5000) == [5000, 5000]
+
+
+def test_a_network_that_cannot_be_made_is_a_launch_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(tag: str, subnet: object, nodes: int) -> network.Network:
+        raise network.NetworkError("ip link add kspx type bridge failed: no bridge")
+
+    monkeypatch.setattr(network, "can_create_namespaces", lambda: None)
+    monkeypatch.setattr(network, "free_subnet", lambda: None)
+    monkeypatch.setattr(network, "create", refuse)
+    with pytest.raises(LaunchError) as err:
+        launch.make_network(RunDir(tmp_path), 2, lambda _: None)
+    assert str(err.value) == (
+        "cannot make the cluster's network: ip link add kspx type bridge "
+        "failed: no bridge"
+    )
