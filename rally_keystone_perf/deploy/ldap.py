@@ -30,7 +30,11 @@ from typing import Any
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import services, user_pool
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.deploy.rundir import (
+    RunDir,
+    write_private_json,
+    write_private_text,
+)
 
 SUFFIX = "dc=openstack,dc=org"  # the suffix of Keystone's LDAP docs
 USERS_OU = f"ou=Users,{SUFFIX}"
@@ -103,9 +107,7 @@ def render_config(run: RunDir) -> Path:
     root_conf = run.private / "slapd-root.conf"
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "ldap.json", {"dn": ROOT_DN, "password": password})
-    fd = os.open(root_conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(f'rootdn "{ROOT_DN}"\nrootpw {ssha(password)}\n')
+    write_private_text(root_conf, f'rootdn "{ROOT_DN}"\nrootpw {ssha(password)}\n')
     values = {
         "run_dir": str(run.root),
         "ldap_suffix": SUFFIX,
@@ -147,9 +149,7 @@ def start_slapd(
     pool = plan_pool(*pool_size)
     write_private_json(pool_plan_file(run), pool)
     ldif = run.private / "directory.ldif"
-    fd = os.open(ldif, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(directory_ldif(*admin, pool))
+    write_private_text(ldif, directory_ldif(*admin, pool))
     log = run.logs / "slapadd.log"
     load = [str(exes["slapadd"]), "-q", "-f", str(conf), "-l", str(ldif)]
     code = services.run_logged(load, log, stdin=subprocess.DEVNULL)

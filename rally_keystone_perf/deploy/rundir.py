@@ -215,11 +215,15 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def write_private_json(path: Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` to ``path`` readable by the owner only."""
+    write_private_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, created 0600 (never readable by others)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.fchmod(fd, 0o600)  # also when the file existed with a wider mode
     with os.fdopen(fd, "w") as stream:
-        json.dump(data, stream, indent=2)
-        stream.write("\n")
+        stream.write(text)
 
 
 def new_run_dir(runs_root: Path, mode: str) -> RunDir:
