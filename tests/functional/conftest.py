@@ -27,11 +27,14 @@ def run_processes(run: RunDir) -> list[psutil.Process]:
 
     Every service starts in the run folder (RabbitMQ's epmd and Erlang VM do
     not name it on their command line; PostgreSQL's workers run in its data
-    folder inside it).
+    folder inside it). A zombie is not live: a killed process whose parent
+    died is reparented to PID 1, which in a container may never reap it.
     """
     found = []
     root = str(run.root)
-    for proc in psutil.process_iter(["cmdline", "cwd"]):
+    for proc in psutil.process_iter(["cmdline", "cwd", "status"]):
+        if proc.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
         cmdline = " ".join(proc.info["cmdline"] or [])
         cwd = proc.info["cwd"] or ""
         if root in cmdline or cwd == root or cwd.startswith(root + "/"):

@@ -176,8 +176,14 @@ def test_interrupt_stops_servers_cleans_up_and_keeps_results(
 
 
 def _is_rally(proc: psutil.Process) -> bool:
-    """A process of the rally command (its argv names the run's rally.conf)."""
-    return any(arg.endswith("rally.conf") for arg in proc.cmdline())
+    """A process of the rally command (its argv names the run's rally.conf).
+
+    One that exited since it was listed is not (it may be a zombie by now).
+    """
+    try:
+        return any(arg.endswith("rally.conf") for arg in proc.cmdline())
+    except psutil.Error:  # NoSuchProcess, ZombieProcess
+        return False
 
 
 def test_a_killed_run_leaves_nothing_after_down(
@@ -190,7 +196,7 @@ def test_a_killed_run_leaves_nothing_after_down(
     run = _only_run(runs)
     try:
         deadline = time.monotonic() + 30
-        while rally := [p.cmdline() for p in run_processes(run) if _is_rally(p)]:
+        while rally := [p.pid for p in run_processes(run) if _is_rally(p)]:
             assert time.monotonic() < deadline, f"Rally outlived it: {rally}"
             time.sleep(0.5)
         assert run_processes(run), "the servers are left for down to stop"
