@@ -62,8 +62,11 @@ def launch_options(
         start_timeout=args.start_timeout,
         user_pool=user_pool_size(args, tasks),
         fake_computes=args.fake_computes,
-        nodes=args.nodes,
+        # matrix --nodes is a list: its smallest count for the checks
+        nodes=min(args.nodes) if isinstance(args.nodes, list) else args.nodes,
         lb_balance=args.lb_balance,
+        node_cpus=args.node_cpus,
+        db_cpus=args.db_cpus,
     )
 
 

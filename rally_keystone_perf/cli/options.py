@@ -44,6 +44,17 @@ def mode_list(text: str) -> list[str]:
     return names
 
 
+def node_counts(text: str) -> list[int]:
+    """argparse type of ``matrix --nodes``: node counts, comma-separated."""
+    try:
+        counts = [int(word) for word in text.split(",") if word.strip()]
+    except ValueError:
+        counts = []
+    if not counts:
+        raise argparse.ArgumentTypeError(f"not node counts: {text!r} (e.g. 1,2,3,4)")
+    return list(dict.fromkeys(counts))
+
+
 def percentage(text: str) -> float:
     """argparse type of ``--max-regression``: ``10%`` or ``10`` -> 0.10."""
     try:
@@ -64,11 +75,12 @@ def alpha(text: str) -> float:
 
 
 def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) -> None:
-    """The "local Keystone" options of ``up``, ``run`` and ``matrix``."""
+    """The "local Keystone" options of ``up``, ``run`` and ``matrix`` (whose
+    ``--modes`` and ``--nodes`` take lists: ``with_mode`` False)."""
     group = parser.add_argument_group("local Keystone")
     _add_server_options(group, with_mode)
     _add_backends(group)
-    _add_cluster(group)
+    _add_cluster(group, node_list=not with_mode)
     _add_keystone_settings(group)
 
 
@@ -142,14 +154,20 @@ def _add_backends(group: Group) -> None:
     )
 
 
-def _add_cluster(group: Group) -> None:
-    """Nodes behind haproxy."""
+def _add_cluster(group: Group, node_list: bool) -> None:
+    """Nodes behind haproxy (a list of node counts for the matrix)."""
     group.add_argument(
         "--nodes",
-        type=int,
-        default=1,
-        metavar="N",
-        help="Keystone hosts (1-8): more than one run the mode on every node, "
+        type=node_counts if node_list else int,
+        default=[1] if node_list else 1,
+        metavar="N,..." if node_list else "N",
+        help=(
+            "node counts to run every task file at, comma-separated (e.g. "
+            "1,2,3,4: seed 001's table); each as run --nodes "
+            if node_list
+            else ""
+        )
+        + "Keystone hosts (1-8): more than one run the mode on every node, "
         "each in its own network namespace on 198.18.0.0/15 (loopback "
         "addresses when namespaces are refused), behind haproxy as "
         "kolla-ansible wires them, sharing one MariaDB; uwsgi and nginx-uwsgi "
@@ -161,6 +179,24 @@ def _add_cluster(group: Group) -> None:
         choices=["roundrobin", "leastconn"],
         help="haproxy's balance in front of the nodes (default: %(default)s, "
         "kolla-ansible's)",
+    )
+    group.add_argument(
+        "--node-cpus",
+        type=float,
+        default=None,
+        metavar="C",
+        help="CPU quota of each Keystone host (its servers and memcached), in "
+        "CPUs, e.g. 0.25: a cgroup per node (v2 cpu.max or v1 "
+        "cpu.cfs_quota_us), so throughput against nodes stops growing where "
+        "a tier saturates, as on separate hosts; needs root (default: none)",
+    )
+    group.add_argument(
+        "--db-cpus",
+        type=float,
+        default=None,
+        metavar="C",
+        help="CPU quota of the database server (--db mysql or postgresql), in "
+        "CPUs, as --node-cpus (default: none)",
     )
 
 

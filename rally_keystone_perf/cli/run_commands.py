@@ -19,9 +19,9 @@ from rally_keystone_perf.cli.common import (
     task_files,
 )
 from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import api, combined, config
+from rally_keystone_perf.report import api, combined, config, scaling
 from rally_keystone_perf.run import matrix, rally_runner, session
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
@@ -36,7 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         echo(f"{path}: {count} workload(s), syntax OK")
     options = launch_options(args, tasks)
     for task in tasks:
-        check.check_identity(task, options.identity)
+        check.check_deployment(task, options)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
@@ -85,12 +85,23 @@ def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:
 
 
 def _write_matrix_tables(state: matrix.MatrixState, reports: list[Path]) -> None:
-    """The combined table: markdown in the matrix folder, a table on stdout."""
+    """The combined table: markdown in the matrix folder, a table on stdout.
+
+    Reports of more than one node count (``--nodes``) add the scaling table
+    (:mod:`..report.scaling`) after it, in both.
+    """
     loaded = config.load_reports(reports)
-    buffer = io.StringIO()
-    combined.write_combined(loaded, buffer, "markdown")
-    (state.folder / "combined.md").write_text(buffer.getvalue())
-    combined.write_combined(loaded, sys.stdout, "table")
+    header: list[str] = []
+    rows: list[list[str]] = []
+    if len(scaling.node_counts(loaded)) > 1:
+        header, rows = scaling.scaling_rows(loaded)
+    markdown = io.StringIO()
+    for stream, fmt in ((markdown, "markdown"), (sys.stdout, "table")):
+        combined.write_combined(loaded, stream, fmt)
+        if rows:
+            stream.write("\n")
+            scaling.write_scaling((header, rows), stream, fmt)
+    (state.folder / "combined.md").write_text(markdown.getvalue())
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -105,25 +116,41 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     aborts the running task (partial results kept), stops the servers and
     exits 130. The end is the combined table: one row per workload with its
     configuration columns, setup and load time (also written to
-    <matrix-dir>/combined.md).
+    <matrix-dir>/combined.md). With --nodes 1,2,3,4 every task file runs at
+    each node count (a cluster behind haproxy; every cell on one MariaDB),
+    and a second table follows: tokens/s and revocation listings/s against
+    nodes, the token median and p95, the saturated tier, and seed 001's
+    figures beside them.
     """
+    if max(args.nodes) > 1 and args.db == "sqlite":  # one database for every row
+        echo(
+            "matrix --nodes: every cell on --db mysql (a cluster's nodes share "
+            "one MariaDB; the single host's cells too, so that the rows compare)"
+        )
+        args.db = "mysql"
     base = launch_options(args)
     names = _matrix_modes(args, base)
     cells = matrix.plan(
-        names, args.tasks, args.size, args.tasks_dir or paths.tasks_dir()
+        names, args.tasks, args.size, args.tasks_dir or paths.tasks_dir(), args.nodes
     )
     loaded: dict[Path, TaskFile] = {}
     for task in sorted({c.task for c in cells}):  # bad input: before any server
         loaded[task] = TaskFile.load(task)
         check.validate(loaded[task])
-        check.check_identity(loaded[task], base.identity)
+        check.check_deployment(loaded[task], base)
+    for count in args.nodes:  # --nodes 9, or 2 on eventlet: before any server
+        for name in names:
+            preflight.check_cluster(
+                resolve(dataclasses.replace(base, mode=name, nodes=count))
+            )
     echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
     state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)
 
-    def options_for(mode: str) -> LaunchOptions:
+    def options_for(mode: str, nodes: int) -> LaunchOptions:
         tasks = [loaded[c.task] for c in cells if c.mode == mode]
-        return dataclasses.replace(launch_options(args, tasks), mode=mode, port=None)
+        options = launch_options(args, tasks)
+        return dataclasses.replace(options, mode=mode, nodes=nodes, port=None)
 
     codes: list[int] = []
     try:

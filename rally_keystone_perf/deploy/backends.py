@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
 DB_NAME = "keystone"
@@ -132,7 +133,10 @@ def start_mariadb(
             f"mariadb-install-db failed (exit {code}); last lines of "
             f"its log:\n{services.named_tail(run.logs / 'mariadb-install-db.log')}"
         )
-    argv = mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log)
+    argv = [  # in the database's cgroup with --db-cpus
+        *cgroups.host_prefix(run, cgroups.DB_GROUP),
+        *mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log),
+    ]
     proc = services.start(run, "mariadb", argv)
     services.wait_until(
         lambda: services.port_open(host, port),

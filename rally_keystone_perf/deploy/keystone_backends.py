@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
+from rally_keystone_perf.deploy.cluster import cgroups, haproxy
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
 from rally_keystone_perf.deploy.rundir import RunDir
@@ -126,6 +127,12 @@ def _start_memcached(
     port = preflight.pick_port(options.host, None)
     progress(f"starting memcached on {options.host}:{port}")
     backends.start_memcached(
-        run, executables["memcached"], options.host, port, deployment.backend_timeout
+        run,
+        executables["memcached"],
+        options.host,
+        port,
+        deployment.backend_timeout,
+        # on the Keystone host, in its cgroup with --node-cpus
+        prefix=cgroups.host_prefix(run, haproxy.node_name(0)),
     )
     return port

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import asdict
@@ -23,11 +24,12 @@ from rally_keystone_perf.deploy import (
     keystone_backends,
     modes,
     orphans,
+    postgresql,
     preflight,
     services,
 )
+from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
 from rally_keystone_perf.deploy.cluster import launch as cluster_launch
-from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
     start_processes,
@@ -168,6 +170,7 @@ def _prepare_and_start(
 ) -> float:
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
+    _make_cpu_quota(run, deployment, progress)
     if options.nodes > 1:
         return cluster_launch.prepare_and_start(
             run, deployment, executables, url, port, sockets, password, progress
@@ -216,13 +219,35 @@ def _prepare_and_start(
         f"{settings.threads} threads) on {url}"
     )
     timeout = deployment.start_timeout
-    proc = start_processes(run, mode, values, timeout)
+    prefix = cgroups.host_prefix(run, haproxy.node_name(0))  # with --node-cpus
+    proc = start_processes(run, mode, values, timeout, prefix=prefix)
     run.write_state(status="starting")
     waited = wait_healthy(f"{url}/v3", proc, run, timeout)
     progress(f"Keystone is up at {url}/v3 (healthy after {waited:.1f} s)")
     if stack is not None:
         _start_nova_stack(run, stack, f"{url}/v3", executables, progress)
     return waited
+
+
+def _make_cpu_quota(run: RunDir, deployment: Deployment, progress: Progress) -> None:
+    """A cgroup per Keystone host and one for the database, with their CPU
+    quotas (``--node-cpus``, ``--db-cpus``), recorded in run.json."""
+    options = deployment.options
+    if options.node_cpus is None and options.db_cpus is None:
+        return
+    quotas = {haproxy.node_name(k): options.node_cpus for k in range(options.nodes)}
+    quotas[cgroups.DB_GROUP] = options.db_cpus
+    owners = {}
+    if options.db == "postgresql" and postgresql.server_user():
+        owners[cgroups.DB_GROUP] = str(postgresql.server_user())
+    try:
+        quota = cgroups.create(secrets.token_hex(2), quotas, owners)
+    except cgroups.CgroupError as exc:
+        raise LaunchError(str(exc)) from None
+    run.write_state(cpu_quota=quota.to_json())
+    held = [f"each node {options.node_cpus:g} CPU"] if options.node_cpus else []
+    held += [f"the database {options.db_cpus:g} CPU"] if options.db_cpus else []
+    progress(f"CPU quotas ({quota.version} cgroups): {', '.join(held)}")
 
 
 def _start_nova_stack(
@@ -264,6 +289,12 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
         shutil.rmtree(state.sockets_dir, ignore_errors=True)
     if state.cluster:  # after its processes: the namespaces they ran in
         network.teardown(network.Network.from_json(state.cluster["network"]))
+    if state.cpu_quota:  # after its processes: a group with members stays
+        left = cgroups.remove(cgroups.CpuQuota.from_json(state.cpu_quota))
+        if left:
+            print(
+                f"cgroups still in use, not removed: {', '.join(left)}", file=sys.stderr
+            )
     if not was_running and not state.services and not state.server_pid:
         return False
     run.write_state(
@@ -272,6 +303,7 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
         services={},
         service_order=[],
         service_tiers={},
+        service_specs={},
         stopped_at=time.time(),
     )
     return was_running

@@ -52,6 +52,8 @@ class LaunchOptions:
     fake_computes: int = 1  # nova-fake: nova-compute processes (fake hosts)
     nodes: int = 1  # Keystone hosts; more than 1: behind haproxy (deploy/cluster)
     lb_balance: str = "roundrobin"  # haproxy's balance in front of a cluster
+    node_cpus: float | None = None  # each node's CPU quota (deploy/cluster/cgroups)
+    db_cpus: float | None = None  # the database server's CPU quota
     # a keystone.conf template instead of deployments/common/keystone.conf.tmpl
     # (benchmarks.stock_keystone's minimal one); same $values
     keystone_conf_template: str | None = None

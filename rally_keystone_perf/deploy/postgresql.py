@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
 DB_NAME = "keystone"
@@ -115,7 +116,10 @@ def start_postgresql(
             f"initdb failed (exit {code}); last lines of its log:\n"
             f"{services.named_tail(log)}"
         )
-    argv = postgres_argv(exes["postgres"], datadir, socket_dir, host, port)
+    argv = [  # in the database's cgroup with --db-cpus
+        *cgroups.host_prefix(run, cgroups.DB_GROUP),
+        *postgres_argv(exes["postgres"], datadir, socket_dir, host, port),
+    ]
     proc = services.start(run, "postgresql", argv, user=user)
     psql = [
         str(exes["postgres"].resolve().with_name("psql")),  # beside the server

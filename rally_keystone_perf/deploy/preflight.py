@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import modes, postgresql
+from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.nova import config as nova_config
 from rally_keystone_perf.deploy.options import (
     Deployment,
@@ -102,6 +103,30 @@ def check_cluster(deployment: Deployment) -> None:
         )
     if options.lb_balance not in ("roundrobin", "leastconn"):
         raise LaunchError(f"--lb-balance {options.lb_balance}: roundrobin or leastconn")
+    check_cpu_quotas(options)
+
+
+def check_cpu_quotas(options: LaunchOptions) -> None:
+    """``--node-cpus``/``--db-cpus``: a quota the kernel takes, a database
+    server to hold to it, and a cgroup CPU controller we may write to."""
+    if options.node_cpus is None and options.db_cpus is None:
+        return
+    if options.db_cpus is not None and options.db not in ("mysql", "postgresql"):
+        raise LaunchError(
+            f"--db-cpus: --db {options.db} has no database server to hold to a "
+            "quota (use --db mysql or postgresql)"
+        )
+    try:
+        cgroups.check_cpus("--node-cpus", options.node_cpus)
+        cgroups.check_cpus("--db-cpus", options.db_cpus)
+        _, parent = cgroups.hierarchy()
+    except cgroups.CgroupError as exc:
+        raise LaunchError(str(exc)) from None
+    if not os.access(parent, os.W_OK):
+        raise LaunchError(
+            f"--node-cpus/--db-cpus: cannot create cgroups in {parent} "
+            "(run as root, or without the quotas)"
+        )
 
 
 def check_fake_computes(deployment: Deployment) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
@@ -13,6 +15,7 @@ from typing import Any
 
 PRIVATE_MODE = 0o700
 PRIVATE_UMASK = 0o077  # what is written under private/ is its owner's alone
+_HELD = threading.local()  # the run.json locks this thread holds (RunDir.locked)
 
 
 @dataclass(frozen=True)
@@ -101,14 +104,34 @@ class RunDir:
     def write_state(self, **changes: Any) -> dict[str, Any]:
         """Merge ``changes`` (:class:`RunState` fields) into run.json; return it.
 
-        Written atomically. :raises TypeError: a key RunState does not have.
+        Written atomically, under :meth:`locked`. :raises TypeError: a key
+        RunState does not have.
         """
-        state = self.state().merge(changes, updated_at=time.time())
-        data = state.to_json()
-        tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-        tmp.replace(self.state_file)
+        with self.locked():
+            state = self.state().merge(changes, updated_at=time.time())
+            data = state.to_json()
+            tmp = self.state_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+            tmp.replace(self.state_file)
         return data
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold run.json's lock: a read-modify-write inside the block is not
+        lost to another process's (a Rally hook restarting a node while the
+        command records its own state). Reentrant within a thread."""
+        key = str(self.state_file)
+        held: set[str] = _HELD.__dict__.setdefault("paths", set())
+        if key in held:
+            yield
+            return
+        with open(self.root / ".run.json.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            held.add(key)
+            try:
+                yield
+            finally:
+                held.discard(key)
 
 
 @dataclass
@@ -141,9 +164,11 @@ class RunState:
     services: dict[str, int] = field(default_factory=dict)  # name -> pid
     service_order: list[str] = field(default_factory=list)  # start order
     service_tiers: dict[str, str] = field(default_factory=dict)
+    service_specs: dict[str, dict[str, Any]] = field(default_factory=dict)  # restart
     user_pool: dict[str, Any] | None = None  # projects, users_per_project, seconds
     stack: dict[str, Any] | None = None  # kind, computes, seconds, rss_mb, processes
     cluster: dict[str, Any] | None = None  # network (deploy/cluster), ports, balance
+    cpu_quota: dict[str, Any] | None = None  # deploy/cluster/cgroups.CpuQuota
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

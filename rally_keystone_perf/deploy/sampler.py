@@ -1,64 +1,226 @@
-"""Sample the server's process tree (CPU, memory) during a run (no Rally imports).
+"""Sample the server's process trees (CPU, memory) during a run (no Rally imports).
 
-:class:`ResourceSampler` runs a daemon thread that, every ``interval``
-seconds, reads the server process and all its descendants with psutil and
-appends one row to ``<run>/logs/resources.csv``::
+:class:`ResourceSampler` runs one daemon thread that, every ``interval``
+seconds, reads each of its :class:`Target` s (some root processes and all
+their descendants, with psutil) and appends one row to the target's CSV::
 
     timestamp,cpu_seconds,rss_bytes,processes
     1718000000.123456,12.34,215748608,3
 
 ``timestamp`` is seconds since the epoch (the clock of Rally's iterations and
-of the access log), ``cpu_seconds`` the user+system CPU time the tree has
+of the access log), ``cpu_seconds`` the user+system CPU time the trees have
 consumed so far (cumulative: a process that exits keeps counting with its
-last value), ``rss_bytes`` the tree's total resident memory now and
-``processes`` how many processes were read.
+last value), ``rss_bytes`` their total resident memory now and ``processes``
+how many processes were read.
+
+A single-host run has one target, the server's tree (``server_pid``), in
+``<run>/logs/resources.csv``. A cluster run (``--nodes N``) has one target
+per tier instead, by the service names run.json records (no
+``resources.csv``): ``resources-node1.csv`` ... (every ``node1-*`` service
+together: uwsgi, nginx, memcached), ``resources-db.csv`` (MariaDB or
+PostgreSQL) and ``resources-haproxy.csv``. A cluster target whose process is
+gone looks its name up in run.json again and follows the new pid (a node a
+fault hook restarted); meanwhile its rows say 0 processes and its CPU stays
+cumulative across the restart.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import csv
+import functools
+import re
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
 FIELDS = ("timestamp", "cpu_seconds", "rss_bytes", "processes")
 DEFAULT_INTERVAL = 0.5
+DB_TIER = "db"
+HAPROXY_TIER = "haproxy"
+DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
+_NODE_SERVICE = re.compile(r"(node(\d+))-.+")  # node2-uwsgi, node2-memcached
+
+Row = tuple[float, float, int, int]
+Lookup = Callable[[str], int | None]  # a service's pid as run.json has it now
+Children = Mapping[int, list[psutil.Process]]  # pid -> its children
 
 
-class ResourceSampler:
-    """Samples process ``pid`` and its children (recursively) into ``out_csv``.
+def tier_csv(tier: str) -> str:
+    """The CSV of a cluster tier (``node1``, ``db``, ``haproxy``) in logs/."""
+    return f"resources-{tier}.csv"
 
-    ``start()`` and ``stop()`` may be called any number of times; the thread
-    never raises (processes that vanish or deny access are skipped) and ends
-    by itself when ``pid`` is gone. Also a context manager.
+
+class Target:
+    """Some root processes, by name, and their trees: the rows of one CSV.
+
+    Without ``lookup`` a root that is gone ends the target (:meth:`sample`
+    returns None). With it, a root that is gone is looked up by its name
+    again and followed to its new pid; until there is one, the target's rows
+    count without it.
     """
 
     def __init__(
-        self, pid: int, out_csv: Path, interval: float = DEFAULT_INTERVAL
+        self, out_csv: Path, roots: Mapping[str, int], lookup: Lookup | None = None
     ) -> None:
-        self.pid = pid
         self.out_csv = Path(out_csv)
-        self.interval = interval
-        self.rows = 0  # rows written so far
-        self.error: str | None = None  # why sampling ended early, if it did
+        self.error: str | None = None  # why this target ended, if it did
+        self._pids = dict(roots)  # name -> pid
+        self._procs: dict[str, psutil.Process] = {}
+        self._lookup = lookup
         self._last: dict[tuple[int, float], float] = {}  # (pid, created) -> cpu s
         self._finished = 0.0  # CPU seconds of processes that have exited
-        self._root: psutil.Process | None = None
+        self._gone = ""  # why the last root looked for was not found
+
+    def sample(self, children: Children | None = None) -> Row | None:
+        """One row (timestamp, cpu s, rss bytes, processes); None when ended.
+
+        ``children``: :func:`children_map`'s (made now when not given).
+        """
+        if children is None:
+            children = children_map()
+        tree = []
+        for name in self._pids:
+            root = self._root(name)
+            if root is None and self._lookup is None:
+                self.error = self._gone
+                return None
+            if root is not None:
+                tree += [root, *descendants(root.pid, children)]
+        now = time.time()
+        rss, count = self._count(tree)
+        if not count and self._lookup is None:
+            pids = ", ".join(map(str, self._pids.values()))
+            self.error = f"process {pids} could not be read"
+            return None
+        return round(now, 6), round(self._cpu(), 3), rss, count
+
+    def _root(self, name: str) -> psutil.Process | None:
+        """The live root process ``name`` (followed to a new pid when looked up)."""
+        proc = self._procs.get(name)
+        if proc is not None and _alive(proc):
+            return proc
+        pid = self._pids[name]
+        if self._lookup is not None:
+            pid = self._lookup(name) or pid  # restarted: run.json has its new pid
+        if proc is not None and proc.pid == pid:
+            self._gone = f"process {pid} has exited"
+            return None  # still the one that exited
+        try:
+            proc = psutil.Process(pid)
+        except psutil.Error as exc:
+            self._gone = f"process {pid}: {type(exc).__name__}"
+            return None
+        self._pids[name], self._procs[name] = pid, proc
+        if not _alive(proc):
+            self._gone = f"process {pid} has exited"
+            return None
+        return proc
+
+    def _count(self, tree: Iterable[psutil.Process]) -> tuple[int, int]:
+        """Record the CPU of every process read; (total RSS, processes read)."""
+        seen: set[tuple[int, float]] = set()
+        listed: set[int] = set()
+        rss = count = 0
+        for proc in tree:
+            listed.add(proc.pid)
+            read = _read(proc)
+            if read is None:
+                continue
+            key, cpu, proc_rss = read
+            seen.add(key)
+            self._last[key] = max(cpu, self._last.get(key, 0.0))
+            rss += proc_rss
+            count += 1
+        for key in [k for k in self._last if k not in seen and k[0] not in listed]:
+            # exited: its CPU keeps counting with its last cumulative value
+            self._finished += self._last.pop(key)
+        return rss, count
+
+    def _cpu(self) -> float:
+        return self._finished + sum(self._last.values())
+
+
+def children_map() -> Children:
+    """Every process's children, from one pass over the process table.
+
+    One pass for every tree of a sample (``Process.children`` makes one per
+    root).
+    """
+    children: Children = collections.defaultdict(list)
+    for proc in psutil.process_iter(["ppid"]):
+        ppid = proc.info.get("ppid")
+        if ppid is not None:
+            children[ppid].append(proc)
+    return children
+
+
+def descendants(pid: int, children: Children) -> list[psutil.Process]:
+    """The children of ``pid``, theirs, and so on."""
+    found: list[psutil.Process] = []
+    stack, seen = [pid], {pid}
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child.pid not in seen:
+                seen.add(child.pid)
+                found.append(child)
+                stack.append(child.pid)
+    return found
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+class ResourceSampler:
+    """Samples its targets into their CSVs, all in one thread.
+
+    ``start()`` and ``stop()`` may be called any number of times; the thread
+    never raises (processes that vanish or deny access are skipped) and ends
+    by itself when every target has ended (a target that follows its
+    services by name never does: it runs until stop). Also a context manager.
+    """
+
+    def __init__(
+        self, targets: Sequence[Target], interval: float = DEFAULT_INTERVAL
+    ) -> None:
+        self.targets = list(targets)
+        self.interval = interval
+        self.rows = 0  # rows written so far, all targets together
+        self._error: str | None = None  # what ended the thread, if anything did
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+
+    @classmethod
+    def for_pid(
+        cls, pid: int, out_csv: Path, interval: float = DEFAULT_INTERVAL
+    ) -> ResourceSampler:
+        """Sample process ``pid`` and its children (recursively) into ``out_csv``."""
+        return cls([Target(out_csv, {str(pid): pid})], interval)
 
     def __enter__(self) -> ResourceSampler:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @property
+    def error(self) -> str | None:
+        """Why sampling ended early (for any target), if it did."""
+        errors = [self._error, *(t.error for t in self.targets)]
+        return "; ".join(e for e in errors if e) or None
 
     @property
     def running(self) -> bool:
@@ -70,7 +232,7 @@ class ResourceSampler:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(
-                    target=self._loop, name=f"resource-sampler-{self.pid}", daemon=True
+                    target=self._loop, name="resource-sampler", daemon=True
                 )
                 self._thread.start()
         return self
@@ -90,65 +252,39 @@ class ResourceSampler:
 
     def _loop(self) -> None:
         try:
-            with open(self.out_csv, "a", newline="") as stream:
-                writer = csv.writer(stream, lineterminator="\n")
-                if stream.tell() == 0:
-                    writer.writerow(FIELDS)
-                    stream.flush()
-                while True:
-                    row = self.sample()
-                    if row is None:
-                        break
-                    writer.writerow(row)
-                    stream.flush()
-                    self.rows += 1
+            with contextlib.ExitStack() as files:
+                live = [(t, _open(files, t.out_csv)) for t in self.targets]
+                while live:
+                    live = self._write(live)
                     if self._stop.wait(self.interval):
-                        row = self.sample()  # the state at stop
-                        if row is not None:
-                            writer.writerow(row)
-                            self.rows += 1
+                        self._write(live)  # the state at stop
                         break
         except Exception as exc:  # never raise from the thread
-            self.error = f"{type(exc).__name__}: {exc}"
+            self._error = f"{type(exc).__name__}: {exc}"
 
-    def sample(self) -> tuple[float, float, int, int] | None:
-        """One row (timestamp, cpu s, rss bytes, processes); None when pid is gone.
-
-        Called by the thread; callable directly (without starting it) too.
-        """
-        try:
-            if self._root is None:
-                self._root = psutil.Process(self.pid)
-            root = self._root
-            if not root.is_running() or root.status() == psutil.STATUS_ZOMBIE:
-                self.error = f"process {self.pid} has exited"
-                return None
-            tree = [root, *root.children(recursive=True)]
-        except psutil.Error as exc:
-            self.error = f"process {self.pid}: {type(exc).__name__}"
-            return None
-        now = time.time()
-        seen: set[tuple[int, float]] = set()
-        rss = 0
-        count = 0
-        for proc in tree:
-            read = _read(proc)
-            if read is None:
+    def _write(self, live: list[tuple[Target, Any]]) -> list[tuple[Target, Any]]:
+        """One row per target; the targets that have not ended."""
+        still = []
+        children = children_map()
+        for target, (stream, writer) in live:
+            row = target.sample(children)
+            if row is None:
                 continue
-            key, cpu, proc_rss = read
-            seen.add(key)
-            self._last[key] = max(cpu, self._last.get(key, 0.0))
-            rss += proc_rss
-            count += 1
-        listed = {proc.pid for proc in tree}
-        for key in [k for k in self._last if k not in seen and k[0] not in listed]:
-            # exited: its CPU keeps counting with its last cumulative value
-            self._finished += self._last.pop(key)
-        if not count:
-            self.error = f"process {self.pid} could not be read"
-            return None
-        cpu_total = self._finished + sum(self._last.values())
-        return round(now, 6), round(cpu_total, 3), rss, count
+            writer.writerow(row)
+            stream.flush()
+            self.rows += 1
+            still.append((target, (stream, writer)))
+        return still
+
+
+def _open(files: contextlib.ExitStack, path: Path) -> tuple[Any, Any]:
+    """``path`` opened to append rows (with the header when it is new)."""
+    stream = files.enter_context(open(path, "a", newline=""))
+    writer = csv.writer(stream, lineterminator="\n")
+    if stream.tell() == 0:
+        writer.writerow(FIELDS)
+        stream.flush()
+    return stream, writer
 
 
 def _read(proc: Any) -> tuple[tuple[int, float], float, int] | None:
@@ -165,14 +301,52 @@ def _read(proc: Any) -> tuple[tuple[int, float], float, int] | None:
         return None
 
 
+def _recorded_pid(run: RunDir, name: str) -> int | None:
+    """The pid run.json records for service ``name`` now."""
+    try:
+        pid = run.state().services.get(name)
+    except (OSError, ValueError):  # written as we read: try again next time
+        return None
+    return int(pid) if pid else None
+
+
+def cluster_tiers(services: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """A cluster's services by tier: ``node1`` ... (by number), ``db``, ``haproxy``."""
+    tiers: dict[str, dict[str, int]] = {}
+    nodes = [
+        (m.group(1), m.group(0)) for m in map(_NODE_SERVICE.fullmatch, services) if m
+    ]
+    for node, name in sorted(nodes, key=lambda n: (int(n[0][4:]), n[1])):
+        tiers.setdefault(node, {})[name] = int(services[name])
+    database = {n: int(services[n]) for n in DB_SERVICES if n in services}
+    if database:
+        tiers[DB_TIER] = database
+    if HAPROXY_TIER in services:
+        tiers[HAPROXY_TIER] = {HAPROXY_TIER: int(services[HAPROXY_TIER])}
+    return tiers
+
+
+def cluster_targets(run: RunDir, state: RunState) -> list[Target]:
+    """One target per tier of a cluster run, following restarted services."""
+    lookup = functools.partial(_recorded_pid, run)
+    return [
+        Target(run.logs / tier_csv(tier), roots, lookup)
+        for tier, roots in cluster_tiers(state.services or {}).items()
+    ]
+
+
 def start_for_run(
     run: RunDir, interval: float = DEFAULT_INTERVAL
 ) -> ResourceSampler | None:
-    """Start sampling the run's server into ``<run>/logs/resources.csv``.
+    """Start sampling the run's server (or a cluster's tiers) into logs/.
 
-    None when the run records no server pid.
+    None when the run records no server pid (no cluster service).
     """
-    pid = run.state().server_pid
+    state = run.state()
+    if state.cluster:
+        targets = cluster_targets(run, state)
+        return ResourceSampler(targets, interval).start() if targets else None
+    pid = state.server_pid
     if not pid:
         return None
-    return ResourceSampler(int(pid), run.logs / RESOURCES_CSV, interval).start()
+    return ResourceSampler.for_pid(int(pid), run.logs / RESOURCES_CSV, interval).start()

@@ -66,15 +66,52 @@ def start(
         )
     finally:
         out.close()
-    record(run, name, proc.pid, tier)
+    spec = {"argv": list(argv), "env": env or {}, "umask": umask, "user": user}
+    record(run, name, proc.pid, tier, spec)
     return proc
 
 
-def record(run: RunDir, name: str, pid: int, tier: str | None = None) -> None:
-    """Record ``pid`` (a session leader) in run.json: :func:`stop_all` stops it."""
+def restart(run: RunDir, name: str) -> subprocess.Popen[bytes]:
+    """Start ``name`` again as :func:`start` first did (run.json's spec).
+
+    The new pid replaces the old one in run.json (a fault hook's restart).
+    :raises ServiceError: the run recorded no way to start ``name``.
+    """
+    spec = (run.state().service_specs or {}).get(name)
+    if spec is None:
+        raise ServiceError(f"run.json does not say how {name} was started")
+    tier = (run.state().service_tiers or {}).get(name)
+    return start(
+        run, name, spec["argv"], spec["env"], tier, spec["umask"], spec["user"]
+    )
+
+
+def record(
+    run: RunDir,
+    name: str,
+    pid: int,
+    tier: str | None = None,
+    spec: dict[str, Any] | None = None,
+) -> None:
+    """Record ``pid`` (a session leader) in run.json: :func:`stop_all` stops it.
+
+    ``spec``: how it was started (argv, the environment added to ours,
+    umask, user), for :func:`restart`; never a secret (those stay in files
+    under ``private/``).
+    """
+    with run.locked():
+        _record(run, name, pid, tier, spec)
+
+
+def _record(
+    run: RunDir, name: str, pid: int, tier: str | None, spec: dict[str, Any] | None
+) -> None:
     state = run.state()
     services = dict(state.services or {})
     services[name] = pid
+    specs = dict(state.service_specs or {})
+    if spec is not None:
+        specs[name] = spec
     # run.json sorts its keys: the start order is kept apart, for stop_all
     order = [n for n in state.service_order or [] if n != name] + [name]
     tiers = dict(state.service_tiers or {})
@@ -82,7 +119,12 @@ def record(run: RunDir, name: str, pid: int, tier: str | None = None) -> None:
         tiers.pop(name, None)
     else:
         tiers[name] = tier
-    run.write_state(services=services, service_order=order, service_tiers=tiers)
+    run.write_state(
+        services=services,
+        service_order=order,
+        service_tiers=tiers,
+        service_specs=specs,
+    )
 
 
 def forget(run: RunDir, name: str) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf.report.load import ReportError
+
 _ID = re.compile(r"/[0-9a-f]{32}(?=/|$)")
 
 
@@ -30,6 +32,11 @@ class ServerRequest:
     def route(self) -> str:
         """``METHOD /path`` with resource ids replaced by ``{id}``."""
         return f"{self.method} {_ID.sub('/{id}', self.path)}"
+
+    @property
+    def ok(self) -> bool:
+        """Answered with a status below 400 (the report's successful requests)."""
+        return self.status < 400
 
 
 def parse_line(line: str) -> ServerRequest | None:
@@ -58,6 +65,17 @@ def read(path: Path) -> Iterator[ServerRequest]:
             request = parse_line(line)
             if request is not None:
                 yield request
+
+
+def read_requests(path: Path) -> list[ServerRequest]:
+    """Every request of an access log.
+
+    :raises ReportError: the file cannot be read.
+    """
+    try:
+        return list(read(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read access log: {exc}") from None
 
 
 def within(

@@ -8,7 +8,8 @@ of different deployments line up. Beside the configured ``concurrency``
 column, the concurrency the runner reached (peak and mean iterations in
 flight, :mod:`.concurrency`), the ``rps`` runner's rate reached of the one
 asked, and a note when either fell short. Columns are the union over all
-rows; a row without a column shows ``-``.
+rows; a row without a column shows ``-``, but for ``nodes`` a single-host
+run's 1 (:func:`.config.column`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rally_keystone_perf.report import concurrency
-from rally_keystone_perf.report.config import LoadedReport
+from rally_keystone_perf.report.config import LoadedReport, column
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.common import stats_cells, union_keys
@@ -48,7 +49,7 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
         load = concurrency.achieved(workload)
         rows.append(
             [
-                *(columns.get(key, MISSING) for key in keys),
+                *(column(columns, key, MISSING) for key in keys),
                 workload.scenario_name,
                 *stats_cells(total_row(main_stats(workload))),
                 MISSING if rate is None else f"{rate:.2f}",

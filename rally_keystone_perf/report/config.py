@@ -5,7 +5,11 @@
 :func:`config_for` reads that file when it is there; for reports produced
 elsewhere it falls back to the task's ``key:value`` tags (``run`` tags its
 tasks ``mode:<mode>``) and, when there are none, to the report's file name.
-A workload adds its runner's ``concurrency`` and ``times``.
+A workload adds its runner's ``concurrency`` and ``times``. A cluster run
+adds ``nodes`` and ``balance``, a run held to CPU quotas (``--node-cpus``,
+``--db-cpus``) ``node cpus`` and ``db cpus``; a table of single-host and
+cluster runs reads the columns through :func:`column`, which fills in the
+``nodes`` a single-host run leaves out.
 
 A run's label (:func:`run_label`) is short, e.g. ``uwsgi p2xt1`` for uwsgi
 with 2 processes of 1 thread; :func:`unique_labels` appends the file name to
@@ -15,11 +19,12 @@ labels that would otherwise be the same.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.rundir import RunState
+from rally_keystone_perf.report.cluster_view import quotas
 from rally_keystone_perf.report.concurrency import runner_concurrency
 from rally_keystone_perf.report.load import ReportError, Workload, load_report
 
@@ -40,6 +45,10 @@ LABEL_DEFAULTS = {
     "tokens": "fernet",
     "identity": "sql",
 }
+NODES = "nodes"
+# what a column the launcher leaves out for its default stands for: a run
+# without ``nodes`` ran on one host (config_columns names it for a cluster)
+IMPLIED = {NODES: "1"}
 
 
 def config_columns(state: RunState) -> dict[str, str]:
@@ -59,8 +68,12 @@ def config_columns(state: RunState) -> dict[str, str]:
     if "identity" in options:  # runs before --identity: sql
         columns["identity"] = str(options["identity"])
     if int(options.get("nodes", 1)) > 1:  # a cluster behind haproxy
-        columns["nodes"] = str(options["nodes"])
+        columns[NODES] = str(options["nodes"])
         columns["balance"] = str(options.get("lb_balance", "roundrobin"))
+    if isinstance(state.cpu_quota, dict):  # --node-cpus / --db-cpus
+        limits = quotas(state)
+        columns["node cpus"] = "-" if limits.node is None else f"{limits.node:g}"
+        columns["db cpus"] = "-" if limits.db is None else f"{limits.db:g}"
     pool = state.user_pool
     if isinstance(pool, dict):  # users made before the run (deploy/user_pool.py)
         columns["user pool"] = (
@@ -68,6 +81,20 @@ def config_columns(state: RunState) -> dict[str, str]:
             f"({pool.get('seconds')} s)"
         )
     return columns
+
+
+def column(config: Mapping[str, str], key: str, missing: str) -> str:
+    """A row's ``key`` column in a table of several runs' rows.
+
+    ``config[key]``; else, for a run the launcher made (its config names the
+    mode: run.json or its tasks' ``mode:`` tag), what the launcher left out
+    because it was the default (:data:`IMPLIED`: one node); else ``missing``.
+    """
+    if key in config:
+        return config[key]
+    if key in IMPLIED and config.get("mode", UNKNOWN) != UNKNOWN:
+        return IMPLIED[key]
+    return missing
 
 
 def _cache(state: RunState) -> str:

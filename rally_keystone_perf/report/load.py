@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.report.hooks import HookRun, flat_error, hook_runs
+
 SUPPORTED_FORMAT_VERSION = "1.2"
 
 
@@ -90,6 +92,7 @@ class Workload:
     position: int
     sla_results: list[dict] = field(default_factory=list)
     context_timings: list[ContextTiming] = field(default_factory=list)
+    hooks: list[HookRun] = field(default_factory=list)  # each firing (.hooks)
 
     @property
     def setup_duration(self) -> float | None:
@@ -198,6 +201,7 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
         position=_int(raw, "position", where),
         sla_results=_sla_results(raw, where),
         context_timings=_context_timings(raw, where),
+        hooks=hook_runs(raw),
     )
 
 
@@ -216,7 +220,7 @@ def _context_timings(raw: dict, where: str) -> list[ContextTiming]:
                 raise _Invalid(f"{item_where}.{phase} must be an object")
             phases.append(_span(record.get("started_at"), record.get("finished_at")))
             if record.get("error"):
-                errors.append(f"{phase}: {_flat_error(record['error'])}")
+                errors.append(f"{phase}: {flat_error(record['error'])}")
         setup, cleanup = phases
         timings.append(
             ContextTiming(
@@ -231,17 +235,6 @@ def _span(started: Any, finished: Any) -> float | None:
     if type(started) in _NUMBER_TYPES and type(finished) in _NUMBER_TYPES:
         return float(finished) - float(started)
     return None
-
-
-def _flat_error(error: Any) -> str:
-    """Rally's context error (a dict with etype/msg, or a list) on one line."""
-    if isinstance(error, dict):
-        text = f"{error.get('etype', 'error')}: {error.get('msg', '')}"
-    elif isinstance(error, list) and error:
-        text = ": ".join(str(part) for part in error[:2])
-    else:
-        text = str(error)
-    return " ".join(text.split())
 
 
 def _sla_results(raw: dict, where: str) -> list[dict]:

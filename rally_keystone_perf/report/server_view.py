@@ -14,6 +14,10 @@ the run folder may also hold
   workload, the CPU the server used during the load window per iteration
   (and as cores busy on average) and the peak RSS.
 
+A cluster run (``--nodes N``) has no ``logs/access.log``: the route table
+is of every node's requests together, and each workload gains the view of
+its tiers (:mod:`.cluster_view`: per node, the database, haproxy).
+
 Client and server medians are of successful work only: atomic actions that
 did not fail, requests answered with a status below 400. Figures are in
 seconds and bytes, unrounded; every function here is pure (reads files only).
@@ -21,23 +25,27 @@ seconds and bytes, unrounded; every function here is pure (reads files only).
 
 from __future__ import annotations
 
-import bisect
 import collections
-import csv
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.deploy.sampler import FIELDS, RESOURCES_CSV
+from rally_keystone_perf.deploy.sampler import RESOURCES_CSV
 from rally_keystone_perf.plugins import atomics
-from rally_keystone_perf.report import access_log, windows
-from rally_keystone_perf.report.load import ReportError, Workload
+from rally_keystone_perf.report import access_log, cluster_view, windows
+from rally_keystone_perf.report.access_log import read_requests
+from rally_keystone_perf.report.config import read_run_state
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.resources import (
+    ResourceSample,
+    ResourceUsage,
+    read_resources,
+    resource_usage,
+)
 from rally_keystone_perf.report.stats import median_p95
 
 RESULTS = "results"
-MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -69,42 +77,22 @@ class ActionGap:
 
 
 @dataclass(frozen=True)
-class ResourceSample:
-    """One row of ``resources.csv``."""
-
-    timestamp: float
-    cpu_seconds: float
-    rss_bytes: int
-    processes: int
-
-
-@dataclass(frozen=True)
-class ResourceUsage:
-    """The server process tree during a workload's load window."""
-
-    cpu_seconds: float  # CPU the tree used inside the window
-    cpu_per_iteration: float | None
-    busy_cores: float | None  # cpu_seconds / window length
-    peak_rss_bytes: int
-    peak_processes: int
-    samples: int  # samples from the last before the window to the first after
-
-    @property
-    def peak_rss_mb(self) -> float:
-        return self.peak_rss_bytes / MB
-
-
-@dataclass(frozen=True)
 class WorkloadServerView:
     """The server side of one workload; a part is None when its file is absent."""
 
     routes: list[RouteTimes] | None  # most requests first
     actions: list[ActionGap] | None  # in order of first appearance
     resources: ResourceUsage | None
+    cluster: cluster_view.WorkloadClusterView | None = None  # a cluster run's
 
     @property
     def empty(self) -> bool:
-        return not self.routes and not self.actions and self.resources is None
+        return (
+            not self.routes
+            and not self.actions
+            and self.resources is None
+            and self.cluster is None
+        )
 
 
 @dataclass(frozen=True)
@@ -115,6 +103,7 @@ class ServerView:
     access_log: Path | None
     resources_csv: Path | None
     workloads: list[WorkloadServerView]
+    cluster: cluster_view.ClusterLogs | None = None  # a cluster run's files
 
 
 def run_folder(report_path: Path) -> Path | None:
@@ -142,10 +131,6 @@ def client_durations(workload: Workload) -> dict[str, list[float]]:
     return durations
 
 
-def _ok(request: access_log.ServerRequest) -> bool:
-    return request.status < 400
-
-
 def route_times(requests: Iterable[access_log.ServerRequest]) -> list[RouteTimes]:
     """Count, failures, median and p95 server time per route, most requests first."""
     by_route: dict[str, list[access_log.ServerRequest]] = collections.defaultdict(list)
@@ -153,8 +138,8 @@ def route_times(requests: Iterable[access_log.ServerRequest]) -> list[RouteTimes
         by_route[request.route].append(request)
     result = []
     for route, seen in by_route.items():
-        median, p95 = median_p95([r.server_time for r in seen if _ok(r)])
-        failed = sum(1 for r in seen if not _ok(r))
+        median, p95 = median_p95([r.server_time for r in seen if r.ok])
+        failed = sum(1 for r in seen if not r.ok)
         result.append(RouteTimes(route, len(seen), failed, median, p95))
     return sorted(result, key=lambda r: (-r.count, r.route))
 
@@ -171,106 +156,45 @@ def action_gaps(workload: Workload, routes: Sequence[RouteTimes]) -> list[Action
     return gaps
 
 
-def read_resources(path: Path) -> list[ResourceSample]:
-    """The well-formed rows of a ``resources.csv``, by time.
-
-    :raises ReportError: the file cannot be read.
-    """
-    try:
-        with open(path, newline="", encoding="utf-8") as stream:
-            rows = list(csv.reader(stream))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ReportError(f"{path}: cannot read resource samples: {exc}") from None
-    samples = []
-    for row in rows:
-        if len(row) != len(FIELDS):
-            continue  # a truncated last line
-        try:
-            sample = ResourceSample(
-                float(row[0]), float(row[1]), int(row[2]), int(row[3])
-            )
-        except ValueError:
-            continue  # the header
-        if math.isfinite(sample.timestamp) and math.isfinite(sample.cpu_seconds):
-            samples.append(sample)
-    return sorted(samples, key=lambda s: s.timestamp)
-
-
-def read_requests(path: Path) -> list[access_log.ServerRequest]:
-    """Every request of an access log.
-
-    :raises ReportError: the file cannot be read.
-    """
-    try:
-        return list(access_log.read(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read access log: {exc}") from None
-
-
-def _cpu_at(samples: Sequence[ResourceSample], times: list[float], t: float) -> float:
-    """Cumulative CPU at ``t`` (inside the sampled span), linearly interpolated."""
-    index = bisect.bisect_left(times, t)
-    if index < len(samples) and times[index] == t:
-        return samples[index].cpu_seconds
-    before, after = samples[index - 1], samples[index]
-    fraction = (t - before.timestamp) / (after.timestamp - before.timestamp)
-    return before.cpu_seconds + fraction * (after.cpu_seconds - before.cpu_seconds)
-
-
-def resource_usage(
-    samples: Sequence[ResourceSample], start: float, end: float, iterations: int
-) -> ResourceUsage | None:
-    """CPU and peak memory of the server between ``start`` and ``end``.
-
-    The CPU used is the interpolated cumulative CPU at the end minus at the
-    start (the window is clipped to the sampled span); the peaks are over the
-    samples from the last one at or before ``start`` to the first one at or
-    after ``end``. None when no sample span overlaps the window.
-    """
-    if not samples:
-        return None
-    times = [s.timestamp for s in samples]
-    lo, hi = max(start, times[0]), min(end, times[-1])
-    if lo > hi:
-        return None
-    cpu = max(0.0, _cpu_at(samples, times, hi) - _cpu_at(samples, times, lo))
-    first = max(0, bisect.bisect_right(times, start) - 1)
-    last = min(len(samples) - 1, bisect.bisect_left(times, end))
-    span = samples[first : last + 1]
-    return ResourceUsage(
-        cpu_seconds=cpu,
-        cpu_per_iteration=cpu / iterations if iterations else None,
-        busy_cores=cpu / (hi - lo) if hi > lo else None,
-        peak_rss_bytes=max(s.rss_bytes for s in span),
-        peak_processes=max(s.processes for s in span),
-        samples=len(span),
-    )
-
-
 def workload_view(
     workload: Workload,
     requests: Sequence[access_log.ServerRequest] | None,
     samples: Sequence[ResourceSample] | None,
+    cluster: cluster_view.ClusterLogs | None = None,
 ) -> WorkloadServerView:
     """The server side of one workload (requests and samples of the whole run)."""
     if not workload.iterations:
         return WorkloadServerView(None, None, None)
     start, end = windows.load_window(workload)
+    iterations = len(workload.iterations)
     routes = actions = None
     if requests is not None:
         routes = route_times(access_log.within(requests, start, end))
         actions = action_gaps(workload, routes)
     usage = None
     if samples is not None:
-        usage = resource_usage(samples, start, end, len(workload.iterations))
-    return WorkloadServerView(routes, actions, usage)
+        usage = resource_usage(samples, start, end, iterations)
+    tiers = None
+    if cluster is not None:
+        tiers = cluster_view.workload_view(cluster, (start, end), iterations)
+    return WorkloadServerView(routes, actions, usage, tiers)
+
+
+def _cluster(run: Path, report_path: Path) -> cluster_view.ClusterLogs | None:
+    """A cluster run's files; None for another run or a cluster without any."""
+    state = read_run_state(report_path)
+    if state is None:
+        return None
+    logs = cluster_view.read_cluster(RunDir(run), state)
+    return None if logs is None or logs.empty else logs
 
 
 def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView | None:
     """The server side of a report's workloads from its run folder's logs.
 
     None when the report is not in a run folder's ``results/`` or the run has
-    neither ``logs/access.log`` nor ``logs/resources.csv``.
+    neither ``logs/access.log`` nor ``logs/resources.csv`` nor, for a
+    cluster, any of its tiers' files.
 
     :raises ReportError: one of them exists but cannot be read.
     """
@@ -280,13 +204,17 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
     log_path = RunDir(run).access_log
     csv_path = RunDir(run).logs / RESOURCES_CSV
     has_log, has_csv = log_path.is_file(), csv_path.is_file()
-    if not (has_log or has_csv):
+    cluster = _cluster(run, report_path)
+    if not (has_log or has_csv or cluster):
         return None
     requests = read_requests(log_path) if has_log else None
+    if requests is None and cluster is not None:
+        requests = cluster.all_requests()  # every node's
     samples = read_resources(csv_path) if has_csv else None
     return ServerView(
         run=run,
         access_log=log_path if has_log else None,
         resources_csv=csv_path if has_csv else None,
-        workloads=[workload_view(w, requests, samples) for w in workloads],
+        workloads=[workload_view(w, requests, samples, cluster) for w in workloads],
+        cluster=cluster,
     )

@@ -39,15 +39,17 @@ SHARED_OPTIONS = (
     "token_expiration",
     "token_provider",
     "identity",
-    "nodes",
     "lb_balance",
+    "node_cpus",
+    "db_cpus",
 )
 # what a state file written before an option existed ran with
 UNRECORDED_OPTIONS = {
     "token_provider": "fernet",
     "identity": "sql",
-    "nodes": 1,
     "lb_balance": "roundrobin",
+    "node_cpus": None,
+    "db_cpus": None,
 }
 
 Echo = Callable[[str], None]
@@ -59,15 +61,24 @@ class MatrixError(Exception):
 
 @dataclass(frozen=True)
 class Cell:
-    """One mode and one task file."""
+    """One mode, one node count (``matrix --nodes``) and one task file."""
 
     mode: str
     task: Path
+    nodes: int = 1
 
     @property
     def key(self) -> str:
-        """``<mode>/<task file name>``: the cell's name in the state file."""
-        return f"{self.mode}/{self.task.name}"
+        """``<mode>/<task file name>`` (``<mode>/<N>-nodes/<task file name>``
+        for a cluster): the cell's name in the state file."""
+        if self.nodes == 1:
+            return f"{self.mode}/{self.task.name}"
+        return f"{self.mode}/{self.nodes}-nodes/{self.task.name}"
+
+    @property
+    def deployment(self) -> tuple[str, int]:
+        """What one Keystone serves: the cells of a mode and node count."""
+        return self.mode, self.nodes
 
 
 def available_modes(options: LaunchOptions) -> tuple[list[str], list[str]]:
@@ -86,9 +97,14 @@ def available_modes(options: LaunchOptions) -> tuple[list[str], list[str]]:
 
 
 def plan(
-    mode_names: Sequence[str], pattern: str, size: str, tasks_dir: Path
+    mode_names: Sequence[str],
+    pattern: str,
+    size: str,
+    tasks_dir: Path,
+    nodes: Sequence[int] = (1,),
 ) -> list[Cell]:
-    """The cells: for each mode, its task files matching ``pattern`` and ``size``.
+    """The cells: for each mode and node count, the mode's task files
+    matching ``pattern`` and ``size``.
 
     ``pattern`` is a glob on the file name without the size and ``.json``
     (``create-token-c*``, ``list-projects-c1?0``, ``*-serial``).
@@ -105,7 +121,7 @@ def plan(
                 f"no task file matches {folder}/{pattern}-{size}.json "
                 "(list them with: ls tasks/<mode>/)"
             )
-        cells += [Cell(mode, file) for file in files]
+        cells += [Cell(mode, file, count) for count in nodes for file in files]
     return cells
 
 
@@ -163,7 +179,12 @@ class MatrixState:
 
     def record(self, cell: Cell, **entry: Any) -> None:
         """Store a cell's outcome and save at once (atomically)."""
-        self.cells[cell.key] = {"mode": cell.mode, "task": str(cell.task), **entry}
+        self.cells[cell.key] = {
+            "mode": cell.mode,
+            "nodes": cell.nodes,
+            "task": str(cell.task),
+            **entry,
+        }
         self.save()
 
     def save(self) -> None:
@@ -212,7 +233,8 @@ class Progress:
 
     def line(self, cell: Cell) -> str:
         elapsed = self.clock() - self.started
-        text = f"[{self.finished + 1}/{self.total}] {cell.mode} {cell.task.name}"
+        where = cell.mode if cell.nodes == 1 else f"{cell.mode} x{cell.nodes}"
+        text = f"[{self.finished + 1}/{self.total}] {where} {cell.task.name}"
         text += f" (elapsed {_duration(elapsed)}"
         if self.ran:
             left = elapsed / self.ran * (self.total - self.finished)
@@ -228,7 +250,7 @@ def _duration(seconds: float) -> str:
 def run_matrix(
     cells: Sequence[Cell],
     state: MatrixState,
-    options_for: Callable[[str], LaunchOptions],
+    options_for: Callable[[str, int], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
 ) -> list[int]:
@@ -250,12 +272,13 @@ def run_matrix(
         )
     codes: list[int] = []
     try:
-        for mode, group in itertools.groupby(pending, key=lambda c: c.mode):
+        for where, group in itertools.groupby(pending, key=lambda c: c.deployment):
             cells_of_mode = list(group)
-            echo(f"== mode {mode}")
+            mode, nodes = where
+            echo(f"== mode {mode}" + (f", {nodes} nodes" if nodes > 1 else ""))
             try:
                 if _run_mode(
-                    mode,
+                    where,
                     cells_of_mode,
                     state,
                     options_for,
@@ -277,17 +300,19 @@ def run_matrix(
 
 
 def _run_mode(
-    mode: str,
+    where: tuple[str, int],
     cells: Sequence[Cell],
     state: MatrixState,
-    options_for: Callable[[str], LaunchOptions],
+    options_for: Callable[[str, int], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float],
     progress: Progress,
     codes: list[int],
 ) -> bool:
-    """One mode's cells on one Keystone; True when a task was interrupted."""
-    with session.keystone_session(state.folder / "runs", options_for(mode), echo) as (
+    """One deployment's cells (a mode, a node count) on one Keystone; True
+    when a task was interrupted."""
+    mode = where[0]
+    with session.keystone_session(state.folder / "runs", options_for(*where), echo) as (
         run,
         runner,
     ):

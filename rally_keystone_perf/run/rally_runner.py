@@ -20,6 +20,7 @@ from typing import IO
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 
@@ -107,6 +108,7 @@ class RallyRunner:
         env = {k: v for k, v in os.environ.items() if k != POOL_ENV}
         if self.run.user_pool.is_file():
             env[POOL_ENV] = str(self.run.user_pool)
+        env[RUN_ENV] = str(self.run.root)  # the keystone_perf_fault hook's run
         return env
 
     def _log(self, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
 
@@ -81,3 +82,41 @@ def check_identity(task: TaskFile, identity: str) -> None:
                 "LDAP identity driver is read-only; use keystone_perf_users "
                 "(the run's user pool, written into LDAP) or --identity sql"
             )
+
+
+FAULT_HOOK = "keystone_perf_fault"
+
+
+def check_faults(task: TaskFile, nodes: int, db: str) -> None:
+    """Refuse, before anything starts, a fault on a host the run will not have.
+
+    :raises TaskFileError: a ``keystone_perf_fault`` on node K of a run with
+        fewer nodes, or on the database of one without a server (SQLite).
+    """
+    for workload in task.workloads():
+        where = f"{task.path}: workload {workload['name']}[{workload['position']}]"
+        for hook in workload.get("hooks", []):
+            name, config = hook["action"]
+            if name != FAULT_HOOK or not isinstance(config, dict):
+                continue
+            target = str(config.get("target", ""))
+            if target.startswith("node") and target[4:].isdigit():
+                if int(target[4:]) > nodes:
+                    raise TaskFileError(
+                        f"{where}: its {FAULT_HOOK} hook acts on {target}, and "
+                        f"the run has {nodes} node(s); run it with --nodes "
+                        f"{target[4:]} or more"
+                    )
+            elif target == "database" and db not in ("mysql", "postgresql"):
+                raise TaskFileError(
+                    f"{where}: its {FAULT_HOOK} hook acts on the database, and "
+                    f"--db {db} has no server (use --db mysql or postgresql)"
+                )
+
+
+def check_deployment(task: TaskFile, options: LaunchOptions) -> None:
+    """Everything the task needs of the deployment ``options`` describe
+    (:func:`check_identity`, :func:`check_faults`)."""
+    effective = effective_options(options)
+    check_identity(task, effective.identity)
+    check_faults(task, effective.nodes, effective.db)

@@ -13,6 +13,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report import access_log
 from rally_keystone_perf.report.load import load_report
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
@@ -116,3 +117,61 @@ def test_two_nodes_behind_haproxy(tmp_path: Path, capsys) -> None:
     for name in net.namespaces:
         assert name is None or name not in _namespaces()
     assert net.bridge is None or net.bridge not in _links()
+
+
+def _group_of(pid: int) -> str:
+    """The cpu cgroup a process is in (v1 ``cpu`` line, or v2's ``0::``)."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(",") or controllers == "":
+            return path
+    return ""
+
+
+def test_a_node_killed_and_restarted_mid_run(tmp_path: Path, capsys) -> None:
+    """The bundled fault task on 2 nodes, each host and the database held to
+    one CPU: failures only in haproxy's detection window, none after the
+    restart, node 2 back in its namespace and cgroup; nothing left."""
+    options = ["--nodes", "2", "--node-cpus", "1", "--db-cpus", "1"]
+    require_mode(cli_options(options))
+    task = Path(__file__).parents[2] / "tasks" / "cluster-node-fault.json"
+    runs = tmp_path / "runs"
+    argv = ["run", "--task", str(task), *options, "--keep-running"]
+    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
+    code = cli.main(argv)
+    capsys.readouterr()
+    (root,) = runs.glob("2*")
+    run = RunDir(root)
+    state = run.state()
+    groups = state.cpu_quota["groups"]
+    try:
+        assert code == 0  # the failure_window SLA: failures only at 20-30 s
+        (report,) = run.results.glob("cluster-node-fault-*.json")
+        (workload,) = json.loads(report.read_text())["tasks"][0]["subtasks"][0][
+            "workloads"
+        ]
+        hooks = [h["results"][0] for h in workload["hooks"]]
+        assert [h["status"] for h in hooks] == ["success", "success"], hooks
+        faults = [json.loads(line) for line in (run.logs / "faults.jsonl").open()]
+        assert [(f["action"], f["target"]) for f in faults] == [
+            ("kill", "node2"),
+            ("start", "node2"),
+        ]
+        served = access_log.read_requests(run.logs / "node2" / "access.log")
+        tokens = [r for r in served if r.method == "POST"]
+        # node 2 served before it was killed, and again after its restart
+        assert [r for r in tokens if r.start < faults[0]["started"]]
+        assert [r for r in tokens if r.start > faults[1]["finished"]]
+        pids = run.state().services
+        killed = " ".join(faults[0]["done"])
+        assert f"node2-uwsgi (pid {state.services['node2-uwsgi']})" not in killed
+        for name, pid in pids.items():  # every node process in its host's group
+            host = name.split("-", 1)[0]
+            if host.startswith("node"):
+                assert _group_of(pid) == "/" + Path(groups[host]).name, name
+        assert _group_of(pids["mariadb"]) == "/" + Path(groups["db"]).name
+        assert hooks[1]["started_at"] > faults[0]["finished"] - 1
+    finally:
+        launcher.stop(run)
+    assert not run_processes(run), "server processes were left running"
+    assert not [g for g in groups.values() if Path(g).exists()], "cgroups left"

@@ -96,6 +96,7 @@ class LogLine:
     active_ms: int  # %Ta
     status: int
     request: str
+    accepted: str = ""  # %tr: when the request was accepted, haproxy's local time
 
 
 def parse_log_line(line: str) -> LogLine | None:
@@ -111,4 +112,5 @@ def parse_log_line(line: str) -> LogLine | None:
         active_ms=int(match["Ta"]),
         status=int(match["status"]),
         request=match["request"],
+        accepted=match["accepted"],
     )

@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 from rally_keystone_perf.deploy import backends, keystone_backends, preflight, services
-from rally_keystone_perf.deploy.cluster import haproxy, network
+from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
@@ -132,10 +132,18 @@ def _start_memcacheds(
             port,
             deployment.backend_timeout,
             name=f"{haproxy.node_name(index)}-memcached",
-            prefix=net.exec_prefix(index),
+            prefix=_node_prefix(run, net, index),
         )
         servers.append(f"{address}:{port}")
     return servers
+
+
+def _node_prefix(run: RunDir, net: network.Network, index: int) -> list[str]:
+    """Run a command on node ``index``: in its cgroup, then its namespace."""
+    return [
+        *cgroups.host_prefix(run, haproxy.node_name(index)),
+        *net.exec_prefix(index),
+    ]
 
 
 def _start_node(
@@ -171,7 +179,7 @@ def _start_node(
     )
     timeout = deployment.start_timeout
     proc = start_processes(
-        run, deployment.mode, values, timeout, node, net.exec_prefix(index)
+        run, deployment.mode, values, timeout, node, _node_prefix(run, net, index)
     )
     wait_healthy(f"http://{address}:{port}/v3", proc, run, timeout)
     return proc

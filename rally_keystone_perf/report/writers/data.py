@@ -28,7 +28,8 @@ The report JSON document (schema version 1)::
                    "count": 10}, ...]}]}]}
 
 When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
-(see :mod:`..server_view`), each workload also has a ``"server"`` object::
+(or a cluster's logs; see :mod:`..server_view`), each workload also has a
+``"server"`` object::
 
     "server": {
       "routes": [{"route": "POST /v3/auth/tokens", "count": 10, "failed": 0,
@@ -41,6 +42,23 @@ When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
                     "busy_cores": 1.3, "peak_rss_bytes": 262144000,
                     "peak_rss_mb": 250.0, "peak_processes": 3,
                     "samples": 5}}                          # null: no samples
+
+A cluster run's ``"server"`` also has a ``"cluster"`` object (see
+:mod:`..cluster_view`; seconds, haproxy's timers in ms)::
+
+    "cluster": {
+      "nodes": [{"tier": "node1", "requests": 120, "share": 0.5,
+                 "median": 0.012, "p95": 0.04, "cpu_per_request": 0.0123,
+                 "usage": {...as "resources"...}, "quota": 0.25,   # null: none
+                 "quota_use": 0.98}, ...],
+      "database": {...a tier...}, "haproxy": {...a tier...},  # null: no samples
+      "backends": [{"server": "node1", "requests": 120, "errors": 0,
+                    "queue_median": 0.0, "queue_p95": 1.0,
+                    "connect_median": 0.0, "connect_p95": 1.0}, ...,
+                   {"server": "all", ...}],                 # null: no haproxy log
+      "quotas": {"node": 0.25, "db": 0.5},
+      "saturated": [{"tier": "database", "use": 0.98, "quota": 0.5}],
+      "saturation": "saturated: database (98% of its 0.5-CPU quota)"}
 
 and the CSV adds ``client_median`` ... ``server_peak_rss_mb`` columns
 (:mod:`.server`).

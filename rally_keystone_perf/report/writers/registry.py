@@ -14,7 +14,7 @@ from typing import TextIO, TypeVar
 from rally_keystone_perf.report.compare import CompareResult
 from rally_keystone_perf.report.entries import FileEntries
 from rally_keystone_perf.report.gate import GateResult
-from rally_keystone_perf.report.writers import compare, data, gate, text
+from rally_keystone_perf.report.writers import compare, data, gate, scaling, text
 from rally_keystone_perf.report.writers.html import compare as compare_page
 from rally_keystone_perf.report.writers.html import report as report_page
 
@@ -42,6 +42,10 @@ GATE: dict[str, Callable[[GateResult, TextIO], None]] = {
 COMBINED: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
     "table": text.write_combined_table,
     "markdown": text.write_combined_markdown,
+}
+SCALING: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
+    "table": scaling.write_table,
+    "markdown": scaling.write_markdown,
 }
 
 FORMATS = tuple(REPORT)  # report and compare write the same formats

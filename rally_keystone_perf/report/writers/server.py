@@ -2,7 +2,8 @@
 
 The table and markdown outputs print it under each workload's table, the CSV
 adds ``client_median`` ... ``server_peak_rss_mb`` columns and the JSON a
-``"server"`` object per workload (see :mod:`.data`).
+``"server"`` object per workload (see :mod:`.data`). A cluster run's tiers
+(:mod:`.cluster`) follow in the table, markdown and JSON outputs.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.stats import StatsRow
+from rally_keystone_perf.report.writers import cluster
 from rally_keystone_perf.report.writers.common import (
     markdown_table,
     md_cell,
@@ -128,10 +130,11 @@ def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
 def _parts(
     item: FileEntries,
     entry: ReportEntry,
-    table: Callable[[Sequence[str], list[list[str]], Sequence[str]], str],
+    table: cluster.Table,
     line: Callable[[str], str],
 ) -> list[str]:
-    """Heading, route table and resource line (none without server files)."""
+    """Heading, route table, resource line and a cluster's tiers (none without
+    server files)."""
     view = _view(item, entry)
     if view is None:
         return []
@@ -142,6 +145,8 @@ def _parts(
     resources = resources_line(item, view)
     if resources:
         parts.append(line(resources))
+    if view.cluster is not None:
+        parts += cluster.parts(view.cluster, table, line)
     return parts
 
 
@@ -189,7 +194,6 @@ def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
     view = _view(item, entry)
     if view is None:
         return {}
-    usage = view.resources
     return {
         "server": {
             "routes": None
@@ -198,8 +202,7 @@ def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
             "actions": None
             if view.actions is None
             else [dataclasses.asdict(gap) | {"gap": gap.gap} for gap in view.actions],
-            "resources": None
-            if usage is None
-            else dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb},
+            "resources": cluster.usage_document(view.resources),
         }
+        | ({} if view.cluster is None else {"cluster": cluster.document(view.cluster)})
     }

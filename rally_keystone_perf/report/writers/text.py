@@ -20,6 +20,7 @@ from prettytable import PrettyTable
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import config_warnings
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.hooks import hook_lines
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 from rally_keystone_perf.report.writers import server
@@ -178,6 +179,7 @@ def render_workload(
         f"throughput: {format_number(throughput(workload))} iterations/s",
         *load_lines(workload),
         *context_lines(workload),
+        *hook_lines(workload.hooks, workload.start_time),
         *error_summary(workload),
     ]
     stream.write("\n".join(lines) + "\n")

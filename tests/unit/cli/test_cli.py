@@ -900,6 +900,30 @@ def test_matrix_rejects_a_bad_task_before_any_server(
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        ("1,9", "--nodes 9: a cluster has 1 to 8 nodes"),
+        ("1,x", "not node counts: '1,x'"),
+    ],
+)
+def test_matrix_rejects_node_counts_before_any_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, nodes: str, message: str
+) -> None:
+    from rally_keystone_perf.run import matrix
+
+    monkeypatch.setattr(
+        matrix, "run_matrix", lambda *a, **k: pytest.fail("a server was started")
+    )
+    argv = ["matrix", "--modes", "uwsgi", "--nodes", nodes]
+    try:
+        code = cli.main([*argv, "--runs-dir", str(tmp_path / "runs")])
+    except SystemExit as exc:  # argparse: a bad value is a usage error
+        code = int(str(exc.code))
+    assert code in (1, 2) and message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
 def test_matrix_prints_the_combined_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -914,7 +938,7 @@ def test_matrix_prints_the_combined_table(
             "uwsgi/create-token-c16-quick.json",
             "uwsgi/create-token-c32-quick.json",
         ]
-        assert options_for("uwsgi").mode == "uwsgi"
+        assert options_for("uwsgi", 1).mode == "uwsgi"
         state.record(cells[0], status=matrix.DONE, report=str(report_file))
         raise KeyboardInterrupt
 

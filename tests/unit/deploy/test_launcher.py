@@ -149,7 +149,9 @@ def test_up_fails_when_keystone_manage_fails(
 ) -> None:
     monkeypatch.setenv("FAKE_FAIL_AT", "db_sync")
     started: list[Any] = []
-    monkeypatch.setattr(launcher, "start_processes", lambda *a: started.append(a))
+    monkeypatch.setattr(
+        launcher, "start_processes", lambda *a, **k: started.append(a)
+    )
     runs = tmp_path / "runs"
     with pytest.raises(LaunchError) as err:
         launcher.up(runs, LaunchOptions(), progress=lambda m: None)
@@ -201,8 +203,8 @@ def test_up_and_stop(
     procs: list[subprocess.Popen[bytes]] = []
     real_start = launcher.start_processes
 
-    def start(run: RunDir, *args: Any) -> subprocess.Popen[bytes]:
-        proc = real_start(run, *args)
+    def start(run: RunDir, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_start(run, *args, **kwargs)
         procs.append(proc)
         return proc
 

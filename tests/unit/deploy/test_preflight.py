@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -188,6 +189,16 @@ def test_postgres_user_must_reach_the_runs_folder(
             "--nodes 2: mode eventlet has no cluster yet (cluster modes: uwsgi, "
             "nginx-uwsgi)",
         ),
+        (
+            LaunchOptions(db_cpus=0.5),
+            "--db-cpus: --db sqlite has no database server to hold to a quota "
+            "(use --db mysql or postgresql)",
+        ),
+        (
+            LaunchOptions(node_cpus=0.001),
+            "--node-cpus 0.001: a quota is 0.01 to "
+            f"{os.cpu_count()} CPUs (this machine's count)",
+        ),
     ],
 )
 def test_check_cluster_refuses_what_it_cannot_build(
@@ -205,3 +216,15 @@ def test_a_cluster_needs_haproxy_and_shares_one_mariadb() -> None:
     assert names[-2:] == ["haproxy", "ip"] and "mariadbd" in names
     preflight.check_cluster(deployment)
     assert resolve(LaunchOptions()).options.db == "sqlite"
+
+
+def test_cpu_quotas_need_a_cgroup_folder_we_may_write(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(
+        preflight.cgroups, "hierarchy", lambda: ("v1", tmp_path / "cpu")
+    )
+    monkeypatch.setattr(preflight.os, "access", lambda path, mode: False)
+    with pytest.raises(LaunchError, match="cannot create cgroups in .*run as root"):
+        preflight.check_cpu_quotas(LaunchOptions(node_cpus=0.25))
+    preflight.check_cpu_quotas(LaunchOptions())  # no quota: nothing to check

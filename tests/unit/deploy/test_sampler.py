@@ -11,7 +11,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -20,7 +20,7 @@ import pytest
 from rally_keystone_perf.deploy import sampler
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import FIELDS, ResourceSampler
-from rally_keystone_perf.report.server_view import read_resources
+from rally_keystone_perf.report.resources import read_resources
 
 # a parent that keeps a busy child; with CHURN, short-lived busy children in turn
 PARENT = textwrap.dedent(
@@ -86,7 +86,7 @@ def _rows(path: Path) -> list[list[str]]:
 def test_samples_a_process_tree(tmp_path: Path, busy: subprocess.Popen) -> None:
     _wait_for_children(busy.pid)
     out = tmp_path / "resources.csv"
-    with ResourceSampler(busy.pid, out, interval=0.2) as resources:
+    with ResourceSampler.for_pid(busy.pid, out, interval=0.2) as resources:
         time.sleep(1.5)
     assert not resources.running
     assert not _sampler_threads()
@@ -110,7 +110,7 @@ def test_processes_that_come_and_go_keep_counting(
 ) -> None:
     _wait_for_children(churn.pid)
     out = tmp_path / "resources.csv"
-    resources = ResourceSampler(churn.pid, out, interval=0.1).start()
+    resources = ResourceSampler.for_pid(churn.pid, out, interval=0.1).start()
     time.sleep(1.5)
     resources.stop()
     cpu = [s.cpu_seconds for s in read_resources(out)]
@@ -120,7 +120,7 @@ def test_processes_that_come_and_go_keep_counting(
 
 def test_start_and_stop_are_idempotent(tmp_path: Path, busy: subprocess.Popen) -> None:
     out = tmp_path / "resources.csv"
-    resources = ResourceSampler(busy.pid, out, interval=0.1)
+    resources = ResourceSampler.for_pid(busy.pid, out, interval=0.1)
     resources.stop()  # before start: nothing to stop
     assert resources.start() is resources
     resources.start()
@@ -139,7 +139,7 @@ def test_appends_to_an_existing_file_without_a_second_header(
 ) -> None:
     out = tmp_path / "resources.csv"
     for _ in range(2):
-        with ResourceSampler(busy.pid, out, interval=0.1):
+        with ResourceSampler.for_pid(busy.pid, out, interval=0.1):
             time.sleep(0.2)
     text = out.read_text()
     assert text.count("timestamp") == 1
@@ -150,7 +150,7 @@ def test_a_missing_process_ends_the_thread_quietly(tmp_path: Path) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     out = tmp_path / "resources.csv"
-    resources = ResourceSampler(gone.pid, out, interval=0.1).start()
+    resources = ResourceSampler.for_pid(gone.pid, out, interval=0.1).start()
     deadline = time.monotonic() + 5
     while resources.running and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -164,7 +164,7 @@ def test_a_missing_process_ends_the_thread_quietly(tmp_path: Path) -> None:
 def test_the_thread_ends_when_the_server_exits(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
     out = tmp_path / "resources.csv"
-    resources = ResourceSampler(proc.pid, out, interval=0.1).start()
+    resources = ResourceSampler.for_pid(proc.pid, out, interval=0.1).start()
     proc.wait()
     deadline = time.monotonic() + 5
     while resources.running and time.monotonic() < deadline:
@@ -175,7 +175,7 @@ def test_the_thread_ends_when_the_server_exits(tmp_path: Path) -> None:
 
 
 def test_an_unwritable_file_does_not_raise(tmp_path: Path, busy) -> None:
-    resources = ResourceSampler(busy.pid, tmp_path / "no" / "such" / "dir.csv")
+    resources = ResourceSampler.for_pid(busy.pid, tmp_path / "no" / "such" / "dir.csv")
     resources.start()
     resources.stop()
     assert not resources.running
@@ -194,8 +194,8 @@ def test_unreadable_processes_are_skipped(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_sample_without_the_thread(tmp_path: Path, busy: subprocess.Popen) -> None:
     _wait_for_children(busy.pid)
-    resources = ResourceSampler(busy.pid, tmp_path / "unused.csv")
-    row = resources.sample()
+    resources = ResourceSampler.for_pid(busy.pid, tmp_path / "unused.csv")
+    row = resources.targets[0].sample()
     assert row is not None
     timestamp, cpu, rss, count = row
     assert timestamp > 0 and cpu >= 0 and rss > 0 and count == 2
@@ -209,5 +209,118 @@ def test_start_for_run(run: RunDir, busy: subprocess.Popen) -> None:
     assert resources is not None
     time.sleep(0.2)
     resources.stop()
-    assert resources.out_csv == run.logs / "resources.csv"
-    assert read_resources(resources.out_csv)
+    assert [t.out_csv for t in resources.targets] == [run.logs / "resources.csv"]
+    assert read_resources(run.logs / "resources.csv")
+
+
+# --- a cluster's tiers ---------------------------------------------------------
+
+SLEEP = "import time; time.sleep(60)"
+# burns ``cpu`` seconds of CPU (whatever the machine's load), says so, sleeps
+BURN = (
+    "import time\nwhile time.process_time() < {cpu}: pass\n"
+    "print('burnt', flush=True)\ntime.sleep(60)"
+)
+
+
+@pytest.fixture
+def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """Start python processes (``code``); every one is killed at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(code: str = SLEEP) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        proc.kill()
+        proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def _burnt(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """Wait until a :data:`BURN` process has burnt its CPU."""
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"burnt\n"
+    return proc
+
+
+def test_cluster_tiers_group_the_services_by_host() -> None:
+    services = {
+        "node10-uwsgi": 10,
+        "node2-nginx": 4,
+        "node2-uwsgi": 3,
+        "node1-uwsgi": 1,
+        "node1-memcached": 2,
+        "postgresql": 5,
+        "haproxy": 6,
+        "slapd": 7,
+        "nodeX-uwsgi": 8,
+    }
+    tiers = sampler.cluster_tiers(services)
+    assert tiers == {
+        "node1": {"node1-memcached": 2, "node1-uwsgi": 1},
+        "node2": {"node2-nginx": 4, "node2-uwsgi": 3},
+        "node10": {"node10-uwsgi": 10},
+        "db": {"postgresql": 5},
+        "haproxy": {"haproxy": 6},
+    }
+    assert list(tiers) == ["node1", "node2", "node10", "db", "haproxy"]
+    assert sampler.tier_csv("node2") == "resources-node2.csv"
+
+
+def test_start_for_run_samples_every_tier_of_a_cluster(run: RunDir, spawn) -> None:
+    names = ["node1-uwsgi", "node1-memcached", "node2-uwsgi", "mariadb", "haproxy"]
+    pids = {name: spawn().pid for name in names}
+    cluster = {"network": {}, "ports": [5000, 5000]}
+    run.write_state(server_pid=pids["node1-uwsgi"], services=pids, cluster=cluster)
+    resources = sampler.start_for_run(run, interval=0.1)
+    assert resources is not None
+    time.sleep(0.35)
+    resources.stop()
+    assert not resources.running and resources.error is None
+    assert not (run.logs / "resources.csv").exists()
+    counts = {}
+    for tier in ("node1", "node2", "db", "haproxy"):
+        samples = read_resources(run.logs / f"resources-{tier}.csv")
+        assert len(samples) >= 2  # the first one and the one at stop
+        counts[tier] = {s.processes for s in samples}
+    assert counts == {"node1": {2}, "node2": {1}, "db": {1}, "haproxy": {1}}
+    assert resources.rows == sum(
+        len(read_resources(target.out_csv)) for target in resources.targets
+    )
+
+
+def test_a_restarted_service_is_followed_and_its_cpu_kept(run: RunDir, spawn) -> None:
+    first = _burnt(spawn(BURN.format(cpu=0.2)))
+    run.write_state(services={"node1-uwsgi": first.pid}, cluster={"ports": [1]})
+    (target,) = sampler.cluster_targets(run, run.state())
+    assert target.out_csv == run.logs / "resources-node1.csv"
+    before = target.sample()
+    assert before is not None
+    assert before[1] >= 0.15 and before[3] == 1  # /proc counts in 10 ms ticks
+    first.kill()
+    first.wait()
+    down = target.sample()  # killed, not restarted yet: still sampling
+    assert down is not None
+    assert down[1:] == (before[1], 0, 0)
+    second = _burnt(spawn(BURN.format(cpu=0.2)))
+    run.write_state(services={"node1-uwsgi": second.pid})  # as a restart records it
+    after = target.sample()
+    assert after is not None
+    assert after[3] == 1
+    assert after[1] >= before[1] + 0.15  # both processes' CPU
+    assert target.error is None
+
+
+def test_a_single_host_target_ends_with_its_process(run: RunDir, spawn) -> None:
+    proc = spawn()
+    target = sampler.Target(run.logs / "resources.csv", {"server": proc.pid})
+    assert target.sample() is not None
+    proc.kill()
+    proc.wait()
+    assert target.sample() is None
+    assert target.error == f"process {proc.pid} has exited"

@@ -209,6 +209,48 @@ def test_record_forget_and_running(run: RunDir) -> None:
     assert services.running(run.state()) == []
 
 
+def test_restart_starts_a_service_as_it_first_started(run: RunDir) -> None:
+    first = services.start(run, "sleeper", ["sleep", "60"], {"A": "1"}, tier="t")
+    try:
+        spec = run.state().service_specs["sleeper"]
+        assert spec == {
+            "argv": ["sleep", "60"],
+            "env": {"A": "1"},
+            "umask": -1,
+            "user": None,
+        }
+        first.kill()
+        first.wait()
+        again = services.restart(run, "sleeper")
+        assert again.pid != first.pid
+        assert run.state().services == {"sleeper": again.pid}
+        assert run.state().service_tiers == {"sleeper": "t"}
+        with pytest.raises(services.ServiceError, match="how nothing was started"):
+            services.restart(run, "nothing")
+    finally:
+        services.stop_all(run, timeout=2)
+
+
+def test_concurrent_records_lose_nothing(run: RunDir) -> None:
+    """Two processes recording services at once (a hook and the command)."""
+    import multiprocessing
+
+    def record_many(prefix: str) -> None:
+        for k in range(25):
+            services.record(run, f"{prefix}{k}", 1_000_000 + k)
+
+    workers = [
+        multiprocessing.get_context("fork").Process(target=record_many, args=(p,))
+        for p in ("a", "b")
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert len(run.state().services) == 50
+    assert len(run.state().service_order) == 50
+
+
 def test_a_guarded_child_and_its_workers_die_with_the_parent(tmp_path: Path) -> None:
     """The parent is SIGKILLed: the guarded child and what it forked stop."""
     pids = tmp_path / "pids"

@@ -57,6 +57,25 @@ def test_missing_columns_show_a_dash(tmp_path: Path) -> None:
     assert dict(zip(header, rows[-1], strict=True))["x"] == "1"
 
 
+def test_single_host_rows_beside_cluster_rows(tmp_path: Path) -> None:
+    cluster = r.state() | {"cpu_quota": {"version": "v2", "node": 0.25, "db": None}}
+    cluster["options"] |= {"nodes": 2}
+    paths = [
+        r.make_run(tmp_path, "single", [r.workload([0.1] * 3)], r.state()),
+        r.make_run(tmp_path, "cluster", [r.workload([0.1] * 3)], cluster),
+        r.make_run(tmp_path, "tags", [r.workload([0.1] * 3)], None, tags=["x:1"]),
+    ]
+    header, rows = combined.combined_rows(config.load_reports(paths))
+    keys = ["nodes", "balance", "node cpus", "db cpus"]
+    assert header[header.index("nodes") : header.index("nodes") + 4] == keys
+    cells = [[dict(zip(header, row, strict=True))[k] for k in keys] for row in rows]
+    assert cells == [
+        ["1", "-", "-", "-"],
+        ["2", "roundrobin", "0.25", "-"],
+        ["-", "-", "-", "-"],  # not a run of ours: its node count is unknown
+    ]
+
+
 def test_writers(tmp_path: Path) -> None:
     reports = _reports(tmp_path)
     table, markdown = io.StringIO(), io.StringIO()

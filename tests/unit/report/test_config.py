@@ -249,4 +249,35 @@ def test_config_columns_of_an_empty_state() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("quota", "columns"),
+    [
+        (None, {}),
+        (
+            {"version": "v2", "node": 0.5, "db": None},
+            {"node cpus": "0.5", "db cpus": "-"},
+        ),
+        ({"version": "v1", "node": None, "db": 2}, {"node cpus": "-", "db cpus": "2"}),
+    ],
+)
+def test_the_cpu_quota_columns(quota: dict | None, columns: dict[str, str]) -> None:
+    state = r.state() | {"cpu_quota": quota}
+    state["options"] |= {"nodes": 3, "lb_balance": "leastconn"}
+    found = config.config_columns(RunState.from_json(state))
+    assert list(found)[-2 - len(columns) :] == ["nodes", "balance", *columns]
+    assert {key: found[key] for key in columns} == columns
+    assert (found["nodes"], found["balance"]) == ("3", "leastconn")
+
+
+def test_a_single_host_shows_no_nodes_but_implies_one() -> None:
+    state = r.state() | {"options": {**r.state()["options"], "nodes": 1}}
+    columns = config.config_columns(RunState.from_json(state))
+    assert "nodes" not in columns and "balance" not in columns
+    assert config.column(columns, "nodes", "-") == "1"
+    assert config.column(columns, "balance", "-") == "-"
+    assert config.column({"mode": "uwsgi"}, "nodes", "-") == "1"  # a mode: tag
+    assert config.column({"file": "x.json"}, "nodes", "-") == "-"  # not ours
+    assert config.column({"mode": "?", "nodes": "4"}, "nodes", "-") == "4"
+
+
 # --- main: errors ------------------------------------------------------------

@@ -17,11 +17,7 @@ import pytest
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import api, config, server_view
 from rally_keystone_perf.report.load import ReportError, load_report
-from rally_keystone_perf.report.server_view import (
-    ActionGap,
-    ResourceSample,
-    RouteTimes,
-)
+from rally_keystone_perf.report.server_view import ActionGap, RouteTimes
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -164,37 +160,6 @@ def test_resources_in_the_load_window(tmp_path: Path) -> None:
     )
     assert usage.peak_rss_mb == 150.0
     assert projects.resources is None  # no sample near 2000 s
-
-
-def test_read_resources_skips_headers_and_broken_lines(tmp_path: Path) -> None:
-    path = tmp_path / "resources.csv"
-    path.write_text(RESOURCES + "nan,1,2,3\n900.0,9.0,1,1\n")
-    samples = server_view.read_resources(path)
-    assert [s.timestamp for s in samples] == [
-        900.0,
-        999.5,
-        1000.5,
-        1001.5,
-        1002.5,
-        1003.5,
-    ]
-    assert samples[1] == ResourceSample(999.5, 10.0, 104857600, 3)
-
-
-def test_resource_usage_clips_to_the_sampled_span() -> None:
-    samples = [ResourceSample(10.0, 1.0, 5, 1), ResourceSample(12.0, 3.0, 7, 2)]
-    usage = server_view.resource_usage(samples, 9.0, 11.0, 4)
-    assert usage is not None
-    assert usage.cpu_seconds == pytest.approx(1.0)  # 10 .. 11
-    assert usage.cpu_per_iteration == pytest.approx(0.25)
-    assert usage.busy_cores == pytest.approx(1.0)
-    assert (usage.peak_rss_bytes, usage.samples) == (7, 2)
-    assert server_view.resource_usage(samples, 13.0, 14.0, 4) is None
-    assert server_view.resource_usage(samples, 8.0, 9.0, 4) is None
-    assert server_view.resource_usage([], 8.0, 9.0, 4) is None
-    exact = server_view.resource_usage(samples, 10.0, 12.0, 0)
-    assert exact is not None
-    assert (exact.cpu_seconds, exact.cpu_per_iteration) == (2.0, None)
 
 
 def test_only_the_access_log(tmp_path: Path) -> None:

@@ -46,6 +46,18 @@ def test_plan_orders_levels_naturally(tmp_path: Path) -> None:
     ]
 
 
+def test_plan_runs_every_file_at_every_node_count(tmp_path: Path) -> None:
+    tasks = _tasks(tmp_path, "uwsgi", "create-token-c4-quick.json", "x-c8-quick.json")
+    cells = matrix.plan(["uwsgi"], "*", "quick", tasks, [1, 3])
+    assert [c.key for c in cells] == [
+        "uwsgi/create-token-c4-quick.json",  # one node: the key it always had
+        "uwsgi/x-c8-quick.json",
+        "uwsgi/3-nodes/create-token-c4-quick.json",
+        "uwsgi/3-nodes/x-c8-quick.json",
+    ]
+    assert [c.deployment for c in cells] == [("uwsgi", 1)] * 2 + [("uwsgi", 3)] * 2
+
+
 def test_plan_names_what_is_missing(tmp_path: Path) -> None:
     tasks = _tasks(tmp_path, "uwsgi", "create-token-c4-quick.json")
     with pytest.raises(matrix.MatrixError, match=r"eventlet/create-\*-quick.json"):
@@ -175,6 +187,7 @@ def sessions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     @contextlib.contextmanager
     def fake(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
         record["modes"].append(options.mode)
+        record.setdefault("nodes", []).append(options.nodes)
         try:
             yield RunDir(runs_dir / options.mode), record["runner"]
         finally:
@@ -191,7 +204,7 @@ def _run(tmp_path, sessions, cells, state, runner) -> list[int]:
     codes = matrix.run_matrix(
         cells,
         state,
-        lambda mode: LaunchOptions(mode=mode),
+        lambda mode, nodes: LaunchOptions(mode=mode, nodes=nodes),
         messages.append,
         clock=lambda: float(next(clock)),
     )
@@ -275,3 +288,15 @@ def test_a_mode_that_cannot_start_does_not_stop_the_matrix(
     assert failed["status"] == "failed"
     assert failed["error"] == "apache2 is not installed"
     assert "mode apache failed: apache2 is not installed" in sessions["messages"]
+
+
+def test_run_matrix_one_keystone_per_node_count(tmp_path: Path, sessions) -> None:
+    cells = [
+        matrix.Cell("uwsgi", tmp_path / "a.json", 1),
+        matrix.Cell("uwsgi", tmp_path / "a.json", 2),
+    ]
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    assert _run(tmp_path, sessions, cells, state, FakeRunner({}, None)) == [0, 0]
+    assert sessions["modes"] == ["uwsgi", "uwsgi"] and sessions["nodes"] == [1, 2]
+    assert state.cells["uwsgi/2-nodes/a.json"]["nodes"] == 2
+    assert "== mode uwsgi, 2 nodes" in sessions["messages"]

@@ -54,5 +54,6 @@ def test_parse_an_httplog_line() -> None:
         active_ms=154,
         status=201,
         request="POST /v3/auth/tokens HTTP/1.1",
+        accepted="23/Nov/2026:05:01:02.123",
     )
     assert haproxy.parse_log_line("[WARNING] Server node2 is DOWN") is None

@@ -1,0 +1,124 @@
+"""Seed 001's throughput against nodes, on one machine: growth, then a plateau.
+
+Seed 001 put 1, 2, 3 and 4 Apache Keystone hosts behind haproxy on one SQL
+server and measured token_authenticate and revocation_list_get per second
+(57, 105, 140, 140 tokens/s): the curve stopped growing at 3 hosts, which the
+seed blamed on the database. Here every node is a network namespace held to
+``--node-cpus`` (0.25 CPU: four nodes fit a 2-core machine beside the load
+generator) and the database to ``--db-cpus``; the same task files
+(``tasks/<mode>/*-throughput-c8-<size>.json``: token creations and
+revocation listings per second at concurrency 8) run at each node count
+through ``rally-keystone-perf matrix --nodes``, which prints the scaling
+table: tokens/s and listings/s per node count, the token median and p95,
+the tier that saturated, and seed 001's figures beside them.
+
+``--db-cpus auto`` (the default) first measures, on one node with an
+unbounded database, the database's CPU per token, and holds the database to
+what 2.5 nodes' token rate needs: it should bind at 3 nodes. A fernet token
+costs the database far less than seed 001's PKI tokens did (they were
+written to a token table; fernet tokens are not stored), so without a quota
+the database never binds on this machine.
+
+Usage: python -m benchmarks.cluster_scaling [--nodes 1,2,3,4]
+[--node-cpus 0.25] [--db-cpus auto|C] [--size quick|full] [--mode uwsgi]
+[--runs-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import psutil
+
+from benchmarks.common import echo, keystone
+from rally_keystone_perf import cli, paths
+from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report import load, stats
+
+BIND_AT = 2.5  # nodes' worth of token rate the database's quota serves
+MIN_DB_CPUS = 0.02  # below this a CFS quota stalls the database most of a period
+TASKS = "*-throughput-c8"  # seed 001's pair: create-token, list-revocation-events
+
+
+def cpu_seconds(run: RunDir, prefix: str) -> float:
+    """CPU seconds used so far by the run's services named ``prefix*``, trees."""
+    total = 0.0
+    for name, pid in (run.state().services or {}).items():
+        if not name.startswith(prefix):
+            continue
+        try:
+            root = psutil.Process(int(pid))
+            for proc in [root, *root.children(recursive=True)]:
+                times = proc.cpu_times()
+                total += times.user + times.system
+        except psutil.Error:
+            continue
+    return total
+
+
+def calibrate(mode: str, node_cpus: float, size: str, runs: Path | None) -> float:
+    """The database quota that 2.5 nodes' token rate needs (CPUs)."""
+    options = LaunchOptions(
+        mode=mode, db="mysql", node_cpus=node_cpus, user_pool=(1, 8)
+    )
+    task = paths.tasks_dir() / mode / f"create-token-throughput-c8-{size}.json"
+    with keystone(options, runs) as bench:
+        db_before, node_before = cpu_seconds(bench.run, "mariadb"), _node(bench.run)
+        outcome = bench.rally.start_task(task)
+        db_used = cpu_seconds(bench.run, "mariadb") - db_before
+        node_used = _node(bench.run) - node_before
+    if outcome.report is None:
+        raise SystemExit(f"{task} produced no report")
+    (workload,) = load.load_report(outcome.report)
+    tokens = sum(1 for it in workload.iterations if not it.error)
+    rate = stats.throughput(workload) or 0.0
+    if not tokens:
+        raise SystemExit("calibration: no token was made")
+    per_token = db_used / tokens
+    quota = max(MIN_DB_CPUS, round(BIND_AT * rate * per_token, 3))
+    echo(
+        f"calibration, 1 node at {node_cpus:g} CPU, database unbounded: "
+        f"{rate:.2f} tokens/s, database {1000 * per_token:.2f} ms CPU per "
+        f"token, node {1000 * node_used / tokens:.1f} ms CPU per token; "
+        f"database quota {quota:g} CPU ({BIND_AT:g} nodes' token rate)"
+    )
+    return quota
+
+
+def _node(run: RunDir) -> float:
+    """CPU seconds of the single host's Keystone and memcached so far."""
+    return cpu_seconds(run, "uwsgi") + cpu_seconds(run, "nginx")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Calibrate the database's quota, then the matrix over node counts."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", default="1,2,3,4", help="node counts")
+    parser.add_argument("--node-cpus", type=float, default=0.25)
+    parser.add_argument(
+        "--db-cpus", default="auto", help="the database's quota, or auto"
+    )
+    parser.add_argument("--size", choices=["quick", "full"], default="quick")
+    parser.add_argument("--mode", default="uwsgi", choices=["uwsgi", "nginx-uwsgi"])
+    parser.add_argument("--runs-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    db_cpus = args.db_cpus
+    if db_cpus == "auto":
+        quota = calibrate(args.mode, args.node_cpus, args.size, args.runs_dir)
+        db_cpus = f"{quota:g}"
+    runs = args.runs_dir or Path("runs")
+    matrix = [
+        "matrix",
+        *("--modes", args.mode, "--nodes", args.nodes, "--tasks", TASKS),
+        *("--size", args.size, "--node-cpus", f"{args.node_cpus:g}"),
+        *("--db-cpus", db_cpus, "--db", "mysql", "--restart"),
+        *("--runs-dir", str(runs), "--matrix-dir", str(runs / "cluster-scaling")),
+    ]
+    echo("rally-keystone-perf " + " ".join(matrix))
+    return cli.main(matrix)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Rally hook plugins of rally-keystone-perf."""

@@ -1,0 +1,182 @@
+"""A cluster run's tiers (:mod:`..cluster_view`) in the report's server side.
+
+Under a workload's route table the text and markdown outputs print a table
+of the tiers (a row per node, the database, haproxy), a table of haproxy's
+backend servers (its queue and connect times) and the saturation line; the
+JSON adds a ``"cluster"`` object to the workload's ``"server"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rally_keystone_perf.report.cluster_view import (
+    DATABASE,
+    NODES,
+    SATURATED,
+    BackendTimes,
+    Saturated,
+    TierView,
+    WorkloadClusterView,
+)
+from rally_keystone_perf.report.resources import ResourceUsage
+
+TIER_COLUMNS = (
+    "tier",
+    "requests",
+    "share %",
+    "server median ms",
+    "server p95 ms",
+    "CPU ms/request",
+    "CPU use",
+    "peak RSS MB",
+)
+BACKEND_COLUMNS = (
+    "haproxy to",
+    "requests",
+    "errors",
+    "queue median ms",
+    "queue p95 ms",
+    "connect median ms",
+    "connect p95 ms",
+)
+NO_SERVER = "<NOSRV>"  # haproxy's server of a request no server could take
+NO_SERVER_LABEL = "no server"  # (markdown would take <NOSRV> for a tag)
+TIERS_HEADING = "cluster tiers (haproxy's health checks, GET /v3, not counted):"
+NOT_JUDGED = "n/a (no CPU sample of a tier with a quota)"
+UNDER = f"no tier at {SATURATED * 100:.0f}% of its CPU quota"
+Table = Callable[[Sequence[str], list[list[str]], Sequence[str]], str]
+
+
+def _number(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
+    return "-" if value is None else f"{value * scale:.{digits}f}"
+
+
+def cpu_use(tier: TierView) -> str:
+    """``98% of 0.5 CPU`` with a quota, else ``1.23 CPUs``; n/a unsampled."""
+    usage = tier.usage
+    if usage is None or usage.busy_cores is None:
+        return "n/a"
+    if tier.quota_use is not None:
+        return f"{tier.quota_use * 100:.0f}% of {tier.quota:g} CPU"
+    return f"{usage.busy_cores:.2f} CPUs"
+
+
+def tier_row(tier: TierView) -> list[str]:
+    """A tier's cells: requests, share, server times, CPU, memory."""
+    usage = tier.usage
+    return [
+        tier.tier,
+        "-" if tier.requests is None else str(tier.requests),
+        _number(tier.share, 100),
+        _number(tier.median, 1000),
+        _number(tier.p95, 1000),
+        _number(tier.cpu_per_request, 1000, 2),
+        cpu_use(tier),
+        "n/a" if usage is None else f"{usage.peak_rss_mb:.1f}",
+    ]
+
+
+def tier_rows(view: WorkloadClusterView) -> list[list[str]]:
+    """One row per node, then the database's and haproxy's (when sampled)."""
+    tiers = [*view.nodes, view.database, view.haproxy]
+    return [tier_row(tier) for tier in tiers if tier is not None]
+
+
+def backend_row(times: BackendTimes) -> list[str]:
+    """A backend server's requests, errors and haproxy's timers (ms)."""
+    return [
+        NO_SERVER_LABEL if times.server == NO_SERVER else times.server,
+        str(times.requests),
+        str(times.errors),
+        _number(times.queue_median),
+        _number(times.queue_p95),
+        _number(times.connect_median),
+        _number(times.connect_p95),
+    ]
+
+
+def _described(found: Saturated) -> str:
+    percent = f"{found.use * 100:.0f}%"
+    if found.tier == NODES:
+        return f"{NODES} ({percent} of {found.quota:g} CPU each)"
+    return f"{found.tier} ({percent} of its {found.quota:g}-CPU quota)"
+
+
+def _no_quotas(view: WorkloadClusterView) -> bool:
+    return view.quotas.node is None and view.quotas.db is None
+
+
+def _unlimited(view: WorkloadClusterView) -> str:
+    """``; nodes: no quota`` for each tier without a quota (the other has one)."""
+    limits = ((NODES, view.quotas.node), (DATABASE, view.quotas.db))
+    return "".join(f"; {name}: no quota" for name, quota in limits if quota is None)
+
+
+def saturation_line(view: WorkloadClusterView) -> str:
+    """Which tier used at least 90% of its CPU quota, or why none is named."""
+    if view.saturated:
+        return "saturated: " + saturation_cell(view)
+    if _no_quotas(view):
+        return "no quotas: CPU shares shown"
+    if not view.judged:
+        return f"saturation: {NOT_JUDGED}"
+    return f"none saturated ({UNDER}){_unlimited(view)}"
+
+
+def saturation_cell(view: WorkloadClusterView) -> str:
+    """:func:`saturation_line` for a table cell (the scaling table's): the
+    saturated tiers, ``none (...)``, ``no quotas`` or ``n/a (...)``."""
+    if view.saturated:
+        return ", ".join(_described(s) for s in view.saturated)
+    if _no_quotas(view):
+        return "no quotas"
+    if not view.judged:
+        return NOT_JUDGED
+    return f"none ({UNDER}){_unlimited(view)}"
+
+
+def parts(
+    view: WorkloadClusterView, table: Table, line: Callable[[str], str]
+) -> list[str]:
+    """The tiers' table, haproxy's backend table and the saturation line."""
+    result = [TIERS_HEADING, table(TIER_COLUMNS, tier_rows(view), ("tier",))]
+    if view.backends:
+        rows = [backend_row(times) for times in view.backends]
+        result.append(table(BACKEND_COLUMNS, rows, ("haproxy to",)))
+    elif view.backends is not None:
+        result.append(line("haproxy: no request accepted inside the load window"))
+    result.append(line(saturation_line(view)))
+    return result
+
+
+def usage_document(usage: ResourceUsage | None) -> dict[str, Any] | None:
+    """A tree's CPU and memory for the JSON (with ``peak_rss_mb``)."""
+    if usage is None:
+        return None
+    return dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb}
+
+
+def _tier_document(tier: TierView) -> dict[str, Any]:
+    return dataclasses.asdict(tier) | {
+        "usage": usage_document(tier.usage),
+        "quota_use": tier.quota_use,
+    }
+
+
+def document(view: WorkloadClusterView) -> dict[str, Any]:
+    """The ``"cluster"`` object of a workload's ``"server"`` (unrounded, seconds;
+    haproxy's timers in ms)."""
+    return {
+        "nodes": [_tier_document(node) for node in view.nodes],
+        "database": None if view.database is None else _tier_document(view.database),
+        "haproxy": None if view.haproxy is None else _tier_document(view.haproxy),
+        "backends": None
+        if view.backends is None
+        else [dataclasses.asdict(times) for times in view.backends],
+        "quotas": dataclasses.asdict(view.quotas),
+        "saturated": [dataclasses.asdict(found) for found in view.saturated],
+        "saturation": saturation_line(view),
+    }
