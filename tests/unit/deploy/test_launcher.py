@@ -149,9 +149,7 @@ def test_up_fails_when_keystone_manage_fails(
 ) -> None:
     monkeypatch.setenv("FAKE_FAIL_AT", "db_sync")
     started: list[Any] = []
-    monkeypatch.setattr(
-        launcher, "start_processes", lambda *a, **k: started.append(a)
-    )
+    monkeypatch.setattr(launcher, "start_processes", lambda *a, **k: started.append(a))
     runs = tmp_path / "runs"
     with pytest.raises(LaunchError) as err:
         launcher.up(runs, LaunchOptions(), progress=lambda m: None)
