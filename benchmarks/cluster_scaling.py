@@ -12,6 +12,12 @@ through ``rally-keystone-perf matrix --nodes``, which prints the scaling
 table: tokens/s and listings/s per node count, the token median and p95,
 the tier that saturated, and seed 001's figures beside them.
 
+Each workload runs ``--duration`` seconds (default 60; seed 001 ran 20 s):
+at 0.25 CPU a node takes about 3 s per token (bcrypt, Keystone's default
+password hash, is most of its 0.7 CPU seconds), so a 5 s load would be all
+ramp-up and ramp-down. The task files are the bundled full ones with that
+duration, written to the runs folder.
+
 ``--db-cpus auto`` (the default) first measures, on one node with an
 unbounded database, the database's CPU per token, and holds the database to
 what 2.5 nodes' token rate needs: it should bind at 3 nodes. A fernet token
@@ -20,13 +26,14 @@ written to a token table; fernet tokens are not stored), so without a quota
 the database never binds on this machine.
 
 Usage: python -m benchmarks.cluster_scaling [--nodes 1,2,3,4]
-[--node-cpus 0.25] [--db-cpus auto|C] [--size quick|full] [--mode uwsgi]
+[--node-cpus 0.25] [--db-cpus auto|C] [--duration 60] [--mode uwsgi]
 [--runs-dir DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import psutil
@@ -58,12 +65,26 @@ def cpu_seconds(run: RunDir, prefix: str) -> float:
     return total
 
 
-def calibrate(mode: str, node_cpus: float, size: str, runs: Path | None) -> float:
+def write_tasks(mode: str, duration: int, folder: Path) -> Path:
+    """The bundled full throughput task files of ``mode``, ``duration`` s each,
+    in ``folder/<mode>/`` (a tasks folder for ``matrix --tasks-dir``)."""
+    (folder / mode).mkdir(parents=True, exist_ok=True)
+    for path in sorted((paths.tasks_dir() / mode).glob(f"{TASKS}-full.json")):
+        task = json.loads(path.read_text())
+        for subtask in task["subtasks"]:
+            for workload in subtask["workloads"]:
+                workload["runner"]["constant_for_duration"]["duration"] = duration
+        task["description"] += f" (benchmarks.cluster_scaling: {duration} s)"
+        (folder / mode / path.name).write_text(json.dumps(task, indent=2) + "\n")
+    return folder
+
+
+def calibrate(mode: str, node_cpus: float, tasks: Path, runs: Path) -> float:
     """The database quota that 2.5 nodes' token rate needs (CPUs)."""
     options = LaunchOptions(
         mode=mode, db="mysql", node_cpus=node_cpus, user_pool=(1, 8)
     )
-    task = paths.tasks_dir() / mode / f"create-token-throughput-c8-{size}.json"
+    task = tasks / mode / "create-token-throughput-c8-full.json"
     with keystone(options, runs) as bench:
         db_before, node_before = cpu_seconds(bench.run, "mariadb"), _node(bench.run)
         outcome = bench.rally.start_task(task)
@@ -100,19 +121,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--db-cpus", default="auto", help="the database's quota, or auto"
     )
-    parser.add_argument("--size", choices=["quick", "full"], default="quick")
+    parser.add_argument("--duration", type=int, default=60, help="load seconds")
     parser.add_argument("--mode", default="uwsgi", choices=["uwsgi", "nginx-uwsgi"])
-    parser.add_argument("--runs-dir", type=Path, default=None)
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
     args = parser.parse_args(argv)
+    runs = args.runs_dir
+    tasks = write_tasks(args.mode, args.duration, runs / "cluster-scaling-tasks")
     db_cpus = args.db_cpus
     if db_cpus == "auto":
-        quota = calibrate(args.mode, args.node_cpus, args.size, args.runs_dir)
+        quota = calibrate(args.mode, args.node_cpus, tasks, runs)
         db_cpus = f"{quota:g}"
-    runs = args.runs_dir or Path("runs")
     matrix = [
         "matrix",
         *("--modes", args.mode, "--nodes", args.nodes, "--tasks", TASKS),
-        *("--size", args.size, "--node-cpus", f"{args.node_cpus:g}"),
+        *("--tasks-dir", str(tasks), "--size", "full"),
+        *("--node-cpus", f"{args.node_cpus:g}"),
         *("--db-cpus", db_cpus, "--db", "mysql", "--restart"),
         *("--runs-dir", str(runs), "--matrix-dir", str(runs / "cluster-scaling")),
     ]
