@@ -33,10 +33,10 @@ import psutil
 
 from rally_keystone_perf.deploy import modes, services
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.deploy.sampler import DB_SERVICES
 
 ACTIONS = ("kill", "stop", "start", "restart", "freeze", "thaw", "kill-worker")
 DATABASE = "database"
-DATABASE_SERVICES = ("mariadb", "postgresql")
 TARGET = re.compile(r"^(node[1-8]|database)$")
 FAULTS_LOG = "faults.jsonl"  # in the run's logs/ folder
 RUN_ENV = "KEYSTONE_PERF_RUN"  # the run folder, for the hook in Rally's process
@@ -68,7 +68,7 @@ def target_services(state: RunState, target: str) -> list[str]:
         raise FaultError(f"unknown target {target!r}: node1 to node8, or database")
     order = [n for n in state.service_order or [] if n in (state.service_specs or {})]
     if target == DATABASE:
-        names = [n for n in order if n in DATABASE_SERVICES]
+        names = [n for n in order if n in DB_SERVICES]
     elif state.cluster:
         names = [n for n in order if n.startswith(f"{target}-")]
     elif target == "node1":  # a single host: Keystone's processes, its cache
@@ -95,6 +95,8 @@ def apply(run: RunDir, action: str, target: str, timeout: float = 60.0) -> Fault
         STEPS[action](run, target, names, fault, timeout)
     except (FaultError, services.ServiceError, OSError, psutil.Error) as exc:
         fault.error = str(exc)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # an odd run.json
+        fault.error = f"run.json does not describe {target} fully: {exc!r}"
     fault.finished = time.time()
     with open(run.logs / FAULTS_LOG, "a") as log:
         log.write(json.dumps(asdict(fault), sort_keys=True) + "\n")

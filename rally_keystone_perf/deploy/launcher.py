@@ -290,7 +290,9 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
     if state.cluster:  # after its processes: the namespaces they ran in
         network.teardown(network.Network.from_json(state.cluster["network"]))
     if state.cpu_quota:  # after its processes: a group with members stays
-        left = cgroups.remove(cgroups.CpuQuota.from_json(state.cpu_quota))
+        quota = cgroups.CpuQuota.from_json(state.cpu_quota)
+        cgroups.kill_members(quota)  # any run.json never recorded
+        left = cgroups.remove(quota)
         if left:
             print(
                 f"cgroups still in use, not removed: {', '.join(left)}", file=sys.stderr

@@ -120,7 +120,7 @@ class RunDir:
         """Hold run.json's lock: a read-modify-write inside the block is not
         lost to another process's (a Rally hook restarting a node while the
         command records its own state). Reentrant within a thread."""
-        key = str(self.state_file)
+        key = os.path.realpath(self.state_file)
         held: set[str] = _HELD.__dict__.setdefault("paths", set())
         if key in held:
             yield

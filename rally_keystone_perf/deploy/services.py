@@ -66,9 +66,24 @@ def start(
         )
     finally:
         out.close()
+    if umask == -1:  # inherited: record ours, for a restart from another process
+        umask = current_umask()
     spec = {"argv": list(argv), "env": env or {}, "umask": umask, "user": user}
     record(run, name, proc.pid, tier, spec)
     return proc
+
+
+def current_umask() -> int:
+    """This process's umask, read without changing it (os.umask would, for
+    an instant, in every thread); 0o022 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
 
 
 def restart(run: RunDir, name: str) -> subprocess.Popen[bytes]:
@@ -80,10 +95,15 @@ def restart(run: RunDir, name: str) -> subprocess.Popen[bytes]:
     spec = (run.state().service_specs or {}).get(name)
     if spec is None:
         raise ServiceError(f"run.json does not say how {name} was started")
-    tier = (run.state().service_tiers or {}).get(name)
-    return start(
+    state = run.state()
+    tier = (state.service_tiers or {}).get(name)
+    old = (state.services or {}).get(name)
+    proc = start(
         run, name, spec["argv"], spec["env"], tier, spec["umask"], spec["user"]
     )
+    if old is not None and state.server_pid == old:  # Keystone's own, restarted
+        run.write_state(server_pid=proc.pid)
+    return proc
 
 
 def record(
@@ -129,6 +149,11 @@ def _record(
 
 def forget(run: RunDir, name: str) -> None:
     """Drop ``name`` from run.json's processes (it ended on its own)."""
+    with run.locked():
+        _forget(run, name)
+
+
+def _forget(run: RunDir, name: str) -> None:
     state = run.state()
     services = dict(state.services or {})
     if services.pop(name, None) is None:
@@ -331,6 +356,7 @@ def stop_pid(pid: int, timeout: float = 20.0) -> bool:
         return False
     try:
         os.kill(pid, signal.SIGTERM)
+        os.killpg(pid, signal.SIGCONT)  # a frozen group (a fault) must run to end
     except ProcessLookupError:
         pass
     deadline = time.monotonic() + timeout

@@ -9,7 +9,7 @@ A cluster's run folder may hold (each optional)
 * ``logs/resources-nodeK.csv``, ``resources-db.csv``,
   ``resources-haproxy.csv``: each tier's CPU and memory
   (:mod:`..deploy.sampler`). Per tier: CPU seconds per request, CPUs used
-  (as a share of its quota when run.json's ``cluster.cpus`` sets one), peak
+  (as a share of its quota when run.json's ``cpu_quota`` sets one), peak
   RSS.
 * ``logs/haproxy-stdout.log``: haproxy's ``option httplog`` lines
   (:func:`..deploy.cluster.haproxy.parse_log_line`). Per backend server:

@@ -170,7 +170,9 @@ def test_a_node_killed_and_restarted_mid_run(tmp_path: Path, capsys) -> None:
             if host.startswith("node"):
                 assert _group_of(pid) == "/" + Path(groups[host]).name, name
         assert _group_of(pids["mariadb"]) == "/" + Path(groups["db"]).name
-        assert hooks[1]["started_at"] > faults[0]["finished"] - 1
+        # each fault when the task planned it (Rally's time trigger)
+        into_load = [h["started_at"] - workload["start_time"] for h in hooks]
+        assert 19 < into_load[0] < 22 and 39 < into_load[1] < 42, into_load
     finally:
         launcher.stop(run)
     assert not run_processes(run), "server processes were left running"

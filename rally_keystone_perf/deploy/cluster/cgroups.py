@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -191,6 +192,24 @@ def cpu_stat(folder: Path) -> dict[str, int]:
     except OSError:
         return {}
     return {k: int(v) for k, v in (line.split() for line in lines if line)}
+
+
+def kill_members(quota: CpuQuota) -> list[int]:
+    """SIGKILL what is still in the groups; the pids signalled.
+
+    After the run's recorded processes stopped, a member is one run.json
+    never knew of (started by a hook restart interrupted before it was
+    recorded): it would keep its group, and the machine's CPU, busy.
+    """
+    killed = []
+    for folder in map(Path, quota.groups.values()):
+        for pid in members(folder):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+            killed.append(pid)
+    return killed
 
 
 def remove(quota: CpuQuota, wait: float = 5.0) -> list[str]:

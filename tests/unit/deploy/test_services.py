@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -216,7 +217,7 @@ def test_restart_starts_a_service_as_it_first_started(run: RunDir) -> None:
         assert spec == {
             "argv": ["sleep", "60"],
             "env": {"A": "1"},
-            "umask": -1,
+            "umask": services.current_umask(),  # what it inherited, recorded
             "user": None,
         }
         first.kill()
@@ -229,6 +230,36 @@ def test_restart_starts_a_service_as_it_first_started(run: RunDir) -> None:
             services.restart(run, "nothing")
     finally:
         services.stop_all(run, timeout=2)
+
+
+def test_current_umask_reads_without_changing_it() -> None:
+    before = os.umask(0o027)
+    try:
+        assert services.current_umask() == 0o027
+        assert services.current_umask() == 0o027  # unchanged by reading
+    finally:
+        os.umask(before)
+
+
+def test_a_restarted_keystone_is_the_runs_server(run: RunDir) -> None:
+    first = services.start(run, "uwsgi", ["sleep", "60"])
+    try:
+        run.write_state(server_pid=first.pid)
+        first.kill()
+        first.wait()
+        again = services.restart(run, "uwsgi")
+        assert run.state().server_pid == again.pid
+    finally:
+        services.stop_all(run, timeout=2)
+
+
+def test_stop_ends_a_frozen_group_without_waiting_out_the_grace(run: RunDir) -> None:
+    proc = services.start(run, "frozen", ["sleep", "60"])
+    os.killpg(proc.pid, signal.SIGSTOP)
+    started = time.monotonic()
+    assert services.stop_pid(proc.pid, timeout=20)
+    assert time.monotonic() - started < 5
+    assert not services.alive(proc.pid)
 
 
 def test_concurrent_records_lose_nothing(run: RunDir) -> None:

@@ -111,3 +111,11 @@ def test_cpu_stat_reads_the_counters(tmp_path: Path) -> None:
     (tmp_path / "cpu.stat").write_text("nr_periods 20\nnr_throttled 19\n")
     assert cgroups.cpu_stat(tmp_path) == {"nr_periods": 20, "nr_throttled": 19}
     assert cgroups.cpu_stat(tmp_path / "gone") == {}
+
+
+def test_kill_members_ends_what_run_json_never_recorded(tmp_path: Path) -> None:
+    stray = subprocess.Popen(["sleep", "60"])
+    (tmp_path / "cgroup.procs").write_text(f"{stray.pid}\n999999999\n")
+    quota = cgroups.CpuQuota("v1", 1.0, None, {"node1": str(tmp_path)})
+    assert cgroups.kill_members(quota) == [stray.pid]
+    assert stray.wait(5) == -9
