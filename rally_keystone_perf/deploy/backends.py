@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
@@ -65,7 +65,7 @@ def start_memcached(
         proc,
         name,
         timeout,
-        lambda: services.named_tail(run.logs / f"{name}-stdout.log"),
+        lambda: logtail.named_tail(run.logs / f"{name}-stdout.log"),
     )
     return proc
 
@@ -131,7 +131,7 @@ def start_mariadb(
     if code != 0:
         raise services.ServiceError(
             f"mariadb-install-db failed (exit {code}); last lines of "
-            f"its log:\n{services.named_tail(run.logs / 'mariadb-install-db.log')}"
+            f"its log:\n{logtail.named_tail(run.logs / 'mariadb-install-db.log')}"
         )
     argv = [  # in the database's cgroup with --db-cpus
         *cgroups.host_prefix(run, cgroups.DB_GROUP),
@@ -143,7 +143,7 @@ def start_mariadb(
         proc,
         "mariadbd",
         timeout,
-        lambda: services.named_tail(log),
+        lambda: logtail.named_tail(log),
     )
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})

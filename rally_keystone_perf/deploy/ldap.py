@@ -29,7 +29,7 @@ from string import Template
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import services, user_pool
+from rally_keystone_perf.deploy import logtail, services, user_pool
 from rally_keystone_perf.deploy.rundir import (
     RunDir,
     write_private_json,
@@ -156,7 +156,7 @@ def start_slapd(
     if code != 0:
         raise services.ServiceError(
             f"slapadd failed (exit {code}); last lines of its log:\n"
-            f"{services.named_tail(log)}"
+            f"{logtail.named_tail(log)}"
         )
     # -d none: in the foreground (stopped with the run), printing only what
     # slapd logs at every level (its errors: a bad config, a busy port), not
@@ -169,6 +169,6 @@ def start_slapd(
         proc,
         "slapd",
         timeout,
-        lambda: services.named_tail(run.logs / "slapd-stdout.log"),
+        lambda: logtail.named_tail(run.logs / "slapd-stdout.log"),
     )
     return proc

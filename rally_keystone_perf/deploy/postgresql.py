@@ -17,7 +17,7 @@ import secrets
 import subprocess
 from pathlib import Path
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
@@ -114,7 +114,7 @@ def start_postgresql(
     if code != 0:
         raise services.ServiceError(
             f"initdb failed (exit {code}); last lines of its log:\n"
-            f"{services.named_tail(log)}"
+            f"{logtail.named_tail(log)}"
         )
     argv = [  # in the database's cgroup with --db-cpus
         *cgroups.host_prefix(run, cgroups.DB_GROUP),
@@ -136,7 +136,7 @@ def start_postgresql(
         proc,
         "postgres",
         timeout,
-        lambda: services.named_tail(run.logs / "postgresql-stdout.log"),
+        lambda: logtail.named_tail(run.logs / "postgresql-stdout.log"),
     )
     password = secrets.token_urlsafe(24)
     write_private_json(run.private / "db.json", {"user": DB_USER, "password": password})

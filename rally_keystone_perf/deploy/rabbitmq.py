@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.logtail import named_tail
 from rally_keystone_perf.deploy.rundir import PRIVATE_UMASK, RunDir
-from rally_keystone_perf.deploy.services import named_tail
 
 RABBIT_BIN = Path("/usr/lib/rabbitmq/bin")
 USER = "nova"

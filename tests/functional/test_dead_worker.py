@@ -61,6 +61,24 @@ def _busiest(workers: list[psutil.Process]) -> psutil.Process:
     return max(workers, key=lambda p: p.cpu_percent(None))
 
 
+def _kill_mid_request(victim: psutil.Process) -> bool:
+    """SIGKILL the worker while it runs on a CPU, i.e. inside a request.
+
+    Keystone's list_projects is CPU work in the worker; a worker between
+    requests sleeps in accept/epoll. Killing it asleep would cost no request
+    and leave the test nothing to check (CI once did). Returns whether it was
+    caught running within 10 s.
+    """
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if victim.status() == psutil.STATUS_RUNNING:
+            victim.send_signal(signal.SIGKILL)
+            return True
+        time.sleep(0.002)
+    victim.send_signal(signal.SIGKILL)
+    return False
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_killed_worker_costs_only_its_requests(
     tmp_path: Path,
@@ -85,8 +103,7 @@ def test_a_killed_worker_costs_only_its_requests(
             break
     assert any("25 iterations done" in line for line in seen), "".join(seen)
     run = RunDir((runs / "current").resolve())
-    victim = _busiest(_workers(run))
-    victim.send_signal(signal.SIGKILL)
+    caught_running = _kill_mid_request(_busiest(_workers(run)))
     out, err = proc.communicate(timeout=300)
     assert not run_processes(run), err
     (report,) = run.results.glob("dead-worker-*.json")
@@ -98,7 +115,8 @@ def test_a_killed_worker_costs_only_its_requests(
     assert max(it.duration for it in workload.iterations) < 30, json.dumps(
         [it.duration for it in workload.iterations]
     )
-    if mode == "uwsgi":  # 2 single-threaded workers, 4 clients: it was busy
+    if mode == "uwsgi":  # single-threaded: killed running, its request failed
+        assert caught_running
         assert failed
     for iteration in failed:  # the report's error breakdown names them
         assert iteration.error[0] in out, out

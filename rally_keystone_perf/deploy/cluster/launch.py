@@ -19,7 +19,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from rally_keystone_perf.deploy import backends, keystone_backends, preflight, services
+from rally_keystone_perf.deploy import (
+    backends,
+    keystone_backends,
+    logtail,
+    preflight,
+    services,
+)
 from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
@@ -214,7 +220,7 @@ def _start_haproxy(
             proc,
             "haproxy",
             deployment.start_timeout,
-            lambda: services.named_tail(run.logs / "haproxy-stdout.log"),
+            lambda: logtail.named_tail(run.logs / "haproxy-stdout.log"),
             not_ready=f"Keystone did not answer GET {url}/v3 through haproxy",
         )
     except services.ServiceError as exc:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy import ldap, services
+from rally_keystone_perf.deploy import ldap, logtail, services
 from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,
@@ -56,7 +56,7 @@ def run_manage(
     if code != 0:
         raise LaunchError(
             f"keystone-manage {args[0]} failed (exit {code}); "
-            f"last lines of its logs:\n{services.log_tails(run, MANAGE_LOGS)}"
+            f"last lines of its logs:\n{logtail.log_tails(run, MANAGE_LOGS)}"
         )
 
 
@@ -170,7 +170,7 @@ def create_user_pool(
     if code != 0:
         raise LaunchError(
             f"creating the user pool failed (exit {code}); last lines of its "
-            "logs:\n" + services.log_tails(run, ("user-pool.log", "keystone.log"))
+            "logs:\n" + logtail.log_tails(run, ("user-pool.log", "keystone.log"))
         )
     run.write_state(
         user_pool={

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from string import Template
 
-from rally_keystone_perf.deploy import modes, services
+from rally_keystone_perf.deploy import logtail, modes, services
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 
@@ -33,10 +33,10 @@ def server_log_tails(run: RunDir, node: str = "") -> str:
     """The last lines of the servers' logs; a node's are in ``logs/<node>/``
     (its processes' output in ``logs/<node>-<process>-stdout.log``)."""
     if not node:
-        return services.log_tails(run, SERVER_LOGS)
+        return logtail.log_tails(run, SERVER_LOGS)
     own = [f"{node}/{name}" for name in SERVER_LOGS if "stdout" not in name]
     output = [f"{node}-{name}" for name in SERVER_LOGS if "stdout" in name]
-    return services.log_tails(run, [*own, *output])
+    return logtail.log_tails(run, [*own, *output])
 
 
 def start_processes(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.nova.config import (
     STEP_TIMEOUT,
     StackError,
@@ -53,7 +53,7 @@ def run_logged(
     if result.returncode != 0:
         raise StackError(
             f"{what} failed (exit {result.returncode}); last lines of its log:\n"
-            + services.named_tail(log_path)
+            + logtail.named_tail(log_path)
         )
     return result.stdout
 
@@ -123,7 +123,7 @@ def map_compute_hosts(
                 raise StackError(
                     f"{name} exited with code {proc.returncode} while starting; "
                     f"last lines of its log:\n"
-                    + services.named_tail(run.logs / f"{name}.log")
+                    + logtail.named_tail(run.logs / f"{name}.log")
                 )
         run_logged(run, "stack-manage.log", [*nova, "discover_hosts"], "discover")
         listed = run_logged(run, "stack-manage.log", [*nova, "list_hosts"], "list")
@@ -137,6 +137,6 @@ def map_compute_hosts(
         computes["nova-compute-1"],
         "nova-compute-1",
         STEP_TIMEOUT,
-        lambda: services.named_tail(run.logs / "nova-compute-1.log"),
+        lambda: logtail.named_tail(run.logs / "nova-compute-1.log"),
         not_ready=f"the compute hosts {', '.join(hosts)} were not all mapped to a cell",
     )

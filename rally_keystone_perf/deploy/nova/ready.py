@@ -9,7 +9,7 @@ import json
 import subprocess
 from typing import Any
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.nova.config import (
     APIS,
     STEP_TIMEOUT,
@@ -30,7 +30,7 @@ HTTP_TIMEOUT = 30.0  # seconds for each setup request to a service
 def api_logs(run: RunDir, api: Api) -> str:
     """The tails of an API's logs: uwsgi's, the app's, its output."""
     return "\n".join(
-        services.named_tail(run.logs / log)
+        logtail.named_tail(run.logs / log)
         for log in (f"{api.name}-uwsgi.log", api.log, f"{api.name}-stdout.log")
         if (run.logs / log).exists()
     )

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import psutil
 
-from rally_keystone_perf.deploy import backends, rabbitmq, services
+from rally_keystone_perf.deploy import backends, logtail, rabbitmq, services
 from rally_keystone_perf.deploy.keystone.config import config_args
 from rally_keystone_perf.deploy.nova import manage, ready
 from rally_keystone_perf.deploy.nova.config import (
@@ -200,7 +200,7 @@ def start(
         raise StackError(
             f"creating the flavor {ready.FLAVOR} and the image {ready.IMAGE} failed: "
             f"{type(exc).__name__}: {exc}\n{ready.api_logs(run, APIS[1])}\n"
-            + services.named_tail(run.logs / "nova-api.log")
+            + logtail.named_tail(run.logs / "nova-api.log")
         ) from None
     timings["total"] = time.monotonic() - started
     return timings

@@ -322,25 +322,3 @@ def test_start_with_a_private_umask(run: RunDir) -> None:
     proc = services.start(run, "writer", [sys.executable, "-c", code], umask=0o077)
     assert proc.wait(timeout=20) == 0
     assert (run.root / "made-here").stat().st_mode & 0o777 == 0o600
-
-
-# --- logs ------------------------------------------------------------------
-
-
-def test_log_tail(tmp_path: Path) -> None:
-    log = tmp_path / "x.log"
-    log.write_text("".join(f"line {i}\n" for i in range(1, 31)))
-    tail = services.log_tail(log)
-    assert tail.splitlines() == [f"line {i}" for i in range(6, 31)]
-    assert services.log_tail(log, 2) == "line 29\nline 30"
-
-
-def test_log_tail_short_and_binary(tmp_path: Path) -> None:
-    log = tmp_path / "x.log"
-    log.write_bytes(b"only\n\xff\xfe bad bytes\n")
-    assert services.log_tail(log) == "only\n\ufffd\ufffd bad bytes"
-
-
-def test_log_tail_missing(tmp_path: Path) -> None:
-    missing = tmp_path / "none.log"
-    assert services.log_tail(missing) == f"({missing} was not written)"
