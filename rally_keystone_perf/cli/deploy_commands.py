@@ -11,7 +11,7 @@ from rally_keystone_perf.cli.common import (
     launch_options,
     resolve_run,
 )
-from rally_keystone_perf.deploy import launcher, orphans, services
+from rally_keystone_perf.deploy import launcher, orphans, probes, services
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import run_config_line
 
@@ -59,7 +59,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     run = resolve_run(args)
     state = run.state()
     running = launcher.is_running(run)
-    health = services.probe(str(state.auth_url)) if running else None
+    health = probes.probe(str(state.auth_url)) if running else None
     print(f"run folder: {run.root}")
     print(f"config:     {run_config_line(state)}")
     print(f"auth url:   {state.auth_url}")

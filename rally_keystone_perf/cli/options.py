@@ -140,8 +140,10 @@ def _add_backends(group: Group) -> None:
         default="sqlite",
         choices=sorted(modes.DATABASES),
         help="Keystone's database: sqlite (a file in the run folder), mysql "
-        "(a local MariaDB; always for nova-fake) or postgresql (a local "
-        "PostgreSQL, as seed 001 ran) (default: %(default)s)",
+        "(a local MariaDB; always for nova-fake), galera (3 MariaDB Galera "
+        "members, each a host of its own, behind haproxy with one active: "
+        "kolla-ansible's cluster; uwsgi and nginx-uwsgi modes) or postgresql "
+        "(a local PostgreSQL, as seed 001 ran) (default: %(default)s)",
     )
     group.add_argument(
         "--identity",

@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy import logtail, probes, services
 from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
@@ -27,8 +27,15 @@ def _as_root() -> bool:
     return os.geteuid() == 0
 
 
-def _user() -> str:
+def os_user() -> str:
+    """The OS user we run as: root and it log in to MariaDB over the socket."""
     return pwd.getpwuid(os.geteuid()).pw_name
+
+
+def mariadb_client(mariadbd: Path) -> Path:
+    """The ``mariadb`` client beside ``mariadbd`` (else Debian's)."""
+    client = mariadbd.with_name("mariadb")
+    return client if client.exists() else Path("/usr/bin/mariadb")
 
 
 def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
@@ -60,8 +67,8 @@ def start_memcached(
     (a cluster node's ``ip netns exec``).
     """
     proc = services.start(run, name, [*prefix, *memcached_argv(exe, host, port)])
-    services.wait_until(
-        lambda: services.port_open(host, port),
+    probes.wait_until(
+        lambda: probes.port_open(host, port),
         proc,
         name,
         timeout,
@@ -116,30 +123,14 @@ def start_mariadb(
     """
     datadir = run.db / "mariadb"
     log = run.logs / "mariadb.log"
-    install = [
-        str(exes["mariadb-install-db"]),
-        "--no-defaults",
-        f"--datadir={datadir}",
-        # root and the OS user we run as log in over the socket, no password
-        "--auth-root-authentication-method=socket",
-        f"--user={_user()}",
-        "--skip-test-db",
-    ]
-    code = services.run_logged(
-        install, run.logs / "mariadb-install-db.log", stdin=subprocess.DEVNULL
-    )
-    if code != 0:
-        raise services.ServiceError(
-            f"mariadb-install-db failed (exit {code}); last lines of "
-            f"its log:\n{logtail.named_tail(run.logs / 'mariadb-install-db.log')}"
-        )
+    install_datadir(Path(exes["mariadb-install-db"]), datadir, run.logs)
     argv = [  # in the database's cgroup with --db-cpus
         *cgroups.host_prefix(run, cgroups.DB_GROUP),
         *mariadb_argv(Path(exes["mariadbd"]), datadir, socket_path, host, port, log),
     ]
     proc = services.start(run, "mariadb", argv)
-    services.wait_until(
-        lambda: services.port_open(host, port),
+    probes.wait_until(
+        lambda: probes.port_open(host, port),
         proc,
         "mariadbd",
         timeout,
@@ -158,6 +149,29 @@ def start_mariadb(
     )
     url = f"mysql+pymysql://{DB_USER}:{password}@{host}:{port}/{DB_NAME}?charset=utf8"
     return proc, url
+
+
+def install_datadir(install_db: Path, datadir: Path, logs: Path) -> None:
+    """``mariadb-install-db`` into ``datadir`` (its log in ``logs``).
+
+    :raises services.ServiceError: it failed (with its log's tail).
+    """
+    install = [
+        str(install_db),
+        "--no-defaults",
+        f"--datadir={datadir}",
+        # root and the OS user we run as log in over the socket, no password
+        "--auth-root-authentication-method=socket",
+        f"--user={os_user()}",
+        "--skip-test-db",
+    ]
+    log = logs / f"{datadir.name}-install-db.log"
+    code = services.run_logged(install, log, stdin=subprocess.DEVNULL)
+    if code != 0:
+        raise services.ServiceError(
+            f"mariadb-install-db failed (exit {code}); last lines of "
+            f"its log:\n{logtail.named_tail(log)}"
+        )
 
 
 def create_databases(
@@ -181,11 +195,9 @@ def create_databases(
     for name in names:
         lines.append(f"CREATE DATABASE {name};")
         lines += [f"GRANT ALL PRIVILEGES ON {name}.* TO '{user}'@'{h}';" for h in hosts]
-    client = mariadbd.with_name("mariadb")
-    if not client.exists():
-        client = Path("/usr/bin/mariadb")
+    client = mariadb_client(mariadbd)
     result = subprocess.run(
-        [str(client), "--no-defaults", f"--socket={socket_path}", "-u", _user()],
+        [str(client), "--no-defaults", f"--socket={socket_path}", "-u", os_user()],
         input="\n".join(lines).encode() + b"\n",
         capture_output=True,
     )

@@ -2,14 +2,17 @@
 
 A target is a Keystone host, ``node1`` .. ``node8`` (a cluster node: every
 process of it, its memcached included, as when a controller dies; on a single
-host, ``node1`` is Keystone's processes and its memcached), or ``database``
-(MariaDB or PostgreSQL). The actions:
+host, ``node1`` is Keystone's processes and its memcached), ``database``
+(MariaDB or PostgreSQL; with ``--db galera``, every member) or one Galera
+member, ``galera1`` .. ``galera3``. The actions:
 
 - ``kill``: SIGKILL the target's process groups (a host that dies);
 - ``stop``: SIGTERM, then SIGKILL after a grace period (a service stopped);
 - ``start``: start what is not running again, from run.json's record of how
   it first started (the same argv, cgroup and namespace), and wait until it
-  answers (``GET /v3`` on the node, the database's port);
+  answers (``GET /v3`` on the node, the database's port, a Galera member's
+  Synced state; a Galera cluster with no member left is bootstrapped again
+  from its first member, as an operator recovers one);
 - ``restart``: ``stop`` then ``start``;
 - ``freeze`` / ``thaw``: SIGSTOP / SIGCONT (a host that hangs, not dies);
 - ``kill-worker``: SIGKILL one worker of the node's Keystone server (its
@@ -31,13 +34,14 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from rally_keystone_perf.deploy import modes, services
+from rally_keystone_perf.deploy import modes, probes, services
+from rally_keystone_perf.deploy.cluster import galera_recovery
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
-from rally_keystone_perf.deploy.sampler import DB_SERVICES
+from rally_keystone_perf.deploy.sampler import DB_SERVICES, GALERA_MEMBER
 
 ACTIONS = ("kill", "stop", "start", "restart", "freeze", "thaw", "kill-worker")
 DATABASE = "database"
-TARGET = re.compile(r"^(node[1-8]|database)$")
+TARGET = re.compile(r"^(node[1-8]|database|galera[1-9])$")
 FAULTS_LOG = "faults.jsonl"  # in the run's logs/ folder
 RUN_ENV = "KEYSTONE_PERF_RUN"  # the run folder, for the hook in Rally's process
 GRACE_SECONDS = 10.0  # stop: SIGTERM, then SIGKILL after this
@@ -65,10 +69,14 @@ def target_services(state: RunState, target: str) -> list[str]:
     :raises FaultError: an unknown target, or one this run does not have.
     """
     if not TARGET.match(target):
-        raise FaultError(f"unknown target {target!r}: node1 to node8, or database")
+        raise FaultError(
+            f"unknown target {target!r}: node1 to node8, database or galera1 to 3"
+        )
     order = [n for n in state.service_order or [] if n in (state.service_specs or {})]
     if target == DATABASE:
-        names = [n for n in order if n in DB_SERVICES]
+        names = [n for n in order if n in DB_SERVICES or GALERA_MEMBER.fullmatch(n)]
+    elif GALERA_MEMBER.fullmatch(target):
+        names = [n for n in order if n == target]
     elif state.cluster:
         names = [n for n in order if n.startswith(f"{target}-")]
     elif target == "node1":  # a single host: Keystone's processes, its cache
@@ -145,8 +153,17 @@ def _start(
         if name in pids and services.alive(pids[name]):
             fault.done.append(f"{name} (pid {pids[name]}) was running")
             continue
-        proc = services.restart(run, name)
-        fault.done.append(f"started {name} (pid {proc.pid})")
+        extra = galera_recovery.restart_args(run, name)
+        proc = services.restart(run, name, extra)
+        how = f" ({' '.join(extra)})" if extra else ""
+        fault.done.append(f"started {name} (pid {proc.pid}){how}")
+        if GALERA_MEMBER.fullmatch(name):  # the next joins a Synced member
+            _wait_ready(run, name, fault, timeout)
+    if not GALERA_MEMBER.fullmatch(target):  # a member: waited for above
+        _wait_ready(run, target, fault, timeout)
+
+
+def _wait_ready(run: RunDir, target: str, fault: Fault, timeout: float) -> None:
     ready, what = _readiness(run.state(), target)
     started = time.monotonic()
     while not ready():
@@ -186,18 +203,20 @@ def _kill_worker(
 
 def _readiness(state: RunState, target: str) -> tuple[Callable[[], bool], str]:
     """A check that ``target`` serves again, and its words."""
+    if GALERA_MEMBER.fullmatch(target):
+        return galera_recovery.readiness(state, target)
     if target == DATABASE:
         host = state.options.get("host", "127.0.0.1")
         if state.cluster:
             host = state.cluster["network"]["shared_address"]
         port = int(state.db_port or 0)
-        return (lambda: services.port_open(host, port)), f"on {host}:{port}"
+        return (lambda: probes.port_open(host, port)), f"on {host}:{port}"
     url = f"{state.url}/v3"
     if state.cluster:
         index = int(target.removeprefix("node")) - 1
         address = state.cluster["network"]["node_addresses"][index]
         url = f"http://{address}:{state.cluster['ports'][index]}/v3"
-    return (lambda: services.probe(url) == 200), f"GET {url}"
+    return (lambda: probes.probe(url) == 200), f"GET {url}"
 
 
 STEPS: dict[str, Callable[[RunDir, str, list[str], Fault, float], None]] = {

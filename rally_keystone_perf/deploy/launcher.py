@@ -24,11 +24,10 @@ from rally_keystone_perf.deploy import (
     keystone_backends,
     modes,
     orphans,
-    postgresql,
     preflight,
     services,
 )
-from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
+from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, network
 from rally_keystone_perf.deploy.cluster import launch as cluster_launch
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
@@ -171,7 +170,7 @@ def _prepare_and_start(
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
     _make_cpu_quota(run, deployment, progress)
-    if options.nodes > 1:
+    if options.clustered:
         return cluster_launch.prepare_and_start(
             run, deployment, executables, url, port, sockets, password, progress
         )
@@ -236,12 +235,12 @@ def _make_cpu_quota(run: RunDir, deployment: Deployment, progress: Progress) -> 
     if options.node_cpus is None and options.db_cpus is None:
         return
     quotas = {haproxy.node_name(k): options.node_cpus for k in range(options.nodes)}
-    quotas[cgroups.DB_GROUP] = options.db_cpus
-    owners = {}
-    if options.db == "postgresql" and postgresql.server_user():
-        owners[cgroups.DB_GROUP] = str(postgresql.server_user())
+    databases = [cgroups.DB_GROUP]
+    if options.db == "galera":  # each member a host of its own
+        databases = [galera.member_name(k) for k in range(galera.MEMBERS)]
+    quotas |= dict.fromkeys(databases, options.db_cpus)
     try:
-        quota = cgroups.create(secrets.token_hex(2), quotas, owners)
+        quota = cgroups.create(secrets.token_hex(2), quotas)
     except cgroups.CgroupError as exc:
         raise LaunchError(str(exc)) from None
     run.write_state(cpu_quota=quota.to_json())

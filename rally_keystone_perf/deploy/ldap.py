@@ -29,7 +29,7 @@ from string import Template
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import logtail, services, user_pool
+from rally_keystone_perf.deploy import logtail, probes, services, user_pool
 from rally_keystone_perf.deploy.rundir import (
     RunDir,
     write_private_json,
@@ -164,8 +164,8 @@ def start_slapd(
     argv = [str(exes["slapd"]), "-f", str(conf), "-h", f"{url}/", "-d", "none"]
     proc = services.start(run, "slapd", argv)
     host, port = url.removeprefix("ldap://").rsplit(":", 1)
-    services.wait_until(
-        lambda: services.port_open(host, int(port)),
+    probes.wait_until(
+        lambda: probes.port_open(host, int(port)),
         proc,
         "slapd",
         timeout,

@@ -116,6 +116,18 @@ INITDB = Requirement(
 )
 SLAPD = Requirement("slapd", "apt-get install slapd", in_venv=False)
 HAPROXY = Requirement("haproxy", "apt-get install haproxy", in_venv=False)
+# --db galera: Debian's Galera provider (a library, found in its folder), the
+# SST script (mariadb-server's) and rsync, which it runs
+GALERA = Requirement(
+    "libgalera_smm.so",
+    "apt-get install galera-4",
+    in_venv=False,
+    search_globs=("/usr/lib/galera", "/usr/lib64/galera"),
+)
+WSREP_SST_RSYNC = Requirement(
+    "wsrep_sst_rsync", "apt-get install mariadb-server", in_venv=False
+)
+RSYNC = Requirement("rsync", "apt-get install rsync", in_venv=False)
 IPROUTE = Requirement("ip", "apt-get install iproute2", in_venv=False)
 SLAPADD = Requirement("slapadd", "apt-get install slapd", in_venv=False)
 
@@ -315,6 +327,8 @@ DATABASES: dict[str, tuple[Requirement, ...]] = {
     "sqlite": (),
     "mysql": (MARIADB, MARIADB_INSTALL_DB),
     "postgresql": (POSTGRES, INITDB),
+    # 3 members (deploy/cluster/galera.py) behind their own haproxy
+    "galera": (MARIADB, MARIADB_INSTALL_DB, GALERA, WSREP_SST_RSYNC, RSYNC, HAPROXY),
 }
 # modes a cluster (--nodes N > 1) runs on every node, behind haproxy
 CLUSTER_MODES = ("uwsgi", "nginx-uwsgi")

@@ -58,6 +58,12 @@ class LaunchOptions:
     # (benchmarks.stock_keystone's minimal one); same $values
     keystone_conf_template: str | None = None
 
+    @property
+    def clustered(self) -> bool:
+        """Keystone behind haproxy with its hosts in namespaces (deploy/cluster):
+        more than one node, or a Galera database (its members are hosts too)."""
+        return self.nodes > 1 or self.db == "galera"
+
 
 @dataclass(frozen=True)
 class Settings:

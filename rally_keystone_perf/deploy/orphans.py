@@ -4,7 +4,8 @@
 records the pid of that command (``driver_pid``). When the command is killed
 by SIGKILL (or the machine's OOM killer) its servers and its Rally child are
 left running, loading the machine. Such a run is *orphaned*: its driver is
-gone and some of its processes still run. ``down`` and the start of the next
+gone and some of its processes still run, or what they ran in (a cluster's
+namespaces and bridge, its CPU quota's cgroups). ``down`` and the start of the next
 run stop them and say what they stopped. ``up`` (and ``run --keep-running``)
 leave their servers running on purpose: they clear ``driver_pid``.
 """
@@ -19,6 +20,8 @@ from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 STATE_FILE = "run.json"
+NETNS_DIR = Path("/run/netns")  # where ip netns keeps a namespace's handle
+NET_DIR = Path("/sys/class/net")
 # run.json files under a runs folder: its runs, and a matrix's (<dir>/runs/*)
 PATTERNS = (f"*/{STATE_FILE}", f"*/runs/*/{STATE_FILE}")
 
@@ -33,12 +36,27 @@ def detach(run: RunDir) -> None:
     run.write_state(driver_pid=None)
 
 
+def leftovers(state: RunState) -> list[str]:
+    """What the run made besides processes that is still there: its cluster's
+    namespaces and bridge, its CPU quota's cgroups (each as ``kind name``)."""
+    net = (state.cluster or {}).get("network") or {}
+    names = [*(net.get("namespaces") or []), *(net.get("db_namespaces") or [])]
+    found = [f"namespace {n}" for n in names if n and (NETNS_DIR / n).exists()]
+    bridge = net.get("bridge")
+    if bridge and (NET_DIR / bridge).exists():
+        found.append(f"bridge {bridge}")
+    groups = (state.cpu_quota or {}).get("groups") or {}
+    found += [f"cgroup {g}" for g in groups.values() if Path(g).is_dir()]
+    return found
+
+
 def orphaned_by(state: RunState) -> int | None:
-    """The dead driver's pid when the run's processes outlived it, else None."""
+    """The dead driver's pid when the run's processes (or namespaces or
+    cgroups) outlived it, else None."""
     driver = state.driver_pid
     if not driver or services.alive(int(driver)):
         return None
-    return int(driver) if services.running(state) else None
+    return int(driver) if services.running(state) or leftovers(state) else None
 
 
 def describe(state: RunState) -> str | None:
@@ -69,7 +87,7 @@ def stop(
 ) -> None:
     """Stop an orphaned run with ``stop_run`` (the launcher's), saying what ran."""
     state = run.state()
-    left = services.running(state)
+    left = services.running(state) + leftovers(state)
     say(
         f"stopping what the dead run {run.root} left (its command, pid "
         f"{state.driver_pid}, is gone): {', '.join(left)}"

@@ -17,7 +17,7 @@ import secrets
 import subprocess
 from pathlib import Path
 
-from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy import logtail, probes, services
 from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
@@ -116,11 +116,12 @@ def start_postgresql(
             f"initdb failed (exit {code}); last lines of its log:\n"
             f"{logtail.named_tail(log)}"
         )
-    argv = [  # in the database's cgroup with --db-cpus
-        *cgroups.host_prefix(run, cgroups.DB_GROUP),
-        *postgres_argv(exes["postgres"], datadir, socket_dir, host, port),
-    ]
-    proc = services.start(run, "postgresql", argv, user=user)
+    argv = postgres_argv(exes["postgres"], datadir, socket_dir, host, port)
+    join = cgroups.host_prefix(run, cgroups.DB_GROUP)  # with --db-cpus
+    runs_as = user
+    if join and user is not None:  # join as root, then become postgres
+        argv, runs_as = [*drop_to(user), *argv], None
+    proc = services.start(run, "postgresql", [*join, *argv], user=runs_as)
     psql = [
         str(exes["postgres"].resolve().with_name("psql")),  # beside the server
         "-X",  # no ~/.psqlrc
@@ -131,7 +132,7 @@ def start_postgresql(
         f"--port={port}",
         "--dbname=postgres",
     ]
-    services.wait_until(
+    probes.wait_until(
         lambda: _accepts(psql, user),
         proc,
         "postgres",
@@ -143,6 +144,19 @@ def start_postgresql(
     _create_database(psql, user, password)
     url = f"postgresql+psycopg2://{DB_USER}:{password}@{host}:{port}/{DB_NAME}"
     return proc, url
+
+
+def drop_to(user: str) -> list[str]:
+    """The argv prefix that runs a command as ``user``, its group and no other
+    (util-linux's setpriv: after a root shell has joined the cgroup)."""
+    entry = pwd.getpwnam(user)
+    return [
+        "setpriv",
+        f"--reuid={entry.pw_uid}",
+        f"--regid={entry.pw_gid}",
+        "--clear-groups",
+        "--",
+    ]
 
 
 def _accepts(psql: list[str], user: str | None) -> bool:

@@ -42,7 +42,9 @@ def find_executable(req: modes.Requirement) -> Path:
         found = shutil.which(req.executable, path=os.pathsep.join(SYSTEM_BIN_DIRS))
     for pattern in () if found else req.search_globs:
         matches = sorted(glob.glob(os.path.join(pattern, req.executable)))
-        found = matches[-1] if matches else None  # the newest version
+        if matches:  # the newest version, in the first folder that has one
+            found = matches[-1]
+            break
     if found:
         return Path(found)
     raise LaunchError(
@@ -67,7 +69,7 @@ def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
         *modes.CACHES[options.cache],
         *modes.DATABASES[options.db],
         *modes.IDENTITIES[options.identity],
-        *(modes.CLUSTER_REQUIREMENTS if options.nodes > 1 else ()),
+        *(modes.CLUSTER_REQUIREMENTS if options.clustered else ()),
     ):
         found.setdefault(req.executable, req)
     return tuple(found.values())
@@ -96,9 +98,10 @@ def check_cluster(deployment: Deployment) -> None:
         raise LaunchError(
             f"--nodes {options.nodes}: a cluster has 1 to {modes.MAX_NODES} nodes"
         )
-    if options.nodes > 1 and deployment.mode.name not in modes.CLUSTER_MODES:
+    if options.clustered and deployment.mode.name not in modes.CLUSTER_MODES:
+        asked = f"--nodes {options.nodes}" if options.nodes > 1 else "--db galera"
         raise LaunchError(
-            f"--nodes {options.nodes}: mode {deployment.mode.name} has no cluster "
+            f"{asked}: mode {deployment.mode.name} has no cluster "
             f"yet (cluster modes: {', '.join(modes.CLUSTER_MODES)})"
         )
     if options.lb_balance not in ("roundrobin", "leastconn"):
@@ -111,10 +114,10 @@ def check_cpu_quotas(options: LaunchOptions) -> None:
     server to hold to it, and a cgroup CPU controller we may write to."""
     if options.node_cpus is None and options.db_cpus is None:
         return
-    if options.db_cpus is not None and options.db not in ("mysql", "postgresql"):
+    if options.db_cpus is not None and options.db == "sqlite":
         raise LaunchError(
             f"--db-cpus: --db {options.db} has no database server to hold to a "
-            "quota (use --db mysql or postgresql)"
+            "quota (use --db mysql, galera or postgresql)"
         )
     try:
         cgroups.check_cpus("--node-cpus", options.node_cpus)

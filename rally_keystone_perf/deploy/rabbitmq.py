@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import probes, services
 from rally_keystone_perf.deploy.logtail import named_tail
 from rally_keystone_perf.deploy.rundir import PRIVATE_UMASK, RunDir
 
@@ -146,8 +146,8 @@ def start(run: RunDir, node: Node, epmd: Path) -> subprocess.Popen[bytes]:
         node.env(),
         umask=PRIVATE_UMASK,
     )
-    services.wait_until(
-        lambda: services.port_open(node.host, node.epmd_port),
+    probes.wait_until(
+        lambda: probes.port_open(node.host, node.epmd_port),
         epmd_proc,
         "epmd",
         10,
@@ -198,6 +198,4 @@ def wait_ready(
             time.sleep(0.5)
         return result.returncode == 0
 
-    return services.wait_until(
-        booted, proc, "RabbitMQ", timeout, lambda: logs(run, node)
-    )
+    return probes.wait_until(booted, proc, "RabbitMQ", timeout, lambda: logs(run, node))

@@ -47,6 +47,8 @@ DEFAULT_INTERVAL = 0.5
 DB_TIER = "db"
 HAPROXY_TIER = "haproxy"
 DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
+GALERA_MEMBER = re.compile(r"galera(\d+)")  # --db galera: each a tier of its own
+GALERA_HAPROXY = "haproxy-galera"  # the database's load balancer
 _NODE_SERVICE = re.compile(r"(node(\d+))-.+")  # node2-uwsgi, node2-memcached
 
 Row = tuple[float, float, int, int]
@@ -311,7 +313,8 @@ def _recorded_pid(run: RunDir, name: str) -> int | None:
 
 
 def cluster_tiers(services: Mapping[str, int]) -> dict[str, dict[str, int]]:
-    """A cluster's services by tier: ``node1`` ... (by number), ``db``, ``haproxy``."""
+    """A cluster's services by tier: ``node1`` ... (by number), ``db`` or
+    Galera's ``galera1`` ..., ``haproxy`` (and ``haproxy-galera``)."""
     tiers: dict[str, dict[str, int]] = {}
     nodes = [
         (m.group(1), m.group(0)) for m in map(_NODE_SERVICE.fullmatch, services) if m
@@ -321,8 +324,12 @@ def cluster_tiers(services: Mapping[str, int]) -> dict[str, dict[str, int]]:
     database = {n: int(services[n]) for n in DB_SERVICES if n in services}
     if database:
         tiers[DB_TIER] = database
-    if HAPROXY_TIER in services:
-        tiers[HAPROXY_TIER] = {HAPROXY_TIER: int(services[HAPROXY_TIER])}
+    members = sorted(
+        filter(GALERA_MEMBER.fullmatch, services), key=lambda n: int(n[6:])
+    )
+    for name in [*members, HAPROXY_TIER, GALERA_HAPROXY]:
+        if name in services:
+            tiers[name] = {name: int(services[name])}
     return tiers
 
 
@@ -349,4 +356,11 @@ def start_for_run(
     pid = state.server_pid
     if not pid:
         return None
-    return ResourceSampler.for_pid(int(pid), run.logs / RESOURCES_CSV, interval).start()
+    named = [n for n, p in (state.services or {}).items() if int(p) == int(pid)]
+    if not named:  # not a recorded service: nothing to follow after a restart
+        csv = run.logs / RESOURCES_CSV
+        return ResourceSampler.for_pid(int(pid), csv, interval).start()
+    # the server's service, followed when a fault restarts it under a new pid
+    lookup = functools.partial(_recorded_pid, run)
+    target = Target(run.logs / RESOURCES_CSV, {named[0]: int(pid)}, lookup)
+    return ResourceSampler([target], interval).start()

@@ -12,14 +12,12 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import pwd
+import re
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,8 @@ from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 # eventlet's import-time deprecation notice would bury the real error
 QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}
+# environment names run.json must not record (it is not under private/)
+SECRET_NAME = re.compile(r"PASS|SECRET|TOKEN|COOKIE|CREDENTIAL", re.IGNORECASE)
 
 
 class ServiceError(Exception):
@@ -48,8 +48,12 @@ def start(
     nothing of each other: :func:`stop_all` stops them together. ``umask``
     (default: ours) for a process that writes under ``private/``; ``user``
     for a server that refuses root (PostgreSQL): it runs as that user, its
-    group and no other.
+    group and no other. ``env`` is recorded in run.json (not private): a
+    name that looks like a secret's is refused (ValueError).
     """
+    secret = [key for key in env or {} if SECRET_NAME.search(key)]
+    if secret:  # run.json is not private: a secret goes through a file
+        raise ValueError(f"{name}: a secret in its environment ({secret[0]})")
     out = open(run.logs / f"{name}-stdout.log", "ab")  # noqa: SIM115 - kept by Popen
     try:
         proc = subprocess.Popen(
@@ -85,8 +89,11 @@ def current_umask() -> int:
     return 0o022
 
 
-def restart(run: RunDir, name: str) -> subprocess.Popen[bytes]:
-    """Start ``name`` again as :func:`start` first did (run.json's spec).
+def restart(
+    run: RunDir, name: str, extra: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """Start ``name`` again as :func:`start` first did (run.json's spec),
+    with ``extra`` arguments this once (a Galera bootstrap's).
 
     The new pid replaces the old one in run.json (a fault hook's restart).
     :raises ServiceError: the run recorded no way to start ``name``.
@@ -97,9 +104,10 @@ def restart(run: RunDir, name: str) -> subprocess.Popen[bytes]:
     state = run.state()
     tier = (state.service_tiers or {}).get(name)
     old = (state.services or {}).get(name)
-    proc = start(
-        run, name, spec["argv"], spec["env"], tier, spec["umask"], spec["user"]
-    )
+    argv = [*spec["argv"], *extra]
+    proc = start(run, name, argv, spec["env"], tier, spec["umask"], spec["user"])
+    if extra:  # the recorded command stays the usual one
+        record_argv(run, name, spec["argv"])
     if old is not None and state.server_pid == old:  # Keystone's own, restarted
         run.write_state(server_pid=proc.pid)
     return proc
@@ -144,6 +152,15 @@ def _record(
         service_tiers=tiers,
         service_specs=specs,
     )
+
+
+def record_argv(run: RunDir, name: str, argv: Sequence[str]) -> None:
+    """Make ``argv`` the command :func:`restart` runs for ``name`` (a
+    Galera member started once with ``--wsrep-new-cluster`` rejoins)."""
+    with run.locked():
+        specs = dict(run.state().service_specs or {})
+        specs[name] = {**specs[name], "argv": list(argv)}
+        run.write_state(service_specs=specs)
 
 
 def forget(run: RunDir, name: str) -> None:
@@ -220,67 +237,6 @@ def dying_with_parent(argv: Sequence[str]) -> list[str]:
     the group it ends.
     """
     return [sys.executable, "-m", "rally_keystone_perf.deploy.child_guard", "--", *argv]
-
-
-def wait_until(
-    ready: Callable[[], bool],
-    proc: subprocess.Popen[bytes],
-    what: str,
-    timeout: float,
-    logs: Callable[[], str],
-    not_ready: str | None = None,
-) -> float:
-    """Poll ``ready`` until true; seconds waited, or ServiceError with ``logs``.
-
-    ``not_ready`` phrases the timeout (default: "<what> was not ready").
-    """
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if proc.poll() is not None:
-            raise ServiceError(
-                f"{what} exited with code {proc.returncode} while starting; "
-                f"last lines of its logs:\n{logs()}"
-            )
-        if ready():
-            return time.monotonic() - started
-        time.sleep(0.1)
-    raise ServiceError(
-        f"{not_ready or what + ' was not ready'} within {timeout:.0f} s; "
-        f"last lines of its logs:\n{logs()}"
-    )
-
-
-def port_open(host: str, port: int) -> bool:
-    """True when a TCP connection to host:port succeeds."""
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def probe(url: str, timeout: float = 2.0) -> int | None:
-    """HTTP status of GET ``url``, or None when nothing answers."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
-    except (urllib.error.URLError, OSError):
-        return None
-
-
-def unix_socket_open(path: Path) -> bool:
-    """True when a connection to the unix socket ``path`` succeeds."""
-    if not path.exists():
-        return False
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        try:
-            sock.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 def alive(pid: int) -> bool:

@@ -11,36 +11,37 @@ A cluster's run folder may hold (each optional)
   (:mod:`..deploy.sampler`). Per tier: CPU seconds per request, CPUs used
   (as a share of its quota when run.json's ``cpu_quota`` sets one), peak
   RSS.
-* ``logs/haproxy-stdout.log``: haproxy's ``option httplog`` lines
-  (:func:`..deploy.cluster.haproxy.parse_log_line`). Per backend server:
-  requests, errors (status 500 or above, or -1: no answer), queue (``%Tw``)
-  and connect (``%Tc``) median and p95.
+* ``logs/haproxy-stdout.log``: haproxy's requests per backend server
+  (:mod:`.haproxy_log`).
 
 and names the saturated tier: one whose CPU use is at least
-:data:`SATURATED` of its quota. haproxy stamps each request with its local
-time and no zone: the zone's offset is taken as the whole quarter hour that
-lines haproxy's requests up with the nodes' (whose log has epoch times),
-else this machine's. Times are in seconds except haproxy's, in its
-milliseconds; every function here is pure (reads files only).
+:data:`SATURATED` of its quota. Times are in seconds except haproxy's, in
+its milliseconds; every function here is pure (reads files only).
 """
 
 from __future__ import annotations
 
-import calendar
-import collections
 import dataclasses
-import re
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.cluster import haproxy
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
-from rally_keystone_perf.deploy.sampler import DB_TIER, HAPROXY_TIER, tier_csv
+from rally_keystone_perf.deploy.sampler import (
+    DB_TIER,
+    GALERA_HAPROXY,
+    HAPROXY_TIER,
+    tier_csv,
+)
 from rally_keystone_perf.report import access_log
-from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.report.haproxy_log import (
+    HAPROXY_LOG,
+    BackendTimes,
+    Proxied,
+    backend_times,
+    read_proxied,
+)
 from rally_keystone_perf.report.resources import (
     ResourceSample,
     ResourceUsage,
@@ -50,17 +51,9 @@ from rally_keystone_perf.report.resources import (
 from rally_keystone_perf.report.stats import Window, median_p95
 
 HEALTH_CHECK = "GET /v3"  # haproxy's option httpchk, on every node every second
-HAPROXY_LOG = "haproxy-stdout.log"
 SATURATED = 0.9  # of a tier's CPU quota
 DATABASE = "database"
 NODES = "nodes"
-ALL = "all"  # the row of every backend server together
-ZONE_STEP = 900.0  # every time zone's offset is a whole quarter hour
-_ACCEPTED = re.compile(
-    r"(\d{1,2})/([A-Z][a-z]{2})/(\d{4}):(\d\d):(\d\d):(\d\d)(\.\d+)?"
-)
-_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-_NODE = re.compile(r"node(\d+)")
 
 
 @dataclass(frozen=True)
@@ -72,14 +65,6 @@ class Quotas:
 
 
 @dataclass(frozen=True)
-class Proxied:
-    """One request haproxy logged, with when it was accepted (epoch s)."""
-
-    accepted: float
-    line: haproxy.LogLine
-
-
-@dataclass(frozen=True)
 class ClusterLogs:
     """A cluster run's server-side files, read once for every workload."""
 
@@ -88,6 +73,7 @@ class ClusterLogs:
     requests: dict[str, list[access_log.ServerRequest]]  # nodes with a log
     samples: dict[str, list[ResourceSample]]  # tiers with a CSV
     proxied: list[Proxied] | None  # None: no haproxy log
+    members: list[str] = dataclasses.field(default_factory=list)  # galera1 ...
 
     @property
     def empty(self) -> bool:
@@ -122,19 +108,6 @@ class TierView:
 
 
 @dataclass(frozen=True)
-class BackendTimes:
-    """haproxy's requests to one backend server (or ``all``) in a window."""
-
-    server: str  # node1 ..., <NOSRV> (none could take it), all
-    requests: int
-    errors: int  # status 500 or above, or -1 (no answer)
-    queue_median: float | None  # ms (%Tw), requests that reached a queue
-    queue_p95: float | None
-    connect_median: float | None  # ms (%Tc), requests that reached a server
-    connect_p95: float | None
-
-
-@dataclass(frozen=True)
 class Saturated:
     """A tier at :data:`SATURATED` of its CPU quota or more."""
 
@@ -153,11 +126,25 @@ class WorkloadClusterView:
     backends: list[BackendTimes] | None  # then ``all``; None: no haproxy log
     quotas: Quotas
     saturated: list[Saturated]  # most used first
+    # --db galera: each member (the database's quota each) and its haproxy
+    members: list[TierView] = dataclasses.field(default_factory=list)
+    database_proxy: TierView | None = None
+
+    def tiers(self) -> list[TierView]:
+        """Every sampled tier: nodes, the database or its members, haproxy's."""
+        every = [
+            *self.nodes,
+            self.database,
+            *self.members,
+            self.haproxy,
+            self.database_proxy,
+        ]
+        return [tier for tier in every if tier is not None]
 
     @property
     def judged(self) -> bool:
         """True when a tier with a quota was sampled (saturation is known)."""
-        return any(t.quota_use is not None for t in [*self.nodes, self.database] if t)
+        return any(t.quota_use is not None for t in self.tiers())
 
 
 def quotas(state: RunState) -> Quotas:
@@ -174,58 +161,16 @@ def quotas(state: RunState) -> Quotas:
     return Quotas(cpu(cpus.get("node")), cpu(cpus.get(DB_TIER)))
 
 
+def galera_members(cluster: dict[str, Any]) -> list[str]:
+    """``galera1`` ... as run.json's cluster records them (``--db galera``)."""
+    recorded = cluster.get("galera") or []
+    return [str(m.get("name")) for m in recorded if isinstance(m, dict)]
+
+
 def node_names(cluster: dict[str, Any]) -> list[str]:
     """``node1`` ... one per node address run.json's cluster network lists."""
     addresses = (cluster.get("network") or {}).get("node_addresses") or []
     return [haproxy.node_name(index) for index in range(len(addresses))]
-
-
-def accepted_naive(text: str) -> float | None:
-    """haproxy's ``%tr`` (``23/Nov/2026:07:41:43.123``) read as if it were UTC."""
-    match = _ACCEPTED.fullmatch(text)
-    if match is None or match[2] not in _MONTHS:
-        return None
-    day, month, year = int(match[1]), _MONTHS.index(match[2]) + 1, int(match[3])
-    fields = (year, month, day, int(match[4]), int(match[5]), int(match[6]))
-    return calendar.timegm((*fields, 0, 0, 0)) + float(match[7] or 0)
-
-
-def zone_offset(naive: Sequence[float], epoch: Sequence[float]) -> float:
-    """Seconds from haproxy's local times (read as UTC) to epoch times.
-
-    The whole quarter hours between the medians of haproxy's requests and
-    the nodes' (the same requests, each seen by both); without either, this
-    machine's zone at the first of haproxy's times.
-    """
-    later, earlier = median_p95(list(epoch))[0], median_p95(list(naive))[0]
-    if later is not None and earlier is not None:
-        return round((later - earlier) / ZONE_STEP) * ZONE_STEP
-    if not naive:
-        return 0.0
-    first = time.gmtime(naive[0])
-    return time.mktime((*first[:8], -1)) - calendar.timegm(first)
-
-
-def read_proxied(
-    path: Path, requests: Iterable[access_log.ServerRequest]
-) -> list[Proxied]:
-    """haproxy's logged requests, accepted times lined up with ``requests``'.
-
-    :raises ReportError: the log cannot be read.
-    """
-    try:
-        with open(path, encoding="utf-8") as stream:
-            parsed = [haproxy.parse_log_line(line) for line in stream]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read haproxy's log: {exc}") from None
-    lines = []
-    for line in parsed:
-        naive = None if line is None else accepted_naive(line.accepted)
-        if line is not None and naive is not None:
-            lines.append((naive, line))
-    starts = [r.start for r in requests]
-    offset = zone_offset([naive for naive, _ in lines], starts)
-    return [Proxied(naive + offset, line) for naive, line in lines]
 
 
 def read_cluster(run: RunDir, state: RunState) -> ClusterLogs | None:
@@ -242,12 +187,13 @@ def read_cluster(run: RunDir, state: RunState) -> ClusterLogs | None:
         if path.is_file():
             every = access_log.read_requests(path)
             requests[node] = [r for r in every if r.route != HEALTH_CHECK]
+    members = galera_members(state.cluster)
     samples = {}
-    for tier in [*nodes, DB_TIER, HAPROXY_TIER]:
+    for tier in [*nodes, DB_TIER, *members, HAPROXY_TIER, GALERA_HAPROXY]:
         found = read_if_present(run.logs / tier_csv(tier))
         if found is not None:
             samples[tier] = found
-    logs = ClusterLogs(nodes, quotas(state), requests, samples, None)
+    logs = ClusterLogs(nodes, quotas(state), requests, samples, None, members)
     log = run.logs / HAPROXY_LOG
     if not log.is_file():
         return logs
@@ -298,50 +244,23 @@ def node_views(logs: ClusterLogs, window: Window, iterations: int) -> list[TierV
     return views
 
 
-def _reached(values: Iterable[int]) -> tuple[float | None, float | None]:
-    """Median and p95 of haproxy's timers that were reached (not -1)."""
-    return median_p95([float(v) for v in values if v >= 0])
-
-
-def _times(server: str, lines: Sequence[haproxy.LogLine]) -> BackendTimes:
-    queue = _reached(line.queue_ms for line in lines)
-    connect = _reached(line.connect_ms for line in lines)
-    errors = sum(1 for line in lines if line.status >= 500 or line.status < 0)
-    return BackendTimes(server, len(lines), errors, *queue, *connect)
-
-
-def _server_order(server: str) -> tuple[int, int, str]:
-    """node1, node2, ..., node10, then other names (haproxy's <NOSRV>)."""
-    match = _NODE.fullmatch(server)
-    return (0, int(match[1]), "") if match else (1, 0, server)
-
-
-def backend_times(proxied: Iterable[Proxied], window: Window) -> list[BackendTimes]:
-    """haproxy's requests accepted inside ``window`` per backend server, then all."""
-    start, end = window
-    inside = [p.line for p in proxied if start <= p.accepted <= end]
-    by_server: dict[str, list[haproxy.LogLine]] = collections.defaultdict(list)
-    for line in inside:
-        by_server[line.server].append(line)
-    rows = [
-        _times(server, by_server[server])
-        for server in sorted(by_server, key=_server_order)
-    ]
-    return [*rows, _times(ALL, inside)] if inside else []
-
-
 def saturation(
-    nodes: Sequence[TierView], database: TierView | None, limits: Quotas
+    nodes: Sequence[TierView],
+    database: TierView | None,
+    limits: Quotas,
+    members: Sequence[TierView] = (),
 ) -> list[Saturated]:
     """The tiers at :data:`SATURATED` of their CPU quota or more, most used first.
 
     The nodes count as one tier when every node was sampled and their
-    average use is; else each node that is counts on its own.
+    average use is; else each node that is counts on its own. The database,
+    or each Galera member, counts on its own.
     """
     found = []
-    if database and database.quota_use is not None and database.quota is not None:
-        if database.quota_use >= SATURATED:
-            found.append(Saturated(DATABASE, database.quota_use, database.quota))
+    for db in [database, *members]:
+        if db and db.quota_use is not None and db.quota is not None:
+            if db.quota_use >= SATURATED:
+                found.append(Saturated(db.tier, db.quota_use, db.quota))
     uses = [(n.tier, n.quota_use) for n in nodes if n.quota_use is not None]
     if uses and limits.node is not None:
         mean = sum(use for _, use in uses) / len(uses)
@@ -360,11 +279,8 @@ def workload_view(
     served = sum(n.requests or 0 for n in nodes)
     database = haproxy_view = None
     if DB_TIER in logs.samples:
-        usage = _usage(logs, DB_TIER, window, iterations)
-        per = _per_request(usage, served)
-        database = TierView(
-            DATABASE, None, None, None, None, usage, logs.quotas.db, per
-        )
+        database = _database_view(logs, DB_TIER, window, (iterations, served))
+        database = dataclasses.replace(database, tier=DATABASE)
     backends = None
     if logs.proxied is not None:
         backends = backend_times(logs.proxied, window)
@@ -373,11 +289,32 @@ def workload_view(
         count = backends[-1].requests if backends else None
         per = _per_request(usage, count)
         haproxy_view = TierView(HAPROXY_TIER, count, None, None, None, usage, None, per)
+    members = [
+        _database_view(logs, member, window, (iterations, served))
+        for member in logs.members
+        if member in logs.samples
+    ]
+    proxy = None
+    if GALERA_HAPROXY in logs.samples:
+        proxy = _database_view(logs, GALERA_HAPROXY, window, (iterations, served))
+        proxy = dataclasses.replace(proxy, quota=None)
     return WorkloadClusterView(
         nodes,
         database,
         haproxy_view,
         backends,
         logs.quotas,
-        saturation(nodes, database, logs.quotas),
+        saturation(nodes, database, logs.quotas, members),
+        members,
+        proxy,
     )
+
+
+def _database_view(
+    logs: ClusterLogs, tier: str, window: Window, counts: tuple[int, int]
+) -> TierView:
+    """A database tier's CPU and memory; its CPU per request the nodes served."""
+    iterations, served = counts
+    usage = _usage(logs, tier, window, iterations)
+    per = _per_request(usage, served)
+    return TierView(tier, None, None, None, None, usage, logs.quotas.db, per)

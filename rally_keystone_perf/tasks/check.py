@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.cluster.galera import MEMBERS as GALERA_MEMBERS
 from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
@@ -91,7 +92,8 @@ def check_faults(task: TaskFile, nodes: int, db: str) -> None:
     """Refuse, before anything starts, a fault on a host the run will not have.
 
     :raises TaskFileError: a ``keystone_perf_fault`` on node K of a run with
-        fewer nodes, or on the database of one without a server (SQLite).
+        fewer nodes, on the database of one without a server (SQLite), or on
+        a Galera member of one without Galera.
     """
     for workload in task.workloads():
         where = f"{task.path}: workload {workload['name']}[{workload['position']}]"
@@ -107,10 +109,17 @@ def check_faults(task: TaskFile, nodes: int, db: str) -> None:
                         f"the run has {nodes} node(s); run it with --nodes "
                         f"{target[4:]} or more"
                     )
-            elif target == "database" and db not in ("mysql", "postgresql"):
+            elif target == "database" and db == "sqlite":
                 raise TaskFileError(
                     f"{where}: its {FAULT_HOOK} hook acts on the database, and "
-                    f"--db {db} has no server (use --db mysql or postgresql)"
+                    f"--db {db} has no server (use --db mysql, galera or postgresql)"
+                )
+            elif target.startswith("galera") and (
+                db != "galera" or int(target[6:] or 0) > GALERA_MEMBERS
+            ):
+                raise TaskFileError(
+                    f"{where}: its {FAULT_HOOK} hook acts on {target}, a member "
+                    f"of --db galera's {GALERA_MEMBERS}, and the run has --db {db}"
                 )
 
 

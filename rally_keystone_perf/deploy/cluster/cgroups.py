@@ -23,7 +23,6 @@ left.
 from __future__ import annotations
 
 import os
-import pwd
 import signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -47,8 +46,9 @@ class CgroupError(Exception):
 class CpuQuota:
     """What :func:`create` made: the quotas asked for and each group's folder.
 
-    ``groups`` maps a host (``node1``, ``node2``, ..., ``db``) to its cgroup
-    folder; ``node`` and ``db`` are the quotas in CPUs (None: no quota).
+    ``groups`` maps a host (``node1``, ``node2``, ..., ``db`` or Galera's
+    ``galera1`` ...) to its cgroup folder; ``node`` and ``db`` are the
+    quotas in CPUs of each node and each database host (None: no quota).
     """
 
     version: str
@@ -113,20 +113,25 @@ def check_cpus(flag: str, cpus: float | None) -> None:
 def create(
     tag: str,
     quotas: dict[str, float | None],
-    owners: dict[str, str] | None = None,
     root: Path = ROOT,
 ) -> CpuQuota:
     """One group per host of ``quotas`` (``{"node1": 0.25, "db": 0.5}``).
 
-    Hosts whose quota is None get no group. ``owners`` maps a host to the
-    user its processes run as (PostgreSQL's ``postgres``): that user must be
-    able to write its own pid into the group.
+    Hosts whose quota is None get no group. Processes join their group as
+    root (cgroup v2 lets only the owner of the common ancestor move a
+    process): a server that runs as another user drops to it afterwards
+    (PostgreSQL: :mod:`..postgresql`).
 
     :raises CgroupError: what failed (groups made before it are removed).
     """
     version, parent = hierarchy(root)
-    nodes = [q for h, q in quotas.items() if h != DB_GROUP and q is not None]
-    made = CpuQuota(version, nodes[0] if nodes else None, quotas.get(DB_GROUP))
+    nodes = [q for h, q in quotas.items() if h.startswith("node") and q is not None]
+    databases = [  # the server, or each Galera member (galera1 ...)
+        q for h, q in quotas.items() if not h.startswith("node") and q is not None
+    ]
+    made = CpuQuota(
+        version, nodes[0] if nodes else None, databases[0] if databases else None
+    )
     try:
         if version == "v2":
             _enable_cpu_controller(parent)
@@ -137,10 +142,6 @@ def create(
             folder.mkdir()
             made.groups[host] = str(folder)
             _set_quota(version, folder, cpus)
-            user = (owners or {}).get(host)
-            if user is not None:
-                entry = pwd.getpwnam(user)
-                os.chown(folder / "cgroup.procs", entry.pw_uid, entry.pw_gid)
     except OSError as exc:
         remove(made)
         raise CgroupError(f"cannot set up a CPU quota in {parent}: {exc}") from None

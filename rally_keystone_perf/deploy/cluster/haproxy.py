@@ -18,6 +18,9 @@ from string import Template
 from rally_keystone_perf import paths
 
 TEMPLATE = "cluster/haproxy.cfg.tmpl"
+DATABASE_TEMPLATE = "cluster/haproxy-galera.cfg.tmpl"
+# kolla-ansible's check of a Galera member (external_haproxy_members)
+DATABASE_CHECK = "check inter 2000 rise 2 fall 5"
 KOLLA_MAXCONN = 40000  # kolla-ansible's global maxconn
 BALANCES = ("roundrobin", "leastconn")
 DEFAULT_BALANCE = "roundrobin"
@@ -66,6 +69,33 @@ def render(
             balance=balance,
             stats_socket=str(stats_socket),
             servers=server_lines(members),
+            global_maxconn=str(global_maxconn()),
+        )
+    )
+    return target
+
+
+def render_database(
+    run_dir: Path,
+    target: Path,
+    bind: tuple[str, int],
+    members: list[tuple[str, str]],
+    stats_socket: Path,
+) -> Path:
+    """Write the database's haproxy config: ``members`` (name, address:port)
+    behind ``bind``, the first active, the others backups; return its path."""
+    lines = [
+        f"    server {name} {member} {DATABASE_CHECK}" + (" backup" if k else "")
+        for k, (name, member) in enumerate(members)
+    ]
+    template = Template((paths.deployments_dir() / DATABASE_TEMPLATE).read_text())
+    target.write_text(
+        template.substitute(
+            run_dir=str(run_dir),
+            host=bind[0],
+            port=str(bind[1]),
+            stats_socket=str(stats_socket),
+            servers="\n".join(lines),
             global_maxconn=str(global_maxconn()),
         )
     )

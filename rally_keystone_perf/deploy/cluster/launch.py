@@ -24,9 +24,10 @@ from rally_keystone_perf.deploy import (
     keystone_backends,
     logtail,
     preflight,
+    probes,
     services,
 )
-from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
+from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
@@ -35,13 +36,16 @@ from rally_keystone_perf.deploy.rundir import RunDir
 MEMCACHED_PORT = 11211  # kolla-ansible's, on every node
 
 
-def make_network(run: RunDir, nodes: int, progress: Progress) -> network.Network:
-    """Namespaces when this machine allows them, else loopback addresses."""
+def make_network(
+    run: RunDir, nodes: int, progress: Progress, db_members: int = 0
+) -> network.Network:
+    """Namespaces when this machine allows them, else loopback addresses;
+    ``db_members``: the database's own hosts (``--db galera``)."""
     refused = network.can_create_namespaces()
     if refused is None:
         tag = secrets.token_hex(2)
         try:
-            net = network.create(tag, network.free_subnet(), nodes)
+            net = network.create(tag, network.free_subnet(), nodes, db_members)
         except network.NetworkError as exc:
             raise LaunchError(f"cannot make the cluster's network: {exc}") from None
         progress(
@@ -49,7 +53,7 @@ def make_network(run: RunDir, nodes: int, progress: Progress) -> network.Network
             f"({net.shared_address}), nodes {', '.join(net.node_addresses)}"
         )
     else:
-        net = network.loopback(nodes, f"no network namespaces: {refused}")
+        net = network.loopback(nodes, f"no network namespaces: {refused}", db_members)
         progress(
             f"cluster network: {net.reason}; each node on a loopback address "
             f"instead ({', '.join(net.node_addresses)})"
@@ -76,7 +80,8 @@ def prepare_and_start(
 ) -> float:
     """Shared tiers, Keystone's init, the nodes, haproxy; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
-    net = make_network(run, options.nodes, progress)
+    db_hosts = galera.MEMBERS if options.db == "galera" else 0
+    net = make_network(run, options.nodes, progress, db_hosts)
     ports = node_ports(net, haproxy.NODE_PORT)
     run.write_state(
         cluster={
@@ -88,6 +93,11 @@ def prepare_and_start(
     shared = dataclasses.replace(
         deployment, options=dataclasses.replace(options, host=net.shared_address)
     )
+    if db_hosts:  # Galera behind its haproxy; keystone_backends starts no database
+        url_with_password = galera.start(
+            run, net, executables, sockets, deployment.backend_timeout, progress
+        )
+        config.write_secret_config(run, url_with_password)
     started = keystone_backends.start(
         run, shared, executables, sockets, password, progress, net.node_addresses
     )
@@ -215,8 +225,8 @@ def _start_haproxy(
     )
     run.write_state(status="starting")
     try:
-        return services.wait_until(
-            lambda: services.probe(f"{url}/v3") == 200,
+        return probes.wait_until(
+            lambda: probes.probe(f"{url}/v3") == 200,
             proc,
             "haproxy",
             deployment.start_timeout,

@@ -7,7 +7,9 @@ shared tiers' address (haproxy's backend side, the database). Nothing is
 routed off the machine: the bridge has no uplink. Without the privileges to
 create namespaces, every node gets a loopback address of its own instead
 (127.0.0.11, .12, ...): the same topology without isolation, said in the
-output and run.json. :func:`teardown` removes what :func:`create` recorded.
+output and run.json. ``--db galera``'s members are hosts of their own the
+same way (``ksp<run>g<K>``, or 127.0.0.21, .22, ...). :func:`teardown`
+removes what :func:`create` recorded.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import Any
 
 BENCHMARK_NET = ipaddress.IPv4Network("198.18.0.0/15")
 LOOPBACK_BASE = 10  # node K's fallback address: 127.0.0.(10 + K)
+DB_LOOPBACK_BASE = 20  # database member K's: 127.0.0.(20 + K)
+NODE_HOST_INDEX = 10  # node K's address: the subnet's host 10 + K
+DB_HOST_INDEX = 30  # database member K's: host 30 + K
 MAX_NODES = 8
 
 
@@ -42,6 +47,9 @@ class Network:
     namespaces: list[str | None] = field(default_factory=list)
     bridge: str | None = None
     reason: str | None = None  # why loopback, when it is the fallback
+    # the database's own hosts (--db galera's members), as the nodes'
+    db_addresses: list[str] = field(default_factory=list)
+    db_namespaces: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The run.json form (``cluster_network``)."""
@@ -55,6 +63,11 @@ class Network:
     def exec_prefix(self, node: int) -> list[str]:
         """The argv prefix that runs a command inside node ``node`` (0-based)."""
         namespace = self.namespaces[node] if self.namespaces else None
+        return [] if namespace is None else ["ip", "netns", "exec", namespace]
+
+    def db_exec_prefix(self, member: int) -> list[str]:
+        """The argv prefix that runs a command on database host ``member``."""
+        namespace = self.db_namespaces[member] if self.db_namespaces else None
         return [] if namespace is None else ["ip", "netns", "exec", namespace]
 
 
@@ -74,11 +87,15 @@ def free_subnet() -> ipaddress.IPv4Network:
     raise NetworkError("every /24 of 198.18.0.0/15 is in use on this machine")
 
 
-def names(tag: str, nodes: int) -> tuple[str, list[str], list[str]]:
-    """The bridge, namespace and host-side veth names (15 bytes at most)."""
+def names(tag: str, nodes: int, kind: str = "n") -> tuple[str, list[str], list[str]]:
+    """The bridge, namespace and host-side veth names (15 bytes at most).
+
+    ``kind``: ``n`` for Keystone nodes, ``g`` for database members.
+    """
     bridge = f"ksp{tag}br"
-    namespaces = [f"ksp{tag}n{k + 1}" for k in range(nodes)]
-    veths = [f"ksp{tag}v{k + 1}" for k in range(nodes)]
+    veth = "v" if kind == "n" else "w"
+    namespaces = [f"ksp{tag}{kind}{k + 1}" for k in range(nodes)]
+    veths = [f"ksp{tag}{veth}{k + 1}" for k in range(nodes)]
     return bridge, namespaces, veths
 
 
@@ -92,32 +109,39 @@ def _ip(*args: str) -> None:
         )
 
 
-def loopback(nodes: int, reason: str) -> Network:
-    """The fallback: node K on 127.0.0.(10 + K), the shared tiers on 127.0.0.1."""
+def loopback(nodes: int, reason: str, db_members: int = 0) -> Network:
+    """The fallback: node K on 127.0.0.(10 + K), database member K on
+    127.0.0.(20 + K), the shared tiers on 127.0.0.1."""
     return Network(
         kind="loopback",
         shared_address="127.0.0.1",
         node_addresses=[f"127.0.0.{LOOPBACK_BASE + k + 1}" for k in range(nodes)],
         namespaces=[None] * nodes,
         reason=reason,
+        db_addresses=[f"127.0.0.{DB_LOOPBACK_BASE + k + 1}" for k in range(db_members)],
+        db_namespaces=[None] * db_members,
     )
 
 
-def create(tag: str, subnet: ipaddress.IPv4Network, nodes: int) -> Network:
-    """A bridge with the shared address, a namespace and a veth per node.
+def create(
+    tag: str, subnet: ipaddress.IPv4Network, nodes: int, db_members: int = 0
+) -> Network:
+    """A bridge with the shared address, a namespace and a veth per node and
+    per database member.
 
     :raises NetworkError: what failed (what was made before it is removed).
     """
     if not 1 <= nodes <= MAX_NODES:
         raise NetworkError(f"a cluster has 1 to {MAX_NODES} nodes, not {nodes}")
     hosts = list(subnet.hosts())
-    bridge, namespaces, veths = names(tag, nodes)
+    bridge = names(tag, nodes)[0]
     network = Network(
         kind="netns",
         shared_address=str(hosts[0]),
-        node_addresses=[str(hosts[10 + k]) for k in range(nodes)],
+        node_addresses=[str(hosts[NODE_HOST_INDEX + k]) for k in range(nodes)],
         namespaces=[],
         bridge=None,
+        db_addresses=[str(hosts[DB_HOST_INDEX + k]) for k in range(db_members)],
     )
     try:
         _ip("link", "add", bridge, "type", "bridge")
@@ -125,15 +149,29 @@ def create(tag: str, subnet: ipaddress.IPv4Network, nodes: int) -> Network:
         shared = f"{network.shared_address}/{subnet.prefixlen}"
         _ip("addr", "add", shared, "dev", bridge)
         _ip("link", "set", bridge, "up")
-        for namespace, veth, address in zip(
-            namespaces, veths, network.node_addresses, strict=True
-        ):
-            _add_node(namespace, veth, bridge, f"{address}/{subnet.prefixlen}")
-            network.namespaces.append(namespace)
+        _add_hosts(network, names(tag, nodes), network.node_addresses, subnet)
+        _add_hosts(
+            network, names(tag, db_members, "g"), network.db_addresses, subnet, True
+        )
     except NetworkError:
         teardown(network)
         raise
     return network
+
+
+def _add_hosts(
+    network: Network,
+    named: tuple[str, list[str], list[str]],
+    addresses: list[str],
+    subnet: ipaddress.IPv4Network,
+    database: bool = False,
+) -> None:
+    """A namespace per address on the bridge, recorded as it is made."""
+    bridge, namespaces, veths = named
+    made = network.db_namespaces if database else network.namespaces
+    for namespace, veth, address in zip(namespaces, veths, addresses, strict=True):
+        _add_node(namespace, veth, bridge, f"{address}/{subnet.prefixlen}")
+        made.append(namespace)
 
 
 def _add_node(namespace: str, veth: str, bridge: str, address: str) -> None:
@@ -153,7 +191,7 @@ def teardown(network: Network) -> None:
 
     Best effort and idempotent: what is already gone is skipped.
     """
-    for namespace in network.namespaces or []:
+    for namespace in [*(network.namespaces or []), *(network.db_namespaces or [])]:
         if namespace is not None:
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
     if network.bridge is not None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from string import Template
 
-from rally_keystone_perf.deploy import logtail, modes, services
+from rally_keystone_perf.deploy import logtail, modes, probes, services
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 
@@ -64,8 +64,8 @@ def start_processes(
                 run.write_state(server_pid=proc.pid)
         if process.ready_socket:
             path = Path(values[process.ready_socket])
-            services.wait_until(
-                functools.partial(services.unix_socket_open, path),
+            probes.wait_until(
+                functools.partial(probes.unix_socket_open, path),
                 proc,
                 name,
                 timeout,
@@ -81,8 +81,8 @@ def wait_healthy(
 ) -> float:
     """Wait until ``url`` answers 200; return seconds waited or raise with logs."""
     try:
-        return services.wait_until(
-            lambda: services.probe(url) == 200,
+        return probes.wait_until(
+            lambda: probes.probe(url) == 200,
             proc,
             "the server",
             timeout,

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy import logtail, probes
 from rally_keystone_perf.deploy.nova.config import (
     STEP_TIMEOUT,
     StackError,
@@ -132,7 +132,7 @@ def map_compute_hosts(
         time.sleep(2)
         return False
 
-    services.wait_until(
+    probes.wait_until(
         mapped,
         computes["nova-compute-1"],
         "nova-compute-1",

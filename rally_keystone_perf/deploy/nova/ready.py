@@ -9,7 +9,7 @@ import json
 import subprocess
 from typing import Any
 
-from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy import logtail, probes
 from rally_keystone_perf.deploy.nova.config import (
     APIS,
     STEP_TIMEOUT,
@@ -42,7 +42,7 @@ def wait_apis(
     """Wait until every API answers its version document (200 or 300)."""
     for api in APIS:
         root = f"http://{plan['host']}:{plan['ports'][api.name]}/"
-        services.wait_until(
+        probes.wait_until(
             functools.partial(_answers, root),
             procs[api.name],
             api.name,
@@ -53,7 +53,7 @@ def wait_apis(
 
 def _answers(url: str) -> bool:
     """True when ``url`` answers 200 or 300 (an API's version document)."""
-    return services.probe(url) in (200, 300)
+    return probes.probe(url) in (200, 300)
 
 
 def admin_session(run: RunDir, auth_url: str) -> Any:
@@ -95,7 +95,7 @@ def warm_up_neutron(
         last[:] = [f"last answer: {response.status_code}"]
         return int(response.status_code)
 
-    services.wait_until(
+    probes.wait_until(
         lambda: status("/v2.0/networks") == 200,
         proc,
         "neutron-api",

@@ -20,7 +20,9 @@ class KeystonePerfFault(hook.HookAction):
     trigger at a second or an iteration of the workload, it acts on the run
     rally-keystone-perf started (named by ``KEYSTONE_PERF_RUN``, which its
     ``run`` command sets). ``target`` is ``node1`` .. ``node8`` (every
-    process of that host, its memcached included) or ``database``;
+    process of that host, its memcached included), ``database`` (every
+    member with ``--db galera``) or one Galera member, ``galera1`` ..
+    ``galera3``;
     ``action`` is ``kill`` (SIGKILL), ``stop`` (SIGTERM, then SIGKILL),
     ``start`` (start what is down again and wait until it answers),
     ``restart``, ``freeze``/``thaw`` (SIGSTOP/SIGCONT) or ``kill-worker``

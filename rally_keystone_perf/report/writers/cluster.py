@@ -16,11 +16,11 @@ from rally_keystone_perf.report.cluster_view import (
     DATABASE,
     NODES,
     SATURATED,
-    BackendTimes,
     Saturated,
     TierView,
     WorkloadClusterView,
 )
+from rally_keystone_perf.report.haproxy_log import BackendTimes
 from rally_keystone_perf.report.resources import ResourceUsage
 
 TIER_COLUMNS = (
@@ -80,9 +80,9 @@ def tier_row(tier: TierView) -> list[str]:
 
 
 def tier_rows(view: WorkloadClusterView) -> list[list[str]]:
-    """One row per node, then the database's and haproxy's (when sampled)."""
-    tiers = [*view.nodes, view.database, view.haproxy]
-    return [tier_row(tier) for tier in tiers if tier is not None]
+    """One row per node, then the database's (or each Galera member's) and
+    haproxy's (when sampled)."""
+    return [tier_row(tier) for tier in view.tiers()]
 
 
 def backend_row(times: BackendTimes) -> list[str]:
@@ -173,6 +173,10 @@ def document(view: WorkloadClusterView) -> dict[str, Any]:
         "nodes": [_tier_document(node) for node in view.nodes],
         "database": None if view.database is None else _tier_document(view.database),
         "haproxy": None if view.haproxy is None else _tier_document(view.haproxy),
+        "database_members": [_tier_document(member) for member in view.members],
+        "database_haproxy": None
+        if view.database_proxy is None
+        else _tier_document(view.database_proxy),
         "backends": None
         if view.backends is None
         else [dataclasses.asdict(times) for times in view.backends],

@@ -12,7 +12,7 @@ import pytest
 
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.cli import common
-from rally_keystone_perf.deploy import launcher, preflight, services
+from rally_keystone_perf.deploy import launcher, preflight, probes, services
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.report import api
@@ -372,7 +372,7 @@ def test_status_running(
     run = _fake_run(tmp_path)
     run.write_state(server_pid=4242)
     monkeypatch.setattr(launcher, "is_running", lambda r: r.root == run.root)
-    monkeypatch.setattr(services, "probe", lambda url: 200)
+    monkeypatch.setattr(probes, "probe", lambda url: 200)
     assert cli.main(["status", "--run", str(run.root)]) == 0
     out = capsys.readouterr().out
     assert "server:     running (pid 4242, GET /v3 -> 200)\n" in out

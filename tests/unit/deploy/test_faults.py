@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rally_keystone_perf.deploy import faults, preflight, services
+from rally_keystone_perf.deploy import faults, preflight, probes, services
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 
@@ -25,8 +25,8 @@ def run(tmp_path: Path) -> Iterator[RunDir]:
     run.write_state(mode="uwsgi", url=f"http://127.0.0.1:{port}")
     server = [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)]
     services.start(run, "uwsgi", server)
-    services.wait_until(
-        lambda: services.probe(f"http://127.0.0.1:{port}/v3") == 200,
+    probes.wait_until(
+        lambda: probes.probe(f"http://127.0.0.1:{port}/v3") == 200,
         services.start(run, "memcached", ["sleep", "60"]),
         "server",
         20,
@@ -59,6 +59,20 @@ def test_a_node_is_every_process_of_it_in_start_order() -> None:
         faults.target_services(state, "node3")
     with pytest.raises(faults.FaultError, match="unknown target 'haproxy'"):
         faults.target_services(state, "haproxy")
+
+
+def test_galera_members_are_targets_and_the_database_is_all_of_them() -> None:
+    state = cluster_state(
+        ["galera1", "galera2", "galera3", "haproxy-galera", "node1-uwsgi"]
+    )
+    assert faults.target_services(state, "galera2") == ["galera2"]
+    assert faults.target_services(state, "database") == [
+        "galera1",
+        "galera2",
+        "galera3",
+    ]
+    with pytest.raises(faults.FaultError, match="this run has no galera4"):
+        faults.target_services(state, "galera4")
 
 
 def test_on_a_single_host_node1_is_keystone_and_its_cache(run: RunDir) -> None:

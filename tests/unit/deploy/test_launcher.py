@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy import launcher, modes, preflight, services
+from rally_keystone_perf.deploy import launcher, modes, preflight, probes
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import (
     LaunchError,
@@ -112,7 +112,7 @@ def test_wait_healthy_timeout(run: RunDir) -> None:
 
 def test_wait_healthy_ok(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> None:
     answers = iter([None, 200])
-    monkeypatch.setattr(services, "probe", lambda url: next(answers))
+    monkeypatch.setattr(probes, "probe", lambda url: next(answers))
     monkeypatch.setattr(launcher.time, "sleep", lambda s: None)
     proc = types.SimpleNamespace(poll=lambda: None)
     waited = launcher.wait_healthy("http://h:1/v3", proc, run, timeout=30)  # type: ignore[arg-type]

@@ -58,6 +58,33 @@ def test_a_dead_driver_with_nothing_left_is_not_orphaned(tmp_path: Path) -> None
     assert orphans.describe(run.state()) is None
 
 
+def test_a_dead_run_whose_cgroups_or_namespaces_remain_is_orphaned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its driver and every server killed at once (the OOM killer): what they
+    ran in is left, and down must remove it."""
+    netns = tmp_path / "netns"
+    netns.mkdir()
+    (netns / "kspab12n1").write_text("")  # ip netns keeps a file per namespace
+    monkeypatch.setattr(orphans, "NETNS_DIR", netns)
+    group = tmp_path / "cgroup" / "kspab12-node1"
+    group.mkdir(parents=True)
+    run = _run(tmp_path, "a", _dead_pid(), _dead_pid())
+    network = {"namespaces": ["kspab12n1", "kspab12n2"], "bridge": "kspab12br"}
+    run.write_state(
+        cluster={"network": network},
+        cpu_quota={"groups": {"node1": str(group), "db": str(tmp_path / "gone")}},
+    )
+    assert orphans.leftovers(run.state()) == [
+        "namespace kspab12n1",
+        f"cgroup {group}",
+    ]
+    assert orphans.find(tmp_path) == [run]
+    group.rmdir()
+    (netns / "kspab12n1").unlink()
+    assert orphans.find(tmp_path) == []
+
+
 def test_stop_all_stops_and_says_what(
     tmp_path: Path, server: subprocess.Popen[bytes]
 ) -> None:

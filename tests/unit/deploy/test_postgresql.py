@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import pwd
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,21 @@ def test_postgres_listens_on_loopback_and_its_own_socket() -> None:
         "-c",
         f"max_connections={postgresql.MAX_CONNECTIONS}",
     ]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root changes its user")
+def test_drop_to_a_user_after_joining_as_root() -> None:
+    """setpriv becomes the user, its group only; run after the cgroup join."""
+    nobody = pwd.getpwnam("nobody")
+    argv = postgresql.drop_to("nobody")
+    assert argv == [
+        "setpriv",
+        f"--reuid={nobody.pw_uid}",
+        f"--regid={nobody.pw_gid}",
+        "--clear-groups",
+        "--",
+    ]
+    result = subprocess.run([*argv, "id"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"uid={nobody.pw_uid}(nobody)")
+    assert "groups=" + str(nobody.pw_gid) in result.stdout

@@ -192,7 +192,7 @@ def test_postgres_user_must_reach_the_runs_folder(
         (
             LaunchOptions(db_cpus=0.5),
             "--db-cpus: --db sqlite has no database server to hold to a quota "
-            "(use --db mysql or postgresql)",
+            "(use --db mysql, galera or postgresql)",
         ),
         (
             LaunchOptions(node_cpus=0.001),

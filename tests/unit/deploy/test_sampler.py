@@ -272,6 +272,29 @@ def test_cluster_tiers_group_the_services_by_host() -> None:
     assert sampler.tier_csv("node2") == "resources-node2.csv"
 
 
+def test_galera_members_and_their_haproxy_are_tiers_of_their_own() -> None:
+    services = {
+        "galera10": 10,
+        "galera2": 2,
+        "galera1": 1,
+        "haproxy-galera": 4,
+        "haproxy": 5,
+        "node1-uwsgi": 6,
+        "galeraX": 7,
+    }
+    tiers = sampler.cluster_tiers(services)
+    assert list(tiers) == [
+        "node1",
+        "galera1",
+        "galera2",
+        "galera10",
+        "haproxy",
+        "haproxy-galera",
+    ]
+    assert tiers["galera2"] == {"galera2": 2}
+    assert tiers["haproxy-galera"] == {"haproxy-galera": 4}
+
+
 def test_start_for_run_samples_every_tier_of_a_cluster(run: RunDir, spawn) -> None:
     names = ["node1-uwsgi", "node1-memcached", "node2-uwsgi", "mariadb", "haproxy"]
     pids = {name: spawn().pid for name in names}
@@ -314,6 +337,27 @@ def test_a_restarted_service_is_followed_and_its_cpu_kept(run: RunDir, spawn) ->
     assert after[3] == 1
     assert after[1] >= before[1] + 0.15  # both processes' CPU
     assert target.error is None
+
+
+def test_a_single_host_server_restarted_is_followed(run: RunDir, spawn) -> None:
+    first = spawn()
+    run.write_state(server_pid=first.pid, services={"uwsgi": first.pid})
+    resources = sampler.start_for_run(run, interval=0.05)
+    assert resources is not None
+    try:
+        time.sleep(0.15)
+        first.kill()  # a fault's kill node1 on a single host
+        first.wait()
+        time.sleep(0.15)
+        assert resources.running  # not ended by the kill
+        second = spawn()
+        run.write_state(server_pid=second.pid, services={"uwsgi": second.pid})
+        time.sleep(0.2)
+    finally:
+        resources.stop()
+    assert resources.error is None
+    counts = [s.processes for s in read_resources(run.logs / "resources.csv")]
+    assert counts[0] == 1 and 0 in counts and counts[-1] == 1, counts
 
 
 def test_a_single_host_target_ends_with_its_process(run: RunDir, spawn) -> None:

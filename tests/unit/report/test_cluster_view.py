@@ -6,10 +6,6 @@ its figures are worked out there.
 
 from __future__ import annotations
 
-import calendar
-import os
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +14,12 @@ import pytest
 from rally_keystone_perf.deploy.rundir import RunState
 from rally_keystone_perf.report import cluster_view, server_view
 from rally_keystone_perf.report.cluster_view import (
-    BackendTimes,
     Quotas,
     Saturated,
     TierView,
     WorkloadClusterView,
 )
+from rally_keystone_perf.report.haproxy_log import BackendTimes
 from rally_keystone_perf.report.load import ReportError, load_report
 from rally_keystone_perf.report.server_view import RouteTimes
 from tests.unit.report import cluster_runs as c
@@ -92,6 +88,41 @@ def test_the_database_and_haproxy(tmp_path: Path) -> None:
         Saturated("nodes", pytest.approx(0.95), 0.25),
     ]
     assert cluster.judged
+
+
+def test_galera_members_each_have_a_row_and_a_quota(tmp_path: Path) -> None:
+    samples = dict(c.SAMPLES)
+    del samples["db"]
+    samples |= {  # the active member 0.49 CPU, a backup 0.1, their haproxy 0.01
+        "galera1": samples_row(10.0, 11.96),
+        "galera2": samples_row(5.0, 5.4),
+        "haproxy-galera": samples_row(0.0, 0.04),
+    }
+    report = c.make_cluster_run(tmp_path, QUOTAS, samples)
+    cluster = c.cluster_state(QUOTAS)["cluster"]
+    cluster["galera"] = [{"name": "galera1"}, {"name": "galera2"}]
+    c.rewrite_state(tmp_path, cluster=cluster, services={})  # after the run stopped
+    _, cluster = _views(report)
+    assert cluster.database is None
+    first, second = cluster.members
+    assert (first.tier, second.tier) == ("galera1", "galera2")
+    assert first.quota == 0.5 and first.quota_use == pytest.approx(0.98)
+    assert second.quota_use == pytest.approx(0.2)
+    assert first.cpu_per_request == pytest.approx(1.1319 / 4)  # per node request
+    proxy = cluster.database_proxy
+    assert proxy is not None and proxy.quota is None
+    assert [t.tier for t in cluster.tiers()][-4:] == [
+        "galera1",
+        "galera2",
+        "haproxy",
+        "haproxy-galera",
+    ]
+    assert cluster.saturated[0] == Saturated("galera1", pytest.approx(0.98), 0.5)
+
+
+def samples_row(first: float, last: float) -> str:
+    """A tier's CPU seconds at 999 and 1003 (its slope: (last - first) / 4)."""
+    return f"999.0,{first},{300 * MB},1\n1003.0,{last},{310 * MB},1\n"
 
 
 def test_haproxy_per_backend_server(tmp_path: Path) -> None:
@@ -164,39 +195,3 @@ def test_an_unreadable_haproxy_log_is_a_report_error(tmp_path: Path) -> None:
 def test_quotas(cpu_quota: dict | None, quotas: Quotas) -> None:
     state = RunState.from_json({"cluster": {"ports": []}, "cpu_quota": cpu_quota})
     assert cluster_view.quotas(state) == quotas
-
-
-def test_accepted_naive() -> None:
-    expected = calendar.timegm((2026, 11, 23, 7, 41, 43, 0, 0, 0)) + 0.123
-    assert cluster_view.accepted_naive("23/Nov/2026:07:41:43.123") == pytest.approx(
-        expected
-    )
-    assert cluster_view.accepted_naive("01/Jan/1970:00:16:40") == 1000.0
-    assert cluster_view.accepted_naive("23/Foo/2026:07:41:43.123") is None
-    assert cluster_view.accepted_naive("23/Nov/2026") is None
-
-
-@pytest.fixture
-def utc_plus_2() -> Iterator[None]:
-    """This process's time zone is UTC+2 inside the test."""
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "Etc/GMT-2"  # POSIX signs: GMT-2 is two hours ahead
-    time.tzset()
-    yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
-
-
-def test_zone_offset_lines_haproxy_up_with_the_nodes() -> None:
-    # the nodes' medians 1001.0; haproxy's (UTC-5:30 read as UTC) 1001.4 - 19800
-    naive = [1000.0 - 19800, 1001.8 - 19800]
-    assert cluster_view.zone_offset(naive, [1000.0, 1001.0, 1002.0]) == 19800.0
-    assert cluster_view.zone_offset([1000.4], [1000.0]) == 0.0
-    assert cluster_view.zone_offset([], [1000.0]) == 0.0
-
-
-def test_zone_offset_without_node_requests_is_this_machines(utc_plus_2) -> None:
-    assert cluster_view.zone_offset([8200.0], []) == -7200.0

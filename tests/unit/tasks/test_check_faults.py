@@ -40,6 +40,15 @@ def test_the_database_needs_a_server(tmp_path: Path) -> None:
         check_faults(task, 1, "sqlite")
 
 
+def test_a_galera_member_needs_galera(tmp_path: Path) -> None:
+    check_faults(_task(tmp_path, "galera3"), 1, "galera")
+    check_faults(_task(tmp_path, "database"), 1, "galera")
+    with pytest.raises(TaskFileError, match="acts on galera2, a member of --db"):
+        check_faults(_task(tmp_path, "galera2"), 2, "mysql")
+    with pytest.raises(TaskFileError, match="galera's 3, and the run has"):
+        check_faults(_task(tmp_path, "galera4"), 2, "galera")
+
+
 def test_a_cluster_on_sqlite_runs_on_mariadb(tmp_path: Path) -> None:
     task = _task(tmp_path, "database")
     check_deployment(task, LaunchOptions(nodes=2, db="sqlite"))  # -> mysql

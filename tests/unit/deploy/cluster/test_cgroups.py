@@ -35,6 +35,16 @@ def test_v1_groups_get_a_cfs_quota_per_host(tmp_path: Path) -> None:
     assert (root / "cpu" / "kspab12-db" / "cpu.cfs_quota_us").read_text() == "50000"
 
 
+def test_galera_members_are_database_hosts(tmp_path: Path) -> None:
+    root = v1_tree(tmp_path)
+    hosts = {"node1": 0.25, "galera1": 0.5, "galera2": 0.5, "galera3": 0.5}
+    quota = cgroups.create("ab12", hosts, root=root)
+    assert quota.node == 0.25 and quota.db == 0.5  # not taken for a node's
+    assert sorted(quota.groups) == ["galera1", "galera2", "galera3", "node1"]
+    member = root / "cpu" / "kspab12-galera3" / "cpu.cfs_quota_us"
+    assert member.read_text() == "50000"
+
+
 def test_v2_enables_the_cpu_controller_and_writes_cpu_max(tmp_path: Path) -> None:
     root = v2_tree(tmp_path)
     quota = cgroups.create("ab12", {"node1": 0.5, "db": None}, root=root)

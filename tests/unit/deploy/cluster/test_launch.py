@@ -37,7 +37,7 @@ def test_in_namespaces_every_node_listens_on_5000() -> None:
 def test_a_network_that_cannot_be_made_is_a_launch_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(tag: str, subnet: object, nodes: int) -> network.Network:
+    def refuse(tag: str, subnet: object, nodes: int, db: int) -> network.Network:
         raise network.NetworkError("ip link add kspx type bridge failed: no bridge")
 
     monkeypatch.setattr(network, "can_create_namespaces", lambda: None)

@@ -24,6 +24,22 @@ def test_loopback_fallback_gives_each_node_its_own_address() -> None:
     assert network.Network.from_json(net.to_json()) == net
 
 
+def test_galera_members_are_hosts_of_their_own() -> None:
+    bridge, namespaces, veths = network.names("a1b2", 3, "g")
+    assert namespaces == ["kspa1b2g1", "kspa1b2g2", "kspa1b2g3"]
+    assert veths[0] == "kspa1b2w1"  # not a node's veth name
+    net = network.loopback(2, "no namespaces", db_members=3)
+    assert net.db_addresses == ["127.0.0.21", "127.0.0.22", "127.0.0.23"]
+    assert net.db_exec_prefix(2) == []
+    assert network.Network.from_json(net.to_json()) == net
+    old = {k: v for k, v in net.to_json().items() if not k.startswith("db_")}
+    assert network.Network.from_json(old).db_addresses == []  # an older run.json
+    inside = network.Network(
+        "netns", "198.18.4.1", [], [], None, None, ["198.18.4.31"], ["kspab12g1"]
+    )
+    assert inside.db_exec_prefix(0) == ["ip", "netns", "exec", "kspab12g1"]
+
+
 def test_a_node_in_a_namespace_runs_through_ip_netns_exec() -> None:
     net = network.Network(
         "netns", "198.18.4.1", ["198.18.4.11"], ["kspab12n1"], "kspab12br"
