@@ -10,6 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
@@ -95,6 +96,19 @@ def write_task(path: Path, workloads: list[dict]) -> Path:
     }
     path.write_text(json.dumps(task, indent=2))
     return path
+
+
+def run_bundled_task(name: str, options: list[str], runs: Path) -> tuple[int, RunDir]:
+    """``run --task tasks/<name> <options> --keep-running`` with fast hashing
+    into ``runs`` (skipped without the options' servers); the exit code and
+    the run, whose servers the caller stops."""
+    require_mode(cli_options(options))
+    task = Path(__file__).parents[2] / "tasks" / name
+    argv = ["run", "--task", str(task), *options, "--keep-running"]
+    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
+    code = cli.main(argv)
+    (root,) = runs.glob("2*")
+    return code, RunDir(root)
 
 
 def cli_options(argv: list[str]) -> LaunchOptions:

@@ -20,6 +20,7 @@ from tests.functional.conftest import (
     admin_client,
     cli_options,
     require_mode,
+    run_bundled_task,
     run_processes,
     write_task,
 )
@@ -133,15 +134,8 @@ def test_a_node_killed_and_restarted_mid_run(tmp_path: Path, capsys) -> None:
     one CPU: failures only in haproxy's detection window, none after the
     restart, node 2 back in its namespace and cgroup; nothing left."""
     options = ["--nodes", "2", "--node-cpus", "1", "--db-cpus", "1"]
-    require_mode(cli_options(options))
-    task = Path(__file__).parents[2] / "tasks" / "cluster-node-fault.json"
-    runs = tmp_path / "runs"
-    argv = ["run", "--task", str(task), *options, "--keep-running"]
-    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
-    code = cli.main(argv)
+    code, run = run_bundled_task("cluster-node-fault.json", options, tmp_path / "runs")
     capsys.readouterr()
-    (root,) = runs.glob("2*")
-    run = RunDir(root)
     state = run.state()
     groups = state.cpu_quota["groups"]
     try:

@@ -15,16 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher, modes, preflight
 from rally_keystone_perf.deploy.cluster import galera, galera_recovery, network
-from rally_keystone_perf.deploy.rundir import RunDir
-from tests.functional.conftest import (
-    FAST_HASH_ROUNDS,
-    cli_options,
-    require_mode,
-    run_processes,
-)
+from tests.functional.conftest import run_bundled_task, run_processes
 
 pytestmark = pytest.mark.functional
 
@@ -55,15 +48,10 @@ def _namespaces() -> str:
 
 def test_the_active_member_killed_and_restarted(tmp_path: Path, capsys) -> None:
     options = ["--nodes", "2", "--db", "galera"]
-    require_mode(cli_options(options))
-    task = Path(__file__).parents[2] / "tasks" / "cluster-galera-fault.json"
-    runs = tmp_path / "runs"
-    argv = ["run", "--task", str(task), *options, "--keep-running"]
-    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
-    code = cli.main(argv)
+    code, run = run_bundled_task(
+        "cluster-galera-fault.json", options, tmp_path / "runs"
+    )
     out = capsys.readouterr().out
-    (root,) = runs.glob("2*")
-    run = RunDir(root)
     state = run.state()
     net = network.Network.from_json(state.cluster["network"])
     try:

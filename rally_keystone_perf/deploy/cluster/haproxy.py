@@ -60,15 +60,29 @@ def render(
     """Write haproxy.cfg for ``members`` behind ``bind``; return its path."""
     if balance not in BALANCES:
         raise ValueError(f"unknown balance {balance!r} ({', '.join(BALANCES)})")
-    template = Template((paths.deployments_dir() / TEMPLATE).read_text())
+    servers = server_lines(members)
+    return _write(TEMPLATE, target, (run_dir, stats_socket), bind, servers, balance)
+
+
+def _write(
+    template_name: str,
+    target: Path,
+    places: tuple[Path, Path],
+    bind: tuple[str, int],
+    servers: str,
+    balance: str = DEFAULT_BALANCE,
+) -> Path:
+    """Render ``template_name`` into ``target``; ``places``: the run folder
+    and the stats socket."""
+    template = Template((paths.deployments_dir() / template_name).read_text())
     target.write_text(
         template.substitute(
-            run_dir=str(run_dir),
+            run_dir=str(places[0]),
             host=bind[0],
             port=str(bind[1]),
             balance=balance,
-            stats_socket=str(stats_socket),
-            servers=server_lines(members),
+            stats_socket=str(places[1]),
+            servers=servers,
             global_maxconn=str(global_maxconn()),
         )
     )
@@ -88,18 +102,8 @@ def render_database(
         f"    server {name} {member} {DATABASE_CHECK}" + (" backup" if k else "")
         for k, (name, member) in enumerate(members)
     ]
-    template = Template((paths.deployments_dir() / DATABASE_TEMPLATE).read_text())
-    target.write_text(
-        template.substitute(
-            run_dir=str(run_dir),
-            host=bind[0],
-            port=str(bind[1]),
-            stats_socket=str(stats_socket),
-            servers="\n".join(lines),
-            global_maxconn=str(global_maxconn()),
-        )
-    )
-    return target
+    places = (run_dir, stats_socket)
+    return _write(DATABASE_TEMPLATE, target, places, bind, "\n".join(lines))
 
 
 def global_maxconn() -> int:
