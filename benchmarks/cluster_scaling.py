@@ -40,6 +40,7 @@ import psutil
 
 from benchmarks.common import echo, keystone
 from rally_keystone_perf import cli, paths
+from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import load, stats
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         "--db-cpus", default="auto", help="the database's quota, or auto"
     )
     parser.add_argument("--duration", type=int, default=60, help="load seconds")
-    parser.add_argument("--mode", default="uwsgi", choices=["uwsgi", "nginx-uwsgi"])
+    parser.add_argument("--mode", default="uwsgi", choices=modes.CLUSTER_MODES)
     parser.add_argument("--runs-dir", type=Path, default=Path("runs"))
     args = parser.parse_args(argv)
     runs = args.runs_dir

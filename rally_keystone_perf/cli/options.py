@@ -142,7 +142,8 @@ def _add_backends(group: Group) -> None:
         help="Keystone's database: sqlite (a file in the run folder), mysql "
         "(a local MariaDB; always for nova-fake), galera (3 MariaDB Galera "
         "members, each a host of its own, behind haproxy with one active: "
-        "kolla-ansible's cluster; uwsgi and nginx-uwsgi modes) or postgresql "
+        "kolla-ansible's cluster; uwsgi, nginx-uwsgi and apache modes) or "
+        "postgresql "
         "(a local PostgreSQL, as seed 001 ran) (default: %(default)s)",
     )
     group.add_argument(
@@ -172,7 +173,8 @@ def _add_cluster(group: Group, node_list: bool) -> None:
         + "Keystone hosts (1-8): more than one run the mode on every node, "
         "each in its own network namespace on 198.18.0.0/15 (loopback "
         "addresses when namespaces are refused), behind haproxy as "
-        "kolla-ansible wires them, sharing one MariaDB; uwsgi and nginx-uwsgi "
+        "kolla-ansible wires them, sharing one database (MariaDB unless "
+        "--db postgresql or galera); uwsgi, nginx-uwsgi and apache "
         "(default: %(default)s)",
     )
     group.add_argument(

@@ -80,7 +80,7 @@ def _start_database(
     else:
         progress(f"starting PostgreSQL on {options.host}:{db_port}")
         _, url = postgresql.start_postgresql(
-            run, executables, options.host, db_port, sockets, timeout
+            run, executables, options.host, db_port, sockets, timeout, clients
         )
     config.write_secret_config(run, url)
     run.write_state(db_port=db_port)

@@ -331,7 +331,7 @@ DATABASES: dict[str, tuple[Requirement, ...]] = {
     "galera": (MARIADB, MARIADB_INSTALL_DB, GALERA, WSREP_SST_RSYNC, RSYNC, HAPROXY),
 }
 # modes a cluster (--nodes N > 1) runs on every node, behind haproxy
-CLUSTER_MODES = ("uwsgi", "nginx-uwsgi")
+CLUSTER_MODES = ("uwsgi", "nginx-uwsgi", "apache")
 CLUSTER_REQUIREMENTS = (HAPROXY, IPROUTE)
 MAX_NODES = 8
 # [identity] driver of the default domain: sql (Keystone's default) or ldap

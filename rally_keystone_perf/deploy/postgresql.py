@@ -15,6 +15,7 @@ import os
 import pwd
 import secrets
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, probes, services
@@ -94,11 +95,14 @@ def start_postgresql(
     port: int,
     sockets: Path,
     timeout: float,
+    clients: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Initialise a cluster, start it, create Keystone's role and database.
 
-    Returns the process and the SQLAlchemy URL (with the generated password:
-    the caller must keep it in private files only).
+    ``clients``: the addresses Keystone connects from besides loopback (a
+    cluster's nodes), let in by password. Returns the process and the
+    SQLAlchemy URL (with the generated password: the caller must keep it in
+    private files only).
     """
     user = server_user()
     datadir = _owned_folder(run.db / "postgresql", user)
@@ -116,6 +120,8 @@ def start_postgresql(
             f"initdb failed (exit {code}); last lines of its log:\n"
             f"{logtail.named_tail(log)}"
         )
+    if clients:  # a cluster: its nodes, and keystone-manage on the bridge
+        allow_clients(datadir / "pg_hba.conf", [host, *clients])
     argv = postgres_argv(exes["postgres"], datadir, socket_dir, host, port)
     join = cgroups.host_prefix(run, cgroups.DB_GROUP)  # with --db-cpus
     runs_as = user
@@ -144,6 +150,23 @@ def start_postgresql(
     _create_database(psql, user, password)
     url = f"postgresql+psycopg2://{DB_USER}:{password}@{host}:{port}/{DB_NAME}"
     return proc, url
+
+
+def allow_clients(pg_hba: Path, clients: Sequence[str]) -> None:
+    """Let Keystone's role log in to its database from each of ``clients``.
+
+    initdb's pg_hba.conf admits TCP logins from loopback only; a cluster's
+    nodes connect from their own addresses on its bridge, by password
+    (scram-sha-256, as initdb's host lines), to Keystone's database only.
+    """
+    lines = [
+        f"host {DB_NAME} {DB_USER} {address}/32 scram-sha-256\n"
+        for address in dict.fromkeys(clients)
+    ]
+    if lines:
+        with pg_hba.open("a") as hba:
+            hba.write("# the cluster's nodes (rally-keystone-perf)\n")
+            hba.writelines(lines)
 
 
 def drop_to(user: str) -> list[str]:

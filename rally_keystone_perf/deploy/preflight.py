@@ -102,7 +102,7 @@ def check_cluster(deployment: Deployment) -> None:
         asked = f"--nodes {options.nodes}" if options.nodes > 1 else "--db galera"
         raise LaunchError(
             f"{asked}: mode {deployment.mode.name} has no cluster "
-            f"yet (cluster modes: {', '.join(modes.CLUSTER_MODES)})"
+            f"(cluster modes: {', '.join(modes.CLUSTER_MODES)})"
         )
     if options.lb_balance not in ("roundrobin", "leastconn"):
         raise LaunchError(f"--lb-balance {options.lb_balance}: roundrobin or leastconn")

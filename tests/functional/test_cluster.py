@@ -74,8 +74,18 @@ def _token_on(address: str, port: int, run: RunDir) -> str:
     return answer.headers["X-Subject-Token"]
 
 
-def test_two_nodes_behind_haproxy(tmp_path: Path, capsys) -> None:
-    require_mode(cli_options(["--nodes", "2"]))
+@pytest.mark.parametrize(
+    ("mode", "db", "expected_db"),
+    [
+        ("uwsgi", "sqlite", "mysql"),  # a cluster's SQLite becomes one MariaDB
+        ("apache", "postgresql", "postgresql"),  # seed 001's nodes and database
+    ],
+)
+def test_two_nodes_behind_haproxy(
+    tmp_path: Path, runs_dir: Path, capsys, mode: str, db: str, expected_db: str
+) -> None:
+    chosen = ["--mode", mode, "--db", db]
+    require_mode(cli_options(["--nodes", "2", *chosen]))
     task = write_task(
         tmp_path / "cluster.json",
         [
@@ -83,8 +93,8 @@ def test_two_nodes_behind_haproxy(tmp_path: Path, capsys) -> None:
             _workload("KeystonePerf.validate_token", {"keystone_perf_tokens": {}}),
         ],
     )
-    runs = tmp_path / "runs"
-    argv = ["run", "--task", str(task), "--nodes", "2", "--keep-running"]
+    runs = runs_dir / f"cluster-{mode}"  # Apache's www-data reaches it
+    argv = ["run", "--task", str(task), "--nodes", "2", "--keep-running", *chosen]
     argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
     code = cli.main(argv)
     out = capsys.readouterr().out
@@ -98,7 +108,7 @@ def test_two_nodes_behind_haproxy(tmp_path: Path, capsys) -> None:
         for workload in load_report(report):
             assert len(workload.iterations) == 20
             assert not [it for it in workload.iterations if it.error]
-        assert state.options["nodes"] == 2 and state.options["db"] == "mysql"
+        assert state.options["nodes"] == 2 and state.options["db"] == expected_db
         assert "| nodes" in out or " nodes " in out
         for node in ("node1", "node2"):  # haproxy spread the load over both
             lines = (run.logs / node / "access.log").read_text().splitlines()

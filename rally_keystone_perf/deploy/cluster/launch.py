@@ -193,6 +193,11 @@ def _start_node(
     config.render_templates(
         node_run, deployment.mode, values, options.keystone_conf_template
     )
+    if deployment.runs_as is not None:  # apache: its daemons drop root
+        preflight.check_run_folder(
+            deployment, node_run.conf / "keystone.conf", run.root
+        )
+        init.grant_server_user(node_run, deployment.runs_as, run.logs / node)
     timeout = deployment.start_timeout
     proc = start_processes(
         run, deployment.mode, values, timeout, node, _node_prefix(run, net, index)

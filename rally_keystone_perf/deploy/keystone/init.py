@@ -197,17 +197,18 @@ def give_keys_to(run: RunDir, user: str) -> None:
     os.chown(run.keys, entry.pw_uid, entry.pw_gid)
 
 
-def grant_server_user(run: RunDir, user: str) -> None:
+def grant_server_user(run: RunDir, user: str, logs: Path | None = None) -> None:
     """Let ``user`` (Apache's workers) use the run's database, keys and logs.
 
     The database folder with its SQLite files, the keys and the log folder
-    become the user's (a database server's own folder stays its server's);
-    the private secrets file (database password), if any, becomes readable
-    by its group. The admin password and Rally's files stay ours alone.
+    (``logs``, default the run's: a cluster node logs to its own) become the
+    user's (a database server's own folder stays its server's); the private
+    secrets file (database password), if any, becomes readable by its group.
+    The admin password and Rally's files stay ours alone.
     """
     entry = pwd.getpwnam(user)
     sqlite = [run.db, *run.db.glob("keystone.sqlite*")]
-    for path in [*sqlite, *_tree(run.keys), *_tree(run.logs)]:
+    for path in [*sqlite, *_tree(run.keys), *_tree(logs or run.logs)]:
         os.chown(path, entry.pw_uid, entry.pw_gid)
     secret = run.private / SECRETS_CONF
     if secret.exists():

@@ -60,3 +60,24 @@ def test_drop_to_a_user_after_joining_as_root() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"uid={nobody.pw_uid}(nobody)")
     assert "groups=" + str(nobody.pw_gid) in result.stdout
+
+
+def test_a_cluster_s_nodes_may_log_in_to_keystone_s_database_only(
+    tmp_path: Path,
+) -> None:
+    pg_hba = tmp_path / "pg_hba.conf"
+    pg_hba.write_text("host all all 127.0.0.1/32 scram-sha-256\n")
+    postgresql.allow_clients(pg_hba, ["198.18.0.1", "198.18.0.11", "198.18.0.1"])
+    lines = pg_hba.read_text().splitlines()
+    assert lines[0] == "host all all 127.0.0.1/32 scram-sha-256"  # initdb's kept
+    assert lines[2:] == [
+        "host keystone keystone 198.18.0.1/32 scram-sha-256",
+        "host keystone keystone 198.18.0.11/32 scram-sha-256",
+    ]
+
+
+def test_no_clients_leave_initdb_s_pg_hba_as_it_is(tmp_path: Path) -> None:
+    pg_hba = tmp_path / "pg_hba.conf"
+    pg_hba.write_text("stock\n")
+    postgresql.allow_clients(pg_hba, [])
+    assert pg_hba.read_text() == "stock\n"

@@ -186,8 +186,8 @@ def test_postgres_user_must_reach_the_runs_folder(
         (LaunchOptions(nodes=9), "--nodes 9: a cluster has 1 to 8 nodes"),
         (
             LaunchOptions(nodes=2, mode="eventlet"),
-            "--nodes 2: mode eventlet has no cluster yet (cluster modes: uwsgi, "
-            "nginx-uwsgi)",
+            "--nodes 2: mode eventlet has no cluster (cluster modes: uwsgi, "
+            "nginx-uwsgi, apache)",
         ),
         (
             LaunchOptions(db_cpus=0.5),

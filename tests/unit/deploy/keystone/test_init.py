@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import stat
 from pathlib import Path
 
@@ -50,3 +52,18 @@ def test_jws_config_points_at_the_run_folder(run: RunDir) -> None:
     assert f"jws_private_key_repository = {run.keys / 'jws' / 'private'}" in section
     assert config.token_provider_line("jws").endswith("\nprovider = jws")
     assert config.token_provider_line("fernet").startswith("#")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to www-data needs root")
+def test_a_node_s_own_log_folder_goes_to_the_server_user(
+    run: RunDir, tmp_path: Path
+) -> None:
+    node_logs = tmp_path / "logs" / "node1"
+    node_logs.mkdir(parents=True)
+    (node_logs / "keystone.log").touch()
+    init.grant_server_user(run, "www-data", node_logs)
+    www = pwd.getpwnam("www-data").pw_uid
+    assert node_logs.stat().st_uid == www
+    assert (node_logs / "keystone.log").stat().st_uid == www
+    assert run.keys.stat().st_uid == www
+    assert run.logs.stat().st_uid == 0  # the run's own logs stay ours
