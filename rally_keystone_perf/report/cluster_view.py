@@ -129,6 +129,8 @@ class WorkloadClusterView:
     # --db galera: each member (the database's quota each) and its haproxy
     members: list[TierView] = dataclasses.field(default_factory=list)
     database_proxy: TierView | None = None
+    # failed iterations in no haproxy line (haproxy_log.silent_closes)
+    silent_closes: int = 0
 
     def tiers(self) -> list[TierView]:
         """Every sampled tier: nodes, the database or its members, haproxy's."""
@@ -272,9 +274,10 @@ def saturation(
 
 
 def workload_view(
-    logs: ClusterLogs, window: Window, iterations: int
+    logs: ClusterLogs, window: Window, iterations: int, silent_closes: int = 0
 ) -> WorkloadClusterView:
-    """The cluster's tiers during one workload's load ``window``."""
+    """The cluster's tiers during one workload's load ``window``;
+    ``silent_closes``: its failures haproxy closed without a log line."""
     nodes = node_views(logs, window, iterations)
     served = sum(n.requests or 0 for n in nodes)
     database = haproxy_view = None
@@ -307,6 +310,7 @@ def workload_view(
         saturation(nodes, database, logs.quotas, members),
         members,
         proxy,
+        silent_closes,
     )
 
 

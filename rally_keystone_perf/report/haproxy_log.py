@@ -7,6 +7,12 @@ and connect (``%Tc``) median and p95. haproxy stamps each request with its
 local time and no zone: the zone's offset is taken as the whole quarter hour
 that lines haproxy's requests up with the nodes' (whose log has epoch
 times), else this machine's. Times in haproxy's milliseconds.
+
+Some failures are in no line: when the reused connection to a node dies
+before the node answers (the node was killed), haproxy closes the client's
+keep-alive connection without an answer and without a log line, so that the
+client may retry (by design: haproxy/haproxy#3414). :func:`silent_closes`
+counts them on the client's side.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy.cluster import haproxy
 from rally_keystone_perf.report import access_log
-from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.report.load import Iteration, ReportError
 from rally_keystone_perf.report.stats import Window, median_p95
 
 HAPROXY_LOG = "haproxy-stdout.log"
@@ -33,6 +39,8 @@ _ACCEPTED = re.compile(
 )
 _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 _NODE = re.compile(r"node(\d+)")
+# http.client's words for a connection closed before any answer
+SILENT_CLOSE = "Remote end closed connection without response"
 
 
 @dataclass(frozen=True)
@@ -134,3 +142,13 @@ def backend_times(proxied: Iterable[Proxied], window: Window) -> list[BackendTim
         for server in sorted(by_server, key=_server_order)
     ]
     return [*rows, _times(ALL, inside)] if inside else []
+
+
+def silent_closes(iterations: Iterable[Iteration]) -> int:
+    """Failed iterations whose connection was closed without an answer: those
+    haproxy closed without a log line (a reused node connection died)."""
+    return sum(
+        1
+        for iteration in iterations
+        if any(SILENT_CLOSE in str(part) for part in iteration.error[:2])
+    )

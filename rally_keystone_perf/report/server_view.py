@@ -33,7 +33,7 @@ from pathlib import Path
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import RESOURCES_CSV
 from rally_keystone_perf.plugins import atomics
-from rally_keystone_perf.report import access_log, cluster_view, windows
+from rally_keystone_perf.report import access_log, cluster_view, haproxy_log, windows
 from rally_keystone_perf.report.access_log import read_requests
 from rally_keystone_perf.report.config import read_run_state
 from rally_keystone_perf.report.load import Workload
@@ -176,7 +176,8 @@ def workload_view(
         usage = resource_usage(samples, start, end, iterations)
     tiers = None
     if cluster is not None:
-        tiers = cluster_view.workload_view(cluster, (start, end), iterations)
+        closes = haproxy_log.silent_closes(workload.iterations)
+        tiers = cluster_view.workload_view(cluster, (start, end), iterations, closes)
     return WorkloadServerView(routes, actions, usage, tiers)
 
 

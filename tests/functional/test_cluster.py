@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import access_log
+from rally_keystone_perf.report import access_log, api, config
 from rally_keystone_perf.report.load import load_report
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
@@ -130,6 +131,13 @@ def test_two_nodes_behind_haproxy(
     assert net.bridge is None or net.bridge not in _links()
 
 
+def _report_json(run: RunDir) -> dict:
+    """The run's report in the JSON format (the server view included)."""
+    stream = io.StringIO()
+    api.write_report(config.load_reports([run.root]), stream, "json")
+    return json.loads(stream.getvalue())["reports"][0]
+
+
 def _group_of(pid: int) -> str:
     """The cpu cgroup a process is in (v1 ``cpu`` line, or v2's ``0::``)."""
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
@@ -174,6 +182,11 @@ def test_a_node_killed_and_restarted_mid_run(tmp_path: Path, capsys) -> None:
             if host.startswith("node"):
                 assert _group_of(pid) == "/" + Path(groups[host]).name, name
         assert _group_of(pids["mariadb"]) == "/" + Path(groups["db"]).name
+        # every failure is in haproxy's log or one it closed silently
+        failed = sum(1 for it in workload["data"] if it["error"])
+        tiers = _report_json(run)["workloads"][0]["server"]["cluster"]
+        logged = tiers["backends"][-1]["errors"]
+        assert logged + tiers["silent_closes"] == failed, (logged, failed)
         # each fault when the task planned it (Rally's time trigger)
         into_load = [h["started_at"] - workload["start_time"] for h in hooks]
         assert 19 < into_load[0] < 22 and 39 < into_load[1] < 42, into_load

@@ -148,8 +148,20 @@ def parts(
         result.append(table(BACKEND_COLUMNS, rows, ("haproxy to",)))
     elif view.backends is not None:
         result.append(line("haproxy: no request accepted inside the load window"))
+    if view.silent_closes:
+        result.append(line(silent_close_line(view.silent_closes)))
     result.append(line(saturation_line(view)))
     return result
+
+
+def silent_close_line(count: int) -> str:
+    """Why ``count`` failed iterations are in no haproxy line."""
+    return (
+        f"haproxy: {count} failed iterations are in no log line: their "
+        "connection was closed without an answer, as haproxy does, unlogged, "
+        "when the reused connection to a node dies before the node answers, "
+        "so that a client may retry (haproxy/haproxy#3414)"
+    )
 
 
 def usage_document(usage: ResourceUsage | None) -> dict[str, Any] | None:
@@ -183,4 +195,5 @@ def document(view: WorkloadClusterView) -> dict[str, Any]:
         "quotas": dataclasses.asdict(view.quotas),
         "saturated": [dataclasses.asdict(found) for found in view.saturated],
         "saturation": saturation_line(view),
+        "silent_closes": view.silent_closes,
     }

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from rally_keystone_perf.report import haproxy_log
+from rally_keystone_perf.report.load import Iteration
 
 
 def test_accepted_naive() -> None:
@@ -46,3 +47,23 @@ def test_zone_offset_lines_haproxy_up_with_the_nodes() -> None:
 
 def test_zone_offset_without_node_requests_is_this_machines(utc_plus_2) -> None:
     assert haproxy_log.zone_offset([8200.0], []) == -7200.0
+
+
+def _failed(error: list) -> Iteration:
+    return Iteration(1000.0, 0.1, 0.0, error, [])
+
+
+def test_silent_closes_count_connections_closed_without_an_answer() -> None:
+    closed = (
+        "Unable to establish connection to http://127.0.0.1:42429/v3/auth/tokens: "
+        "('Connection aborted.', RemoteDisconnected('Remote end closed connection "
+        "without response'))"
+    )
+    iterations = [
+        _failed(["ConnectFailure", closed, "Traceback ..."]),
+        _failed(["ConnectFailure", closed, "Traceback ..."]),
+        _failed(["InternalServerError", "HTTP 500", "Traceback ..."]),  # logged
+        _failed(["KeyError", "x", "... without response' in a traceback only"]),
+        _failed([]),  # a success
+    ]
+    assert haproxy_log.silent_closes(iterations) == 2

@@ -7,6 +7,7 @@ out there).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -14,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.report import api, config
+from rally_keystone_perf.report import api, cluster_view, config
+from rally_keystone_perf.report.writers import cluster
 from rally_keystone_perf.report.writers.server import SERVER_CSV_FIELDS
 from tests.unit.report import cluster_runs as c
 from tests.unit.report import runs as r
@@ -196,3 +198,15 @@ def test_a_single_host_report_has_no_cluster_part(tmp_path: Path, fmt: str) -> N
     assert "server side" in out or '"server"' in out
     for mark in ("cluster", "haproxy", "saturat"):
         assert mark not in out
+
+
+def test_failures_in_no_haproxy_line_are_explained() -> None:
+    view = cluster_view.WorkloadClusterView(
+        [], None, None, [], cluster_view.Quotas(), [], silent_closes=3
+    )
+    lines = cluster.parts(view, lambda *_: "TABLE", str)
+    assert lines[-2] == cluster.silent_close_line(3)
+    assert lines[-2].startswith("haproxy: 3 failed iterations are in no log line")
+    assert cluster.document(view)["silent_closes"] == 3
+    quiet = dataclasses.replace(view, silent_closes=0)
+    assert not [x for x in cluster.parts(quiet, lambda *_: "T", str) if "#3414" in x]
