@@ -36,12 +36,13 @@ import psutil
 
 from rally_keystone_perf.deploy import modes, probes, services
 from rally_keystone_perf.deploy.cluster import galera_recovery
+from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
-from rally_keystone_perf.deploy.sampler import DB_SERVICES, GALERA_MEMBER
+from rally_keystone_perf.deploy.sampler import DB_SERVICES
 
 ACTIONS = ("kill", "stop", "start", "restart", "freeze", "thaw", "kill-worker")
 DATABASE = "database"
-TARGET = re.compile(r"^(node[1-8]|database|galera[1-9])$")
+TARGET = re.compile(rf"^(node[1-{modes.MAX_NODES}]|database|galera[1-9])$")
 FAULTS_LOG = "faults.jsonl"  # in the run's logs/ folder
 RUN_ENV = "KEYSTONE_PERF_RUN"  # the run folder, for the hook in Rally's process
 GRACE_SECONDS = 10.0  # stop: SIGTERM, then SIGKILL after this

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
-from rally_keystone_perf.deploy.cluster import cgroups, haproxy
+from rally_keystone_perf.deploy.cluster import cgroups, names
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
 from rally_keystone_perf.deploy.rundir import RunDir
@@ -133,6 +133,6 @@ def _start_memcached(
         port,
         deployment.backend_timeout,
         # on the Keystone host, in its cgroup with --node-cpus
-        prefix=cgroups.host_prefix(run, haproxy.node_name(0)),
+        prefix=cgroups.host_prefix(run, names.node_name(0)),
     )
     return port

@@ -27,7 +27,7 @@ from rally_keystone_perf.deploy import (
     preflight,
     services,
 )
-from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, network
+from rally_keystone_perf.deploy.cluster import cgroups, galera, names, network
 from rally_keystone_perf.deploy.cluster import launch as cluster_launch
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
@@ -218,7 +218,7 @@ def _prepare_and_start(
         f"{settings.threads} threads) on {url}"
     )
     timeout = deployment.start_timeout
-    prefix = cgroups.host_prefix(run, haproxy.node_name(0))  # with --node-cpus
+    prefix = cgroups.host_prefix(run, names.node_name(0))  # with --node-cpus
     proc = start_processes(run, mode, values, timeout, prefix=prefix)
     run.write_state(status="starting")
     waited = wait_healthy(f"{url}/v3", proc, run, timeout)
@@ -234,10 +234,10 @@ def _make_cpu_quota(run: RunDir, deployment: Deployment, progress: Progress) -> 
     options = deployment.options
     if options.node_cpus is None and options.db_cpus is None:
         return
-    quotas = {haproxy.node_name(k): options.node_cpus for k in range(options.nodes)}
+    quotas = {names.node_name(k): options.node_cpus for k in range(options.nodes)}
     databases = [cgroups.DB_GROUP]
     if options.db == "galera":  # each member a host of its own
-        databases = [galera.member_name(k) for k in range(galera.MEMBERS)]
+        databases = [names.member_name(k) for k in range(galera.MEMBERS)]
     quotas |= dict.fromkeys(databases, options.db_cpus)
     try:
         quota = cgroups.create(secrets.token_hex(2), quotas)

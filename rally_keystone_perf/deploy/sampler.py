@@ -30,7 +30,6 @@ import collections
 import contextlib
 import csv
 import functools
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,6 +38,12 @@ from typing import Any
 
 import psutil
 
+from rally_keystone_perf.deploy.cluster.names import (
+    GALERA_MEMBER,
+    NODE,
+    NODE_SERVICE,
+    number,
+)
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
@@ -47,9 +52,7 @@ DEFAULT_INTERVAL = 0.5
 DB_TIER = "db"
 HAPROXY_TIER = "haproxy"
 DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
-GALERA_MEMBER = re.compile(r"galera(\d+)")  # --db galera: each a tier of its own
 GALERA_HAPROXY = "haproxy-galera"  # the database's load balancer
-_NODE_SERVICE = re.compile(r"(node(\d+))-.+")  # node2-uwsgi, node2-memcached
 
 Row = tuple[float, float, int, int]
 Lookup = Callable[[str], int | None]  # a service's pid as run.json has it now
@@ -317,15 +320,16 @@ def cluster_tiers(services: Mapping[str, int]) -> dict[str, dict[str, int]]:
     Galera's ``galera1`` ..., ``haproxy`` (and ``haproxy-galera``)."""
     tiers: dict[str, dict[str, int]] = {}
     nodes = [
-        (m.group(1), m.group(0)) for m in map(_NODE_SERVICE.fullmatch, services) if m
+        (m.group(1), m.group(0)) for m in map(NODE_SERVICE.fullmatch, services) if m
     ]
-    for node, name in sorted(nodes, key=lambda n: (int(n[0][4:]), n[1])):
+    for node, name in sorted(nodes, key=lambda n: (number(n[0], NODE), n[1])):
         tiers.setdefault(node, {})[name] = int(services[name])
     database = {n: int(services[n]) for n in DB_SERVICES if n in services}
     if database:
         tiers[DB_TIER] = database
     members = sorted(
-        filter(GALERA_MEMBER.fullmatch, services), key=lambda n: int(n[6:])
+        filter(GALERA_MEMBER.fullmatch, services),
+        key=lambda n: number(n, GALERA_MEMBER) or 0,
     )
     for name in [*members, HAPROXY_TIER, GALERA_HAPROXY]:
         if name in services:

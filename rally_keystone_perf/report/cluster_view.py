@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rally_keystone_perf.deploy.cluster import haproxy
+from rally_keystone_perf.deploy.cluster import names
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 from rally_keystone_perf.deploy.sampler import (
     DB_TIER,
@@ -172,7 +172,7 @@ def galera_members(cluster: dict[str, Any]) -> list[str]:
 def node_names(cluster: dict[str, Any]) -> list[str]:
     """``node1`` ... one per node address run.json's cluster network lists."""
     addresses = (cluster.get("network") or {}).get("node_addresses") or []
-    return [haproxy.node_name(index) for index in range(len(addresses))]
+    return [names.node_name(index) for index in range(len(addresses))]
 
 
 def read_cluster(run: RunDir, state: RunState) -> ClusterLogs | None:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.cluster import haproxy
+from rally_keystone_perf.deploy.cluster import haproxy, names
 from rally_keystone_perf.report import access_log
 from rally_keystone_perf.report.load import Iteration, ReportError
 from rally_keystone_perf.report.stats import Window, median_p95
@@ -38,7 +38,6 @@ _ACCEPTED = re.compile(
     r"(\d{1,2})/([A-Z][a-z]{2})/(\d{4}):(\d\d):(\d\d):(\d\d)(\.\d+)?"
 )
 _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-_NODE = re.compile(r"node(\d+)")
 # http.client's words for a connection closed before any answer
 SILENT_CLOSE = "Remote end closed connection without response"
 
@@ -126,8 +125,8 @@ def _times(server: str, lines: Sequence[haproxy.LogLine]) -> BackendTimes:
 
 def _server_order(server: str) -> tuple[int, int, str]:
     """node1, node2, ..., node10, then other names (haproxy's <NOSRV>)."""
-    match = _NODE.fullmatch(server)
-    return (0, int(match[1]), "") if match else (1, 0, server)
+    node = names.number(server, names.NODE)
+    return (0, node, "") if node is not None else (1, 0, server)
 
 
 def backend_times(proxied: Iterable[Proxied], window: Window) -> list[BackendTimes]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from rally_keystone_perf.deploy.cluster import haproxy
+from rally_keystone_perf.deploy.cluster import names
 from rally_keystone_perf.report import cluster_view, server_view
 from rally_keystone_perf.report.config import (
     NODES,
@@ -136,7 +136,7 @@ def _host_view(
     state = read_run_state(report_path)
     limits = cluster_view.Quotas() if state is None else cluster_view.quotas(state)
     node = cluster_view.TierView(
-        haproxy.node_name(0),
+        names.node_name(0),
         requests=None,  # the CPU is all the saturation needs
         share=None,
         median=None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.cluster import names
 from rally_keystone_perf.deploy.cluster.galera import MEMBERS as GALERA_MEMBERS
 from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
@@ -102,21 +103,21 @@ def check_faults(task: TaskFile, nodes: int, db: str) -> None:
             if name != FAULT_HOOK or not isinstance(config, dict):
                 continue
             target = str(config.get("target", ""))
-            if target.startswith("node") and target[4:].isdigit():
-                if int(target[4:]) > nodes:
+            node = names.number(target, names.NODE)
+            member = names.number(target, names.GALERA_MEMBER)
+            if node is not None:
+                if node > nodes:
                     raise TaskFileError(
                         f"{where}: its {FAULT_HOOK} hook acts on {target}, and "
                         f"the run has {nodes} node(s); run it with --nodes "
-                        f"{target[4:]} or more"
+                        f"{node} or more"
                     )
             elif target == "database" and db == "sqlite":
                 raise TaskFileError(
                     f"{where}: its {FAULT_HOOK} hook acts on the database, and "
                     f"--db {db} has no server (use --db mysql, galera or postgresql)"
                 )
-            elif target.startswith("galera") and (
-                db != "galera" or int(target[6:] or 0) > GALERA_MEMBERS
-            ):
+            elif member is not None and (db != "galera" or member > GALERA_MEMBERS):
                 raise TaskFileError(
                     f"{where}: its {FAULT_HOOK} hook acts on {target}, a member "
                     f"of --db galera's {GALERA_MEMBERS}, and the run has --db {db}"

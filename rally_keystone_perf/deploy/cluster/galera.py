@@ -32,6 +32,7 @@ from rally_keystone_perf.deploy import (
     services,
 )
 from rally_keystone_perf.deploy.cluster import cgroups, haproxy
+from rally_keystone_perf.deploy.cluster.names import member_name
 from rally_keystone_perf.deploy.cluster.network import Network
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
@@ -59,11 +60,6 @@ class Member:
     def socket(self, sockets: Path) -> Path:
         """Its unix socket (the launcher's own admin connection)."""
         return sockets / f"{self.name}.sock"
-
-
-def member_name(index: int) -> str:
-    """Member ``index``'s (0-based) service name."""
-    return f"galera{index + 1}"
 
 
 def members(run: RunDir, net: Network) -> list[Member]:

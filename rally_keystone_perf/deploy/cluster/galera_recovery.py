@@ -20,8 +20,8 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, modes, preflight, services
 from rally_keystone_perf.deploy.cluster import galera
+from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
-from rally_keystone_perf.deploy.sampler import GALERA_MEMBER
 
 RECOVERED = re.compile(r"WSREP: Recovered position: ([0-9a-f-]{36}:\d+)")
 RECOVER_TIMEOUT = 120.0

@@ -16,6 +16,7 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.deploy.cluster.names import node_name
 
 TEMPLATE = "cluster/haproxy.cfg.tmpl"
 DATABASE_TEMPLATE = "cluster/haproxy-galera.cfg.tmpl"
@@ -34,11 +35,6 @@ HTTPLOG = re.compile(
     r"(?P<TR>-?\d+)/(?P<Tw>-?\d+)/(?P<Tc>-?\d+)/(?P<Tr>-?\d+)/(?P<Ta>-?\d+) "
     r"(?P<status>-?\d+) .*\"(?P<request>[^\"]*)\"\s*$"
 )
-
-
-def node_name(index: int) -> str:
-    """The server name of node ``index`` (0-based) in haproxy's config and log."""
-    return f"node{index + 1}"
 
 
 def server_lines(members: list[str]) -> str:

@@ -27,7 +27,7 @@ from rally_keystone_perf.deploy import (
     probes,
     services,
 )
-from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, network
+from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, names, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
@@ -122,7 +122,7 @@ def prepare_and_start(
     for index in range(options.nodes):
         where = (index, ports[index])
         _start_node(run, deployment, net, where, executables, sockets, tiers)
-        progress(f"{haproxy.node_name(index)} is up at {net.node_addresses[index]}")
+        progress(f"{names.node_name(index)} is up at {net.node_addresses[index]}")
     members = [f"{a}:{p}" for a, p in zip(net.node_addresses, ports, strict=True)]
     return _start_haproxy(run, deployment, members, (url, port), executables, sockets)
 
@@ -147,7 +147,7 @@ def _start_memcacheds(
             address,
             port,
             deployment.backend_timeout,
-            name=f"{haproxy.node_name(index)}-memcached",
+            name=f"{names.node_name(index)}-memcached",
             prefix=_node_prefix(run, net, index),
         )
         servers.append(f"{address}:{port}")
@@ -157,7 +157,7 @@ def _start_memcacheds(
 def _node_prefix(run: RunDir, net: network.Network, index: int) -> list[str]:
     """Run a command on node ``index``: in its cgroup, then its namespace."""
     return [
-        *cgroups.host_prefix(run, haproxy.node_name(index)),
+        *cgroups.host_prefix(run, names.node_name(index)),
         *net.exec_prefix(index),
     ]
 
@@ -173,7 +173,7 @@ def _start_node(
 ) -> subprocess.Popen[bytes]:
     """One node's folder, keys, config and processes; wait until it answers."""
     index, port = where
-    node = haproxy.node_name(index)
+    node = names.node_name(index)
     address = net.node_addresses[index]
     node_run = RunDir(run.root / "nodes" / node)
     node_run.create()
