@@ -122,7 +122,7 @@ def check_cpu_quotas(options: LaunchOptions) -> None:
     try:
         cgroups.check_cpus("--node-cpus", options.node_cpus)
         cgroups.check_cpus("--db-cpus", options.db_cpus)
-        _, parent = cgroups.hierarchy()
+        version, parent = cgroups.hierarchy()
     except cgroups.CgroupError as exc:
         raise LaunchError(str(exc)) from None
     if not os.access(parent, os.W_OK):
@@ -130,6 +130,11 @@ def check_cpu_quotas(options: LaunchOptions) -> None:
             f"--node-cpus/--db-cpus: cannot create cgroups in {parent} "
             "(run as root, or without the quotas)"
         )
+    largest = max(c for c in (options.node_cpus, options.db_cpus) if c)
+    try:
+        cgroups.check_room(version, parent, largest)
+    except (cgroups.CgroupError, OSError) as exc:
+        raise LaunchError(f"--node-cpus/--db-cpus: {exc}") from None
 
 
 def check_fake_computes(deployment: Deployment) -> None:

@@ -95,6 +95,38 @@ def hierarchy(root: Path = ROOT) -> tuple[str, Path]:
     )
 
 
+def check_room(version: str, parent: Path, cpus: float) -> None:
+    """``parent`` can hold groups of up to ``cpus`` CPUs (before any is made).
+
+    v2: a cgroup other than the root (a container's, whose root is its own
+    cgroup) may enable controllers for its children only while it holds no
+    process itself (the kernel answers EBUSY). v1: a child's quota may not
+    exceed its parent's (EINVAL), e.g. a container started with ``--cpus``.
+
+    :raises CgroupError: what the kernel would refuse, and what to do.
+    """
+    if version == "v2":
+        control = (parent / "cgroup.subtree_control").read_text().split()
+        is_root = not (parent / "cgroup.type").exists()  # only the root lacks it
+        if "cpu" not in control and not is_root and members(parent):
+            raise CgroupError(
+                f"{parent} holds processes and has no cpu controller for its "
+                "children, and cgroup v2 lets it enable one only when empty "
+                "(a container: move its processes to a child group first, e.g. "
+                f"mkdir {parent}/init && for p in $(cat {parent}/cgroup.procs); "
+                f"do echo $p > {parent}/init/cgroup.procs; done)"
+            )
+        return
+    quota = int((parent / "cpu.cfs_quota_us").read_text())
+    if quota > 0:
+        period = int((parent / "cpu.cfs_period_us").read_text())
+        if cpus > quota / period:
+            raise CgroupError(
+                f"a quota of {cpus:g} CPUs is more than {parent}'s own "
+                f"{quota / period:g}, which the kernel refuses for a child group"
+            )
+
+
 def check_cpus(flag: str, cpus: float | None) -> None:
     """``cpus`` is a quota the kernel takes and this machine can give.
 

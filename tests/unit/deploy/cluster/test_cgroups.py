@@ -129,3 +129,27 @@ def test_kill_members_ends_what_run_json_never_recorded(tmp_path: Path) -> None:
     quota = cgroups.CpuQuota("v1", 1.0, None, {"node1": str(tmp_path)})
     assert cgroups.kill_members(quota) == [stray.pid]
     assert stray.wait(5) == -9
+
+
+def test_a_container_s_busy_v2_group_is_refused_before_anything(
+    tmp_path: Path,
+) -> None:
+    root = v2_tree(tmp_path)  # the real root: no cgroup.type, may enable
+    (root / "cgroup.procs").write_text("1\n42\n")
+    cgroups.check_room("v2", root, 0.5)
+    (root / "cgroup.type").write_text("domain\n")  # a container's own group
+    with pytest.raises(cgroups.CgroupError, match="holds processes") as err:
+        cgroups.check_room("v2", root, 0.5)
+    assert f"mkdir {root}/init" in str(err.value)
+    (root / "cgroup.subtree_control").write_text("cpu memory\n")  # enabled
+    cgroups.check_room("v2", root, 0.5)
+
+
+def test_a_v1_quota_above_the_parent_s_is_refused(tmp_path: Path) -> None:
+    parent = v1_tree(tmp_path) / "cpu"
+    cgroups.check_room("v1", parent, 2.0)  # -1: the parent has no quota
+    (parent / "cpu.cfs_quota_us").write_text("150000\n")  # docker --cpus 1.5
+    (parent / "cpu.cfs_period_us").write_text("100000\n")
+    cgroups.check_room("v1", parent, 1.5)
+    with pytest.raises(cgroups.CgroupError, match="more than .* own 1.5"):
+        cgroups.check_room("v1", parent, 2.0)
