@@ -36,34 +36,15 @@ import argparse
 import json
 from pathlib import Path
 
-import psutil
-
 from benchmarks.common import echo, keystone
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import load, stats
+from rally_keystone_perf.report import load, server_view, stats
 
 BIND_AT = 2.5  # nodes' worth of token rate the database's quota serves
 MIN_DB_CPUS = 0.02  # below this a CFS quota stalls the database most of a period
 TASKS = "*-throughput-c8"  # seed 001's pair: create-token, list-revocation-events
-
-
-def cpu_seconds(run: RunDir, prefix: str) -> float:
-    """CPU seconds used so far by the run's services named ``prefix*``, trees."""
-    total = 0.0
-    for name, pid in (run.state().services or {}).items():
-        if not name.startswith(prefix):
-            continue
-        try:
-            root = psutil.Process(int(pid))
-            for proc in [root, *root.children(recursive=True)]:
-                times = proc.cpu_times()
-                total += times.user + times.system
-        except psutil.Error:
-            continue
-    return total
 
 
 def write_tasks(mode: str, duration: int, folder: Path) -> Path:
@@ -81,16 +62,17 @@ def write_tasks(mode: str, duration: int, folder: Path) -> Path:
 
 
 def calibrate(mode: str, node_cpus: float, tasks: Path, runs: Path) -> float:
-    """The database quota that 2.5 nodes' token rate needs (CPUs)."""
+    """The database quota that 2.5 nodes' token rate needs (CPUs).
+
+    The database's and the node's CPU are the sampler's, inside the load
+    window only (the report's tiers): not Rally's setup or the idle seconds.
+    """
     options = LaunchOptions(
         mode=mode, db="mysql", node_cpus=node_cpus, user_pool=(1, 8)
     )
     task = tasks / mode / "create-token-throughput-c8-full.json"
     with keystone(options, runs) as bench:
-        db_before, node_before = cpu_seconds(bench.run, "mariadb"), _node(bench.run)
         outcome = bench.rally.start_task(task)
-        db_used = cpu_seconds(bench.run, "mariadb") - db_before
-        node_used = _node(bench.run) - node_before
     if outcome.report is None:
         raise SystemExit(f"{task} produced no report")
     (workload,) = load.load_report(outcome.report)
@@ -98,20 +80,29 @@ def calibrate(mode: str, node_cpus: float, tasks: Path, runs: Path) -> float:
     rate = stats.throughput(workload) or 0.0
     if not tokens:
         raise SystemExit("calibration: no token was made")
+    db_used, node_used = _tier_cpu(outcome.report, workload)
     per_token = db_used / tokens
     quota = max(MIN_DB_CPUS, round(BIND_AT * rate * per_token, 3))
     echo(
         f"calibration, 1 node at {node_cpus:g} CPU, database unbounded: "
         f"{rate:.2f} tokens/s, database {1000 * per_token:.2f} ms CPU per "
-        f"token, node {1000 * node_used / tokens:.1f} ms CPU per token; "
-        f"database quota {quota:g} CPU ({BIND_AT:g} nodes' token rate)"
+        f"token, node {1000 * node_used / tokens:.1f} ms CPU per token "
+        f"(inside the load window); database quota {quota:g} CPU "
+        f"({BIND_AT:g} nodes' token rate)"
     )
     return quota
 
 
-def _node(run: RunDir) -> float:
-    """CPU seconds of the single host's Keystone and memcached so far."""
-    return cpu_seconds(run, "uwsgi") + cpu_seconds(run, "nginx")
+def _tier_cpu(report: Path, workload: load.Workload) -> tuple[float, float]:
+    """CPU seconds of the database and of the node inside the load window."""
+    view = server_view.server_view(report, [workload])
+    tiers = None if view is None else view.workloads[0].cluster
+    if tiers is None or tiers.database is None or not tiers.nodes:
+        raise SystemExit("calibration: the run has no samples of its tiers")
+    database, node = tiers.database.usage, tiers.nodes[0].usage
+    if database is None or node is None:
+        raise SystemExit("calibration: no tier sample inside the load window")
+    return database.cpu_seconds, node.cpu_seconds
 
 
 def main(argv: list[str] | None = None) -> int:

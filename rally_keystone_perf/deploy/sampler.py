@@ -21,7 +21,10 @@ together: uwsgi, nginx, memcached), ``resources-db.csv`` (MariaDB or
 PostgreSQL) and ``resources-haproxy.csv``. A cluster target whose process is
 gone looks its name up in run.json again and follows the new pid (a node a
 fault hook restarted); meanwhile its rows say 0 processes and its CPU stays
-cumulative across the restart.
+cumulative across the restart. A single host held to ``--node-cpus`` or
+``--db-cpus`` has both: ``resources.csv`` and a CSV per tier
+(:func:`host_tiers`: ``node1`` for the server and memcached, ``db``), so
+its tiers are judged against their quotas as a cluster's are.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from rally_keystone_perf.deploy.cluster.names import (
     GALERA_MEMBER,
     NODE,
     NODE_SERVICE,
+    node_name,
     number,
 )
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
@@ -53,6 +57,7 @@ DB_TIER = "db"
 HAPROXY_TIER = "haproxy"
 DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
 GALERA_HAPROXY = "haproxy-galera"  # the database's load balancer
+SINGLE_HOST_CACHE = "memcached"  # a single host's --cache memcached
 
 Row = tuple[float, float, int, int]
 Lookup = Callable[[str], int | None]  # a service's pid as run.json has it now
@@ -337,6 +342,20 @@ def cluster_tiers(services: Mapping[str, int]) -> dict[str, dict[str, int]]:
     return tiers
 
 
+def host_tiers(services: Mapping[str, int], server: str) -> dict[str, dict[str, int]]:
+    """A single host's services by tier, as ``--node-cpus``/``--db-cpus``
+    hold them: ``node1`` (the ``server`` and its memcached, one cgroup) and
+    ``db`` (MariaDB or PostgreSQL)."""
+    tiers = {}
+    node = {n: int(services[n]) for n in (server, SINGLE_HOST_CACHE) if n in services}
+    if node:
+        tiers[node_name(0)] = node
+    database = {n: int(services[n]) for n in DB_SERVICES if n in services}
+    if database:
+        tiers[DB_TIER] = database
+    return tiers
+
+
 def cluster_targets(run: RunDir, state: RunState) -> list[Target]:
     """One target per tier of a cluster run, following restarted services."""
     lookup = functools.partial(_recorded_pid, run)
@@ -360,11 +379,17 @@ def start_for_run(
     pid = state.server_pid
     if not pid:
         return None
-    named = [n for n, p in (state.services or {}).items() if int(p) == int(pid)]
+    services = state.services or {}
+    named = [n for n, p in services.items() if int(p) == int(pid)]
     if not named:  # not a recorded service: nothing to follow after a restart
         csv = run.logs / RESOURCES_CSV
         return ResourceSampler.for_pid(int(pid), csv, interval).start()
     # the server's service, followed when a fault restarts it under a new pid
     lookup = functools.partial(_recorded_pid, run)
-    target = Target(run.logs / RESOURCES_CSV, {named[0]: int(pid)}, lookup)
-    return ResourceSampler([target], interval).start()
+    targets = [Target(run.logs / RESOURCES_CSV, {named[0]: int(pid)}, lookup)]
+    if state.cpu_quota:  # each tier against its quota, as a cluster's
+        tiers = host_tiers(services, named[0])
+        targets += [
+            Target(run.logs / tier_csv(t), roots, lookup) for t, roots in tiers.items()
+        ]
+    return ResourceSampler(targets, interval).start()

@@ -175,13 +175,35 @@ def node_names(cluster: dict[str, Any]) -> list[str]:
     return [names.node_name(index) for index in range(len(addresses))]
 
 
+def _tier_samples(run: RunDir, tiers: Sequence[str]) -> dict[str, Any]:
+    """Each tier's samples, of the tiers that have a CSV."""
+    samples = {}
+    for tier in tiers:
+        found = read_if_present(run.logs / tier_csv(tier))
+        if found is not None:
+            samples[tier] = found
+    return samples
+
+
+def _read_host(run: RunDir, state: RunState) -> ClusterLogs:
+    """A single host held to CPU quotas as a one-node cluster without haproxy:
+    its server's requests as node1's, its tiers' samples (sampler.host_tiers)."""
+    node = names.node_name(0)
+    requests = {}
+    if run.access_log.is_file():
+        requests[node] = access_log.read_requests(run.access_log)
+    samples = _tier_samples(run, [node, DB_TIER])
+    return ClusterLogs([node], quotas(state), requests, samples, None)
+
+
 def read_cluster(run: RunDir, state: RunState) -> ClusterLogs | None:
-    """A cluster run's files; None when the run is not a cluster's.
+    """A cluster run's files (a single host's with CPU quotas: :func:`_read_host`);
+    None when the run is neither.
 
     :raises ReportError: a file exists but cannot be read.
     """
     if not state.cluster:
-        return None
+        return _read_host(run, state) if state.cpu_quota else None
     nodes = node_names(state.cluster)
     requests = {}
     for node in nodes:
@@ -190,11 +212,8 @@ def read_cluster(run: RunDir, state: RunState) -> ClusterLogs | None:
             every = access_log.read_requests(path)
             requests[node] = [r for r in every if r.route != HEALTH_CHECK]
     members = galera_members(state.cluster)
-    samples = {}
-    for tier in [*nodes, DB_TIER, *members, HAPROXY_TIER, GALERA_HAPROXY]:
-        found = read_if_present(run.logs / tier_csv(tier))
-        if found is not None:
-            samples[tier] = found
+    tiers = [*nodes, DB_TIER, *members, HAPROXY_TIER, GALERA_HAPROXY]
+    samples = _tier_samples(run, tiers)
     logs = ClusterLogs(nodes, quotas(state), requests, samples, None, members)
     log = run.logs / HAPROXY_LOG
     if not log.is_file():

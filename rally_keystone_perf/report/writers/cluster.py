@@ -45,6 +45,7 @@ BACKEND_COLUMNS = (
 NO_SERVER = "<NOSRV>"  # haproxy's server of a request no server could take
 NO_SERVER_LABEL = "no server"  # (markdown would take <NOSRV> for a tag)
 TIERS_HEADING = "cluster tiers (haproxy's health checks, GET /v3, not counted):"
+HOST_HEADING = "tiers (this host's Keystone with its memcached, the database):"
 NOT_JUDGED = "n/a (no CPU sample of a tier with a quota)"
 UNDER = f"no tier at {SATURATED * 100:.0f}% of its CPU quota"
 Table = Callable[[Sequence[str], list[list[str]], Sequence[str]], str]
@@ -142,7 +143,9 @@ def parts(
     view: WorkloadClusterView, table: Table, line: Callable[[str], str]
 ) -> list[str]:
     """The tiers' table, haproxy's backend table and the saturation line."""
-    result = [TIERS_HEADING, table(TIER_COLUMNS, tier_rows(view), ("tier",))]
+    alone = len(view.nodes) == 1 and view.haproxy is None and view.backends is None
+    heading = HOST_HEADING if alone else TIERS_HEADING
+    result = [heading, table(TIER_COLUMNS, tier_rows(view), ("tier",))]
     if view.backends:
         rows = [backend_row(times) for times in view.backends]
         result.append(table(BACKEND_COLUMNS, rows, ("haproxy to",)))

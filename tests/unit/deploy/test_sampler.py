@@ -368,3 +368,32 @@ def test_a_single_host_target_ends_with_its_process(run: RunDir, spawn) -> None:
     proc.wait()
     assert target.sample() is None
     assert target.error == f"process {proc.pid} has exited"
+
+
+def test_host_tiers_are_the_groups_of_a_single_host() -> None:
+    services = {"uwsgi": 1, "memcached": 2, "postgresql": 3, "slapd": 4}
+    assert sampler.host_tiers(services, "uwsgi") == {
+        "node1": {"uwsgi": 1, "memcached": 2},  # one cgroup: --node-cpus
+        "db": {"postgresql": 3},  # --db-cpus
+    }
+    assert sampler.host_tiers({"apache2": 5}, "apache2") == {"node1": {"apache2": 5}}
+
+
+def test_a_single_host_with_quotas_is_sampled_by_tier_too(run: RunDir, spawn) -> None:
+    pids = {name: spawn().pid for name in ("uwsgi", "memcached", "mariadb")}
+    quota = {"version": "v1", "node": 0.5, "db": 1.0, "groups": {}}
+    run.write_state(server_pid=pids["uwsgi"], services=pids, cpu_quota=quota)
+    resources = sampler.start_for_run(run, interval=0.1)
+    assert resources is not None
+    time.sleep(0.25)
+    resources.stop()
+    assert resources.error is None
+    processes = {
+        csv: {s.processes for s in read_resources(run.logs / csv)}
+        for csv in ("resources.csv", "resources-node1.csv", "resources-db.csv")
+    }
+    assert processes == {
+        "resources.csv": {1},  # the server's tree, as without quotas
+        "resources-node1.csv": {2},  # with its memcached
+        "resources-db.csv": {1},
+    }

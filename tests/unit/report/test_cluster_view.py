@@ -195,3 +195,31 @@ def test_an_unreadable_haproxy_log_is_a_report_error(tmp_path: Path) -> None:
 def test_quotas(cpu_quota: dict | None, quotas: Quotas) -> None:
     state = RunState.from_json({"cluster": {"ports": []}, "cpu_quota": cpu_quota})
     assert cluster_view.quotas(state) == quotas
+
+
+def test_a_single_host_with_quotas_is_a_one_node_view(tmp_path: Path) -> None:
+    state = r.state() | {
+        "cpu_quota": {"version": "v1", "node": 0.25, "db": 0.5, "groups": {}}
+    }
+    report = r.make_run(tmp_path, "run", [r.workload([0.1, 0.2, 0.3])], state)
+    logs = tmp_path / "run" / "logs"
+    logs.mkdir(exist_ok=True)
+    posts = [line for line in c.NODE1_LOG.splitlines(True) if "POST" in line]
+    (logs / "access.log").write_text("".join(posts))  # no haproxy, no GET /v3
+    for tier in ("node1", "db"):
+        (logs / f"resources-{tier}.csv").write_text(c.HEADER + c.SAMPLES[tier])
+    _, view = _views(report)
+    (node,) = view.nodes
+    assert (node.tier, node.requests, node.quota) == ("node1", 3, 0.25)
+    assert view.database is not None and view.database.quota == 0.5
+    assert view.haproxy is None and view.backends is None
+    assert [s.tier for s in view.saturated] == ["nodes", "database"]
+
+
+def test_a_single_host_without_quotas_has_no_tiers(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
+    logs = tmp_path / "run" / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "access.log").write_text(c.NODE1_LOG)
+    view = server_view.server_view(report, load_report(report))
+    assert view is not None and view.workloads[0].cluster is None

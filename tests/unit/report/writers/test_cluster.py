@@ -210,3 +210,13 @@ def test_failures_in_no_haproxy_line_are_explained() -> None:
     assert cluster.document(view)["silent_closes"] == 3
     quiet = dataclasses.replace(view, silent_closes=0)
     assert not [x for x in cluster.parts(quiet, lambda *_: "T", str) if "#3414" in x]
+
+
+def test_a_single_host_s_tiers_have_their_own_heading() -> None:
+    node = cluster_view.TierView("node1", 3, 1.0, 0.1, 0.2, None, 0.25, None)
+    view = cluster_view.WorkloadClusterView(
+        [node], None, None, None, cluster_view.Quotas(0.25), []
+    )
+    assert cluster.parts(view, lambda *_: "T", str)[0] == cluster.HOST_HEADING
+    two = dataclasses.replace(view, nodes=[node, node])
+    assert cluster.parts(two, lambda *_: "T", str)[0] == cluster.TIERS_HEADING
