@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,9 +122,27 @@ def cli_options(argv: list[str]) -> LaunchOptions:
 
 
 @pytest.fixture
-def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A runs folder Apache's www-data workers can reach (pytest's is 0700)."""
+def runs_dir() -> Iterator[Path]:
+    """A runs folder Apache's www-data workers can reach (pytest's is 0700),
+    removed after the test (kept when it failed, to read its logs)."""
     root = Path(os.environ.get("KEYSTONE_PERF_TEST_RUNS", "/tmp"))
-    folder = root / f"keystone-perf-modes-{os.getpid()}"
-    folder.mkdir(exist_ok=True)
-    return folder
+    folder = Path(tempfile.mkdtemp(prefix="keystone-perf-runs-", dir=root))
+    folder.chmod(0o755)
+    failures = _failures()
+    yield folder
+    if _failures() == failures:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_FAILED: list[str] = []
+
+
+def _failures() -> int:
+    """Tests failed so far in this session (:func:`pytest_runtest_logreport`)."""
+    return len(_FAILED)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count failed test calls, so that a failed test's run folder stays."""
+    if report.when == "call" and report.failed:
+        _FAILED.append(report.nodeid)
