@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from rally_keystone_perf.cli import (
     deploy_commands,
+    engine,
     options,
     report_commands,
     run_commands,
@@ -84,6 +85,7 @@ def _add_run(sub: Subparsers) -> None:
         help="leave Keystone running after the tasks",
     )
     options.add_launch_options(run)
+    engine.add_engine_options(run)
     options.add_runs_dir(run)
     run.set_defaults(func=run_commands.cmd_run)
 

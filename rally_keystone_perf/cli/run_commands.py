@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.cli import engine
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -37,6 +38,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = launch_options(args, tasks)
     for task in tasks:
         check.check_deployment(task, options)
+    load_engine = engine.locust_options(args)
+    engine.check_tasks(tasks, load_engine)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
@@ -45,7 +48,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         ) as (run, runner):
             for task in tasks:
                 echo(f"running {task.path}")
-                outcome = runner.start_task(task.path, tags=[f"mode:{args.mode}"])
+                outcome = runner.start_task(
+                    engine.task_to_run(task, load_engine, run),
+                    tags=[f"mode:{args.mode}", *engine.tags(load_engine)],
+                )
                 outcomes.append(outcome)
                 if outcome.interrupted:
                     break
@@ -64,7 +70,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         columns = config.config_columns(run.state())
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
-    return combined_exit([o.exit_code for o in outcomes])
+    codes = [o.exit_code for o in outcomes]
+    for problem in engine.engine_failures(run):
+        echo(f"error: locust engine: {problem}")
+        codes.append(EXIT_ERROR)
+    return combined_exit(codes)
 
 
 def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:

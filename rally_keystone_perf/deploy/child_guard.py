@@ -27,7 +27,7 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 GRACE_SECONDS = 5.0
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """SIGTERM to us when our parent dies (Linux; elsewhere nothing)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m rally_keystone_perf.deploy.child_guard -- ARGV")
         return 2
     parent = os.getppid()
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         return 128 + signal.SIGTERM
     child = subprocess.Popen(args)

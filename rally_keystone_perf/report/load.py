@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.report.engines import split_runner
 from rally_keystone_perf.report.hooks import HookRun, flat_error, hook_runs
 
 SUPPORTED_FORMAT_VERSION = "1.2"
@@ -93,6 +94,9 @@ class Workload:
     sla_results: list[dict] = field(default_factory=list)
     context_timings: list[ContextTiming] = field(default_factory=list)
     hooks: list[HookRun] = field(default_factory=list)  # each firing (.hooks)
+    # who sent the load when not Rally's runner: {"name": "locust",
+    # "workers": N, ...}; the runner above is then the task's own
+    engine: dict = field(default_factory=dict)
 
     @property
     def setup_duration(self) -> float | None:
@@ -178,7 +182,7 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
     if not all(isinstance(tag, str) for tag in tags):
         raise _Invalid(f"{t_where}.tags must be a list of strings")
     scenario_name, scenario_args = _single(raw, "scenario", where)
-    runner_type, runner = _single(raw, "runner", where)
+    runner_type, runner, engine = split_runner(*_single(raw, "runner", where))
     start_time = _field(raw, "start_time", where)
     return Workload(
         task_uuid=_str(task, "uuid", t_where),
@@ -188,6 +192,7 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
         scenario_args=scenario_args,
         runner_type=runner_type,
         runner=runner,
+        engine=engine,
         contexts=_dict(raw, "contexts", where),
         sla=_dict(raw, "sla", where),
         pass_sla=_bool(raw, "pass_sla", where),

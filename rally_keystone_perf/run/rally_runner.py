@@ -33,7 +33,8 @@ _TASK_STARTED = re.compile(r"Task\s+(?:\[tags: .*?\]\s+)?([0-9a-f-]{36}): starte
 _ITER_END = re.compile(r"\| ITER: (\d+) END: (\w+)")
 _SHOWN = re.compile(
     r"(Running workload|Context \S+ (setup|cleanup)\(\)\s+finished|"
-    r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL)"
+    r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL|"
+    r"locust: )"
 )
 PROGRESS_EVERY = 25
 SERIAL_SETUP = """

@@ -132,6 +132,7 @@ def _workload_document(entry: ReportEntry) -> dict[str, Any]:
         "position": workload.position,
         "runner_type": workload.runner_type,
         "runner": workload.runner,
+        "engine": workload.engine or {"name": "rally"},
         "config": entry.columns,
         "load_duration": workload.load_duration,
         "full_duration": workload.full_duration,

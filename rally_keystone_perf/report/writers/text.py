@@ -58,6 +58,11 @@ def heading(workload: Workload) -> str:
     for key in ("times", "concurrency"):
         if key in workload.runner:
             parts.append(f"{key} {workload.runner[key]}")
+    if workload.engine:
+        workers = workload.engine.get("workers", 0) + workload.engine.get(
+            "expect_workers", 0
+        )
+        parts.append(f"engine {workload.engine['name']} ({workers} workers)")
     return f"{workload.scenario_name} ({', '.join(parts)})"
 
 

@@ -14,7 +14,8 @@ iterations over more hosts. Each workload's runner maps to Locust users:
 
 Only this suite's one-request scenarios (``KeystonePerf.*``) run there: the
 workers call the same plugin code. Anything else (another runner, an
-``rps`` ramp, another scenario, a hook) is refused before a server starts.
+``rps`` ramp, another scenario) is refused before a server starts. Hooks
+stay Rally's: its hook executor fires them in Rally's process.
 """
 
 from __future__ import annotations
@@ -103,8 +104,6 @@ def workload_plan(workload: Mapping[str, Any]) -> WorkloadPlan:
             f"{where}: the Locust engine runs this suite's {SCENARIO_PREFIX}* "
             "scenarios only (use --engine rally)"
         )
-    if workload.get("hooks"):
-        raise PlanError(f"{where}: hooks run with --engine rally only")
     kind = str(workload.get("runner_type", "serial"))
     runner = dict(workload.get("runner") or {})
     return WorkloadPlan(

@@ -65,10 +65,6 @@ def test_constant_for_duration_and_rps() -> None:
             ),
             "KeystonePerf.* scenarios only",
         ),
-        (
-            _workload("constant", {}, hooks=[{"action": ["sys_call", "true"]}]),
-            "hooks run with --engine rally only",
-        ),
     ],
 )
 def test_what_has_no_mapping_is_refused_by_name(
@@ -119,3 +115,8 @@ def test_split_budget_is_exact_and_proportional(times: int, users: list[int]) ->
 def test_split_budget_needs_a_user() -> None:
     with pytest.raises(ValueError, match="no user"):
         plan.split_budget(10, [0, 0])
+
+
+def test_hooks_stay_with_rally() -> None:
+    hooked = _workload("constant", {}, hooks=[{"action": ["sys_call", "true"]}])
+    assert plan.workload_plan(hooked).load.users == 1

@@ -1,0 +1,138 @@
+"""``--engine``: who sends the load (Rally on this host, or Locust's workers)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from rally_keystone_perf.cli.options import positive
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run.locust.plan import task_plans
+from rally_keystone_perf.run.locust.protocol import ENGINE_DIR
+from rally_keystone_perf.run.locust.task import (
+    ENGINES,
+    LocustOptions,
+    write_locust_task,
+)
+from rally_keystone_perf.tasks.model import TaskFile
+
+DEFAULT_WEB_UI = "127.0.0.1:8089"
+LOCUST_FOLDER = "locust-tasks"  # the run folder's rewritten task files
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def _address(text: str) -> str:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return text
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and the Locust engine's options."""
+    group = parser.add_argument_group(
+        "load engine",
+        "rally: Rally's runners in this host's processes (the default). "
+        "locust: the same task files, scenarios and client on Locust's master "
+        "and workers; results in Rally's format all the same",
+    )
+    group.add_argument("--engine", choices=ENGINES, default="rally")
+    group.add_argument(
+        "--workers",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="Locust worker processes on this machine (default: 1)",
+    )
+    group.add_argument(
+        "--expect-workers",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="also wait for N workers started on other hosts; the command "
+        "to start one is printed (see --master-bind)",
+    )
+    group.add_argument(
+        "--master-bind",
+        default="127.0.0.1",
+        metavar="HOST",
+        help="address the Locust master listens on for workers (default: "
+        "%(default)s; another host's workers need an address they reach)",
+    )
+    group.add_argument(
+        "--web-ui",
+        nargs="?",
+        const=DEFAULT_WEB_UI,
+        type=_address,
+        default=None,
+        metavar="HOST:PORT",
+        help=f"serve Locust's web UI to watch the run live (default address: "
+        f"{DEFAULT_WEB_UI})",
+    )
+
+
+def locust_options(args: argparse.Namespace) -> LocustOptions | None:
+    """The Locust engine's options; None for ``--engine rally``.
+
+    :raises ValueError: Locust options given to the Rally engine.
+    """
+    if args.engine != "locust":
+        given = [
+            name
+            for name, value in (
+                ("--workers", args.workers),
+                ("--expect-workers", args.expect_workers),
+                ("--web-ui", args.web_ui),
+            )
+            if value
+        ]
+        if given:
+            raise ValueError(f"{', '.join(given)} need --engine locust")
+        return None
+    return LocustOptions(
+        workers=args.workers or (0 if args.expect_workers else 1),
+        expect_workers=args.expect_workers,
+        bind_host=args.master_bind,
+        web_ui=args.web_ui,
+    )
+
+
+def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> None:
+    """Refuse, before anything starts, a workload the engine cannot run."""
+    if options is not None:
+        for task in tasks:
+            task_plans(task)
+
+
+def tags(options: LocustOptions | None) -> list[str]:
+    """The Rally task tags that name the engine (none for Rally's own)."""
+    return [] if options is None else ["engine:locust"]
+
+
+def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> Path:
+    """The file Rally runs: the task itself, or its Locust form in the run."""
+    if options is None:
+        return task.path
+    return write_locust_task(task, options, run.root / LOCUST_FOLDER)
+
+
+def engine_failures(run: RunDir) -> list[str]:
+    """What went wrong in the Locust engine's workloads of ``run`` (lost
+    workers, a load that could not start); empty when nothing did."""
+    problems = []
+    for path in sorted((run.results / ENGINE_DIR).glob("*.json")):
+        summary = json.loads(path.read_text())
+        if summary.get("error"):
+            problems.append(f"workload {path.stem}: {summary['error']}")
+        problems += [
+            f"workload {path.stem}: {lost}" for lost in summary.get("lost", [])
+        ]
+    return problems

@@ -1,0 +1,101 @@
+"""A task file as ``--engine locust`` runs it: each runner handed to Locust.
+
+The task Rally runs is the user's, rendered and parsed once
+(:class:`~rally_keystone_perf.tasks.model.TaskFile`), written again in
+Rally's task format v2 with one change per workload: its runner becomes
+``keystone_perf_locust``, which keeps the original (``runner_type`` and
+``runner``) and adds how the load is spread. Scenario, arguments, contexts,
+SLA and hooks are untouched. The file keeps the original's name, so its
+results do too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.run.locust.plan import task_plans
+from rally_keystone_perf.run.locust.protocol import LOCUST_RUNNER as RUNNER
+from rally_keystone_perf.tasks.model import TaskFile
+
+ENGINES = ("rally", "locust")
+
+
+@dataclass(frozen=True)
+class LocustOptions:
+    """How the Locust engine spreads the load (the command line's options)."""
+
+    workers: int = 1  # worker processes on this machine
+    expect_workers: int = 0  # workers started on other hosts
+    bind_host: str = "127.0.0.1"  # where the master listens for workers
+    bind_port: int = 0  # 0: any free port
+    web_ui: str | None = None  # HOST:PORT of Locust's web UI
+
+    def runner(self, runner_type: str, runner: dict[str, Any]) -> dict[str, Any]:
+        """The ``keystone_perf_locust`` runner config around a task's runner."""
+        config: dict[str, Any] = {
+            "runner_type": runner_type,
+            "runner": runner,
+            "workers": self.workers,
+            "expect_workers": self.expect_workers,
+            "bind_host": self.bind_host,
+            "bind_port": self.bind_port,
+        }
+        if self.web_ui:
+            config["web_ui"] = self.web_ui
+        return config
+
+
+def _hook(hook: dict[str, Any]) -> dict[str, Any]:
+    action, trigger = hook["action"], hook["trigger"]
+    return {
+        "description": hook.get("description", ""),
+        "action": {action[0]: action[1]},
+        "trigger": {trigger[0]: trigger[1]},
+    }
+
+
+def _workload(workload: dict[str, Any], options: LocustOptions) -> dict[str, Any]:
+    runner = options.runner(workload["runner_type"], dict(workload["runner"]))
+    return {
+        "description": workload.get("description") or "",
+        "scenario": {workload["name"]: workload["args"]},
+        "runner": {RUNNER: runner},
+        "contexts": workload["contexts"],
+        "sla": workload["sla"],
+        "hooks": [_hook(h) for h in workload.get("hooks") or []],
+    }
+
+
+def locust_document(task: TaskFile, options: LocustOptions) -> dict[str, Any]:
+    """``task`` in Rally's format v2, each workload's runner handed to Locust.
+
+    :raises PlanError: a workload the engine cannot run (checked first).
+    """
+    task_plans(task)
+    config = task.config
+    return {
+        "version": 2,
+        "title": config.title,
+        "description": config.description,
+        "tags": list(config.tags),
+        "subtasks": [
+            {
+                "title": subtask["title"],
+                "description": subtask.get("description", ""),
+                "tags": list(subtask.get("tags", [])),
+                "workloads": [_workload(w, options) for w in subtask["workloads"]],
+            }
+            for subtask in config.subtasks
+        ],
+    }
+
+
+def write_locust_task(task: TaskFile, options: LocustOptions, folder: Path) -> Path:
+    """Write :func:`locust_document` as ``folder/<the task's name>.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{task.path.stem}.json"
+    out.write_text(json.dumps(locust_document(task, options), indent=2) + "\n")
+    return out

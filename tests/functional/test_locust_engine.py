@@ -1,0 +1,143 @@
+"""``--engine locust`` against a real Keystone: Locust's master and workers.
+
+list_projects 200 times at concurrency 4 from 2 local worker processes:
+every iteration once in Rally's JSON, one request each in Keystone's access
+log, a file ``rally task import`` takes, and a run the gate finds no slower
+than Rally's own runner on the same task. SIGTERM mid-run keeps the partial
+results and leaves no worker behind.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import rally_runner
+from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+
+pytestmark = pytest.mark.functional
+
+LIST_PROJECTS = {
+    "scenario": {"KeystonePerf.list_projects": {}},
+    "runner": {"constant": {"times": 200, "concurrency": 4}},
+    "contexts": {"keystone_perf_tokens": {}},
+    "sla": {"failure_rate": {"max": 0}},
+}
+FAST = ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
+LOCUST = ["--engine", "locust", "--workers", "2"]
+
+
+def _run(task: Path, runs: Path, *options: str) -> Path:
+    """``run`` of ``task``; its one Rally JSON report."""
+    argv = ["run", "--task", str(task), "--runs-dir", str(runs), *FAST, *options]
+    assert cli.main(argv) == 0
+    (report,) = (runs / "current" / "results").glob("*.json")
+    return report
+
+
+def _workload(report: Path) -> dict[str, Any]:
+    (task,) = json.loads(report.read_text())["tasks"]
+    (workload,) = task["subtasks"][0]["workloads"]
+    return workload  # type: ignore[no-any-return]
+
+
+def _locust_processes() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if proc.info["status"] != psutil.STATUS_ZOMBIE and "run.locust." in cmdline:
+            found.append(proc)
+    return found
+
+
+def _imports(report: Path, folder: Path) -> bool:
+    """``rally task import`` of ``report`` into a fresh Rally database."""
+    config = folder / "rally.conf"
+    config.write_text(f"[database]\nconnection = sqlite:///{folder / 'r.sqlite'}\n")
+    rally = [rally_runner.find_rally(), "--config-file", str(config)]
+    for args in (["db", "create"], ["env", "create", "--name", "imported"]):
+        subprocess.run([*rally, *args], check=True, capture_output=True)
+    imported = subprocess.run(
+        [*rally, "task", "import", "--file", str(report), "--env", "imported"],
+        capture_output=True,
+        text=True,
+    )
+    return "successfully imported" in imported.stdout + imported.stderr
+
+
+def test_every_iteration_once_in_rallys_format_and_as_fast_as_rally(
+    runs_dir: Path,
+) -> None:
+    task = write_task(runs_dir / "list-projects.json", [LIST_PROJECTS])
+    locust_report = _run(task, runs_dir / "locust", *LOCUST)
+    workload = _workload(locust_report)
+    ids = [iteration["iteration"] for iteration in workload["data"]]
+    assert sorted(ids) == list(range(1, 201))  # none lost, none doubled
+    assert not [it for it in workload["data"] if it["error"]]
+    runner = workload["runner"]["keystone_perf_locust"]
+    assert (runner["runner_type"], runner["workers"]) == ("constant", 2)
+    summary = RunDir(locust_report.parents[1]).results / "engine"
+    (engine,) = [json.loads(p.read_text()) for p in summary.glob("*.json")]
+    assert engine["iterations"] == 200 and engine["duplicates"] == 0
+    assert len(engine["workers"]) == 2 and engine["lost"] == []
+
+    out = runs_dir / "report.json"
+    assert (
+        cli.main(["report", "--format", "json", "--out", str(out), str(locust_report)])
+        == 0
+    )
+    (shown,) = json.loads(out.read_text())["reports"][0]["workloads"]
+    assert shown["runner_type"] == "constant" and shown["engine"]["name"] == "locust"
+    (route,) = shown["server"]["routes"]  # Keystone's access log, load window
+    assert (route["route"], route["count"]) == ("GET /v3/projects", 200)
+
+    assert _imports(locust_report, runs_dir)
+
+    rally_report = _run(task, runs_dir / "rally")
+    gate = ["gate", "--baseline", str(rally_report), "--max-regression", "50%"]
+    assert cli.main([*gate, str(locust_report)]) == 0
+    assert not _locust_processes()
+
+
+def test_sigterm_keeps_the_iterations_done_and_leaves_no_worker(
+    runs_dir: Path,
+) -> None:
+    long = {**LIST_PROJECTS, "runner": {"constant": {"times": 20000, "concurrency": 4}}}
+    task = write_task(runs_dir / "long.json", [long])
+    runs = runs_dir / "runs"
+    argv = ["run", "--task", str(task), "--runs-dir", str(runs), *FAST, *LOCUST]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rally_keystone_perf.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    seen = []
+    deadline = time.monotonic() + 300
+    for line in proc.stderr:  # until the load runs
+        seen.append(line)
+        if "iterations done" in line or time.monotonic() > deadline:
+            break
+    assert any("iterations done" in line for line in seen), "".join(seen)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 143, err
+    assert "keystone.list_projects" in out  # the partial results are reported
+    (root,) = runs.glob("2*")
+    run = RunDir(root)
+    (report,) = run.results.glob("long-*.json")
+    ids = [iteration["iteration"] for iteration in _workload(report)["data"]]
+    assert 0 < len(ids) < 20000 and len(set(ids)) == len(ids)
+    assert not run_processes(run)
+    assert not _locust_processes()

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rally_keystone_perf.plugins.runners.locust_engine import LocustRunner
+from rally_keystone_perf.run.locust import protocol
+
+
+class _Task(dict):  # type: ignore[type-arg]
+    """What a runner reads of Rally's task object."""
+
+    def result_has_valid_schema(self, result: dict[str, Any]) -> bool:
+        return "duration" in result
+
+
+class _Scenario:
+    @staticmethod
+    def get_name() -> str:
+        return "KeystonePerf.list_projects"
+
+
+CONFIG = {
+    "runner_type": "constant",
+    "runner": {"times": 10, "concurrency": 3},
+    "workers": 2,
+}
+
+
+def _runner() -> LocustRunner:
+    return LocustRunner(_Task(uuid="task-1"), dict(CONFIG), batch_size=1)
+
+
+def test_the_setup_carries_the_load_and_a_lean_context() -> None:
+    context = {
+        "task": _Task(uuid="task-1"),
+        "env": {"platforms": {"openstack": {"admin": {"password": "x"}}}},
+        "admin": {"credential": {"auth_url": "http://127.0.0.1:5000"}},
+        "owner_id": "w-1",
+    }
+    setup = _runner()._setup(_Scenario, context, {"a": 1})  # type: ignore[arg-type]
+    assert (setup.users, setup.times, setup.workers) == (3, 10, 2)
+    assert setup.context["task"] == {"uuid": "task-1"}
+    assert "env" not in setup.context  # the env's own secrets stay with Rally
+    assert setup.context["admin"] == context["admin"]
+    assert (setup.module, setup.qualname) == (__name__, "_Scenario")
+
+
+def test_record_lines_become_rally_results_and_iteration_events() -> None:
+    runner = _runner()
+    record = {
+        "duration": 0.1,
+        "timestamp": 1.0,
+        "idle_duration": 0.0,
+        "error": [],
+        "output": {"additive": [], "complete": []},
+        "atomic_actions": [],
+        protocol.ITERATION_KEY: 7,
+    }
+    line = protocol.event_line("records", records=[record]).strip()
+    assert runner._line(line) is None
+    assert runner._line("a log line of the master") is None
+    assert list(runner.result_queue) == [[record]]
+    assert list(runner.event_queue) == [{"type": "iteration", "value": 7}]
+    end = runner._line(protocol.event_line("end", error=None, lost=[]).strip())
+    assert end == {"event": "end", "error": None, "lost": []}
