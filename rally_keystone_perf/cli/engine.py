@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf.cli.options import positive
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run.locust.local_workers import worker_argv
 from rally_keystone_perf.run.locust.plan import task_plans
 from rally_keystone_perf.run.locust.protocol import ENGINE_DIR
 from rally_keystone_perf.run.locust.task import (
@@ -77,6 +80,34 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         help=f"serve Locust's web UI to watch the run live (default address: "
         f"{DEFAULT_WEB_UI})",
     )
+
+
+def add_worker_command(sub: Any) -> None:
+    """``worker``: a Locust worker of a master on another host."""
+    worker = sub.add_parser(
+        "worker",
+        help="run as a Locust worker of a --engine locust master elsewhere",
+        description=cmd_worker.__doc__,
+    )
+    worker.add_argument(
+        "--master",
+        required=True,
+        type=_address,
+        metavar="HOST:PORT",
+        help="the master's address, as its run prints it",
+    )
+    worker.set_defaults(func=cmd_worker)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Work for a ``run --engine locust --expect-workers N`` master: receive
+    its workload (scenario, arguments, the users and tokens Rally's contexts
+    made), run this host's share of the iterations when it says go, ship
+    each iteration's record back; exit when the master ends. Install this
+    package on the host first: the command installs nothing."""
+    argv = [*worker_argv(args.master)]
+    os.execv(argv[0], argv)  # Locust's gevent needs a process of its own
+    return 1  # not reached
 
 
 def locust_options(args: argparse.Namespace) -> LocustOptions | None:

@@ -287,4 +287,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare(sub)
     _add_gate(sub)
     _add_tasks(sub)
+    engine.add_worker_command(sub)
     return parser

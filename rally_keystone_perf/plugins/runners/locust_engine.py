@@ -139,6 +139,11 @@ class LocustRunner(runner.ScenarioRunner):
             self._records(event["records"])
         elif event["event"] == "end":
             return event
+        elif event["event"] == "expecting":
+            LOG.info(
+                f"locust: waiting for {event['workers']} worker(s) on other "
+                f"hosts; on each, run: {event['command']}"
+            )
         else:
             LOG.info(f"locust: {json.dumps(event)}")
         return None

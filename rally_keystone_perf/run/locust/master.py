@@ -256,6 +256,7 @@ def main() -> int:
         level=logging.INFO,
         stream=sys.stderr,
         format="%(asctime)s locust-master %(levelname)s %(message)s",
+        force=True,
     )
     line = sys.stdin.readline()
     if not line.strip():

@@ -77,6 +77,32 @@ class Worker:
 
     def _ship(self, batch: list[dict[str, Any]]) -> None:
         self.runner.send_message(protocol.RECORDS, {"records": batch})
+        self._show(batch)
+
+    def _show(self, batch: list[dict[str, Any]]) -> None:
+        """Locust's own statistics (its web UI, its console): each iteration
+        and each top-level atomic action as one of its requests. The report
+        reads the records, never these rounded figures."""
+        fire = self.runner.environment.events.request.fire
+        scenario = self.setup.scenario if self.setup else "iteration"
+        for record in batch:
+            failure = RuntimeError(record["error"][1]) if record["error"] else None
+            for action in record["atomic_actions"]:
+                took = action["finished_at"] - action["started_at"]
+                fire(
+                    request_type="atomic",
+                    name=action["name"],
+                    response_time=took * 1000.0,
+                    response_length=0,
+                    exception=failure if action.get("failed") else None,
+                )
+            fire(
+                request_type="iteration",
+                name=scenario,
+                response_time=record["duration"] * 1000.0,
+                response_length=0,
+                exception=failure,
+            )
 
     def _report_until_finished(self, load: iterations.WorkerLoad) -> None:
         while not load.finished.wait(timeout=FLUSH_EVERY):
@@ -112,8 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.environ.get(DIE_WITH_PARENT_ENV):
         child_guard.die_with_parent()  # a local worker ends with its master
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s"
+        level=logging.INFO,
+        format="%(asctime)s worker %(levelname)s %(message)s",
+        force=True,  # Rally's imports leave a handler of their own
     )
+    # Rally logs two lines per iteration at INFO; its warnings are enough here
+    logging.getLogger("rally").setLevel(logging.WARNING)
     environment = Environment(user_classes=[users.IterationUser])
     runner = environment.create_worker_runner(host, port)
     Worker(runner)
