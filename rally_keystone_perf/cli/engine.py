@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,18 +10,13 @@ from typing import Any
 
 from rally_keystone_perf.cli.options import positive
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.run.locust.local_workers import worker_argv
 from rally_keystone_perf.run.locust.plan import task_plans
-from rally_keystone_perf.run.locust.protocol import ENGINE_DIR
-from rally_keystone_perf.run.locust.task import (
-    ENGINES,
-    LocustOptions,
-    write_locust_task,
-)
+from rally_keystone_perf.run.locust.task import ENGINES, LocustOptions
 from rally_keystone_perf.tasks.model import TaskFile
 
 DEFAULT_WEB_UI = "127.0.0.1:8089"
-LOCUST_FOLDER = "locust-tasks"  # the run folder's rewritten task files
 
 
 def _count(text: str) -> int:
@@ -143,27 +137,14 @@ def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> Non
             task_plans(task)
 
 
-def tags(options: LocustOptions | None) -> list[str]:
-    """The Rally task tags that name the engine (none for Rally's own)."""
-    return [] if options is None else ["engine:locust"]
-
-
 def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> Path:
     """The file Rally runs: the task itself, or its Locust form in the run."""
-    if options is None:
-        return task.path
-    return write_locust_task(task, options, run.root / LOCUST_FOLDER)
+    return locust_task.task_to_run(task, options, run.root)
 
 
 def engine_failures(run: RunDir) -> list[str]:
-    """What went wrong in the Locust engine's workloads of ``run`` (lost
-    workers, a load that could not start); empty when nothing did."""
-    problems = []
-    for path in sorted((run.results / ENGINE_DIR).glob("*.json")):
-        summary = json.loads(path.read_text())
-        if summary.get("error"):
-            problems.append(f"workload {path.stem}: {summary['error']}")
-        problems += [
-            f"workload {path.stem}: {lost}" for lost in summary.get("lost", [])
-        ]
-    return problems
+    """What went wrong in the Locust engine's workloads of ``run``."""
+    return locust_task.engine_failures(run.results)
+
+
+tags = locust_task.tags

@@ -139,6 +139,7 @@ def _add_matrix(sub: Subparsers) -> None:
         help="forget the cells done so far and start over",
     )
     options.add_launch_options(matrix_cmd, with_mode=False)
+    engine.add_engine_options(matrix_cmd)
     options.add_runs_dir(matrix_cmd)
     matrix_cmd.set_defaults(func=run_commands.cmd_matrix)
 

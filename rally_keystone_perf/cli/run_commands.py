@@ -153,9 +153,14 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             preflight.check_cluster(
                 resolve(dataclasses.replace(base, mode=name, nodes=count))
             )
+    load_engine = engine.locust_options(args)
+    engine.check_tasks(loaded.values(), load_engine)
     echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
-    state = matrix.MatrixState.open(folder, matrix.shared_options(base), args.restart)
+    shared = matrix.shared_options(base)
+    if load_engine is not None:  # absent for Rally: older states still resume
+        shared.update(load_engine.record())
+    state = matrix.MatrixState.open(folder, shared, args.restart)
 
     def options_for(mode: str, nodes: int) -> LaunchOptions:
         tasks = [loaded[c.task] for c in cells if c.mode == mode]
@@ -164,7 +169,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     codes: list[int] = []
     try:
-        codes = matrix.run_matrix(cells, state, options_for, echo)
+        codes = matrix.run_matrix(cells, state, options_for, echo, engine=load_engine)
     except KeyboardInterrupt:
         echo("interrupted")
         codes.append(EXIT_INTERRUPTED)

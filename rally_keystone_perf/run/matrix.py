@@ -22,7 +22,10 @@ from typing import Any
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.run import rally_runner, session
+from rally_keystone_perf.run.locust import task as locust_task
+from rally_keystone_perf.run.locust.task import LocustOptions
 from rally_keystone_perf.tasks import generate
+from rally_keystone_perf.tasks.model import TaskFile
 
 STATE_FILE = "matrix.json"
 STATE_VERSION = 1
@@ -253,6 +256,7 @@ def run_matrix(
     options_for: Callable[[str, int], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
+    engine: LocustOptions | None = None,
 ) -> list[int]:
     """Run the cells not done yet, mode by mode; return their exit codes.
 
@@ -286,6 +290,7 @@ def run_matrix(
                     clock,
                     progress,
                     codes,
+                    engine,
                 ):
                     return codes  # a task was interrupted
             except (LaunchError, rally_runner.RallyError) as exc:
@@ -308,6 +313,7 @@ def _run_mode(
     clock: Callable[[], float],
     progress: Progress,
     codes: list[int],
+    engine: LocustOptions | None = None,
 ) -> bool:
     """One deployment's cells (a mode, a node count) on one Keystone; True
     when a task was interrupted."""
@@ -319,7 +325,12 @@ def _run_mode(
         for cell in cells:
             echo(progress.line(cell))
             started = clock()
-            outcome = runner.start_task(cell.task, tags=[f"mode:{mode}"])
+            task = cell.task
+            if engine is not None:  # the task with its runners handed to Locust
+                task = locust_task.task_to_run(TaskFile.load(task), engine, run.root)
+            known = set(locust_task.engine_failures(run.results))
+            tags = [f"mode:{mode}", *locust_task.tags(engine)]
+            outcome = runner.start_task(task, tags=tags)
             state.record(
                 cell,
                 status=_status(outcome),
@@ -330,6 +341,10 @@ def _run_mode(
             )
             progress.cell_done()
             codes.append(outcome.exit_code)
+            for problem in locust_task.engine_failures(run.results):
+                if problem not in known:  # this cell's, not an earlier one's
+                    echo(f"error: locust engine: {problem}")
+                    codes.append(1)
             if outcome.interrupted:
                 return True
     return False

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.run.locust.plan import task_plans
+from rally_keystone_perf.run.locust.protocol import ENGINE_DIR
 from rally_keystone_perf.run.locust.protocol import LOCUST_RUNNER as RUNNER
 from rally_keystone_perf.tasks.model import TaskFile
 
 ENGINES = ("rally", "locust")
+LOCUST_FOLDER = "locust-tasks"  # the run folder's rewritten task files
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class LocustOptions:
     bind_host: str = "127.0.0.1"  # where the master listens for workers
     bind_port: int = 0  # 0: any free port
     web_ui: str | None = None  # HOST:PORT of Locust's web UI
+
+    def record(self) -> dict[str, Any]:
+        """What a matrix records of the engine (resuming with another is refused)."""
+        return {"engine": "locust", "workers": self.workers}
 
     def runner(self, runner_type: str, runner: dict[str, Any]) -> dict[str, Any]:
         """The ``keystone_perf_locust`` runner config around a task's runner."""
@@ -99,3 +105,30 @@ def write_locust_task(task: TaskFile, options: LocustOptions, folder: Path) -> P
     out = folder / f"{task.path.stem}.json"
     out.write_text(json.dumps(locust_document(task, options), indent=2) + "\n")
     return out
+
+
+def tags(options: LocustOptions | None) -> list[str]:
+    """The Rally task tags that name the engine (none for Rally's own)."""
+    return [] if options is None else ["engine:locust"]
+
+
+def task_to_run(task: TaskFile, options: LocustOptions | None, run_root: Path) -> Path:
+    """The file Rally runs: the task itself, or its Locust form in the run."""
+    if options is None:
+        return task.path
+    return write_locust_task(task, options, run_root / LOCUST_FOLDER)
+
+
+def engine_failures(results: Path) -> list[str]:
+    """What went wrong in the Locust engine's workloads of a run's
+    ``results`` (lost workers, a load that could not start); empty when
+    nothing did or Rally's own runners ran."""
+    problems = []
+    for path in sorted((results / ENGINE_DIR).glob("*.json")):
+        summary = json.loads(path.read_text())
+        if summary.get("error"):
+            problems.append(f"workload {path.stem}: {summary['error']}")
+        problems += [
+            f"workload {path.stem}: {lost}" for lost in summary.get("lost", [])
+        ]
+    return problems

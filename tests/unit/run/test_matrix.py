@@ -13,6 +13,7 @@ import pytest
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import matrix, session
+from rally_keystone_perf.run.locust.task import LocustOptions
 from rally_keystone_perf.run.rally_runner import TaskOutcome
 
 OPTIONS = {"profile": "stock", "cache": "none"}
@@ -300,3 +301,36 @@ def test_run_matrix_one_keystone_per_node_count(tmp_path: Path, sessions) -> Non
     assert sessions["modes"] == ["uwsgi", "uwsgi"] and sessions["nodes"] == [1, 2]
     assert state.cells["uwsgi/2-nodes/a.json"]["nodes"] == 2
     assert "== mode uwsgi, 2 nodes" in sessions["messages"]
+
+
+def test_the_locust_engine_runs_each_cell_as_its_locust_task(
+    tmp_path: Path, sessions
+) -> None:
+    task = tmp_path / "lp.json"
+    workload = {
+        "scenario": {"KeystonePerf.list_projects": {}},
+        "runner": {"constant": {"times": 4, "concurrency": 2}},
+    }
+    task.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "title": "t",
+                "subtasks": [{"title": "s", "workloads": [workload]}],
+            }
+        )
+    )
+    runner = FakeRunner({}, None)
+    sessions["runner"] = runner
+    state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
+    codes = matrix.run_matrix(
+        [matrix.Cell("uwsgi", task, 1)],
+        state,
+        lambda mode, nodes: LaunchOptions(mode=mode, nodes=nodes),
+        lambda message: None,
+        engine=LocustOptions(workers=2),
+    )
+    assert codes == [0] and runner.started == ["lp.json"]
+    written = tmp_path / "m" / "runs" / "uwsgi" / "locust-tasks" / "lp.json"
+    (subtask,) = json.loads(written.read_text())["subtasks"]
+    assert subtask["workloads"][0]["runner"]["keystone_perf_locust"]["workers"] == 2
