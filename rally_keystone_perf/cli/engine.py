@@ -13,6 +13,7 @@ from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.run.locust.local_workers import worker_argv
 from rally_keystone_perf.run.locust.plan import task_plans
+from rally_keystone_perf.run.locust.protocol import parse_address
 from rally_keystone_perf.run.locust.task import ENGINES, LocustOptions
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -27,9 +28,10 @@ def _count(text: str) -> int:
 
 
 def _address(text: str) -> str:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    try:
+        parse_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

@@ -88,6 +88,14 @@ def _rebuild(cls: type, items: dict[str, Any]) -> Any:
     return cls(**items)
 
 
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (the master's); :class:`ValueError` naming what is wrong."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
 def encode(value: Any) -> str:
     """One line of ASCII holding ``value`` (pickled: Rally's credentials are
     dict subclasses that JSON would flatten)."""

@@ -113,14 +113,6 @@ class Worker:
         )
 
 
-def parse_master(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` of the master; :class:`ValueError` naming what is wrong."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--master {text!r}: expected HOST:PORT")
-    return host.strip("[]"), int(port)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Connect to the master and work until it quits."""
     parser = argparse.ArgumentParser(
@@ -132,9 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--master", required=True, help="the master's HOST:PORT")
     args = parser.parse_args(argv)
     try:
-        host, port = parse_master(args.master)
+        host, port = protocol.parse_address(args.master)
     except ValueError as exc:
-        parser.error(str(exc))
+        parser.error(f"--master: {exc}")
     if os.environ.get(DIE_WITH_PARENT_ENV):
         child_guard.die_with_parent()  # a local worker ends with its master
     logging.basicConfig(

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from rally_openstack.common.credential import OpenStackCredential
 
 from rally_keystone_perf.run.locust import protocol
@@ -72,3 +73,11 @@ def test_shift_record_moves_every_clock_and_keeps_the_rest() -> None:
     child = action["children"][0]
     assert round(child["started_at"], 6) == 102.1
     assert record["timestamp"] == 100.0  # the original is not touched
+
+
+def test_addresses_are_host_and_port() -> None:
+    assert protocol.parse_address("127.0.0.1:5557") == ("127.0.0.1", 5557)
+    assert protocol.parse_address("[::1]:80") == ("::1", 80)
+    for bad in ("nope", ":80", "host:0", "host:x", "host:70000"):
+        with pytest.raises(ValueError, match="expected HOST:PORT"):
+            protocol.parse_address(bad)
