@@ -67,6 +67,8 @@ def launch_options(
         lb_balance=args.lb_balance,
         node_cpus=args.node_cpus,
         db_cpus=args.db_cpus,
+        # --engine locust --worker-hosts netns:K (run and matrix only)
+        client_hosts=getattr(args, "worker_hosts", 0),
     )
 
 

@@ -35,6 +35,13 @@ def _address(text: str) -> str:
     return text
 
 
+def _hosts(text: str) -> int:
+    kind, sep, count = text.partition(":")
+    if kind != "netns" or not sep or not count.isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"expected netns:K (K hosts), got {text!r}")
+    return int(count)
+
+
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """``--engine`` and the Locust engine's options."""
     group = parser.add_argument_group(
@@ -50,6 +57,15 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="Locust worker processes on this machine (default: 1)",
+    )
+    group.add_argument(
+        "--worker-hosts",
+        type=_hosts,
+        default=0,
+        metavar="netns:K",
+        help="K more workers, each in a network namespace of its own (a host "
+        "on 198.18.0.0/15, reaching Keystone over a veth); Keystone then "
+        "listens on their bridge's address",
     )
     group.add_argument(
         "--expect-workers",
@@ -116,6 +132,7 @@ def locust_options(args: argparse.Namespace) -> LocustOptions | None:
             name
             for name, value in (
                 ("--workers", args.workers),
+                ("--worker-hosts", args.worker_hosts),
                 ("--expect-workers", args.expect_workers),
                 ("--web-ui", args.web_ui),
             )
@@ -124,9 +141,11 @@ def locust_options(args: argparse.Namespace) -> LocustOptions | None:
         if given:
             raise ValueError(f"{', '.join(given)} need --engine locust")
         return None
+    elsewhere = args.expect_workers or args.worker_hosts
     return LocustOptions(
-        workers=args.workers or (0 if args.expect_workers else 1),
+        workers=args.workers or (0 if elsewhere else 1),
         expect_workers=args.expect_workers,
+        host_count=args.worker_hosts,
         bind_host=args.master_bind,
         web_ui=args.web_ui,
     )
@@ -141,6 +160,8 @@ def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> Non
 
 def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> Path:
     """The file Rally runs: the task itself, or its Locust form in the run."""
+    if options is not None:
+        options = options.on_hosts(run.state().client_network)
     return locust_task.task_to_run(task, options, run.root)
 
 

@@ -27,7 +27,13 @@ from rally_keystone_perf.deploy import (
     preflight,
     services,
 )
-from rally_keystone_perf.deploy.cluster import cgroups, galera, names, network
+from rally_keystone_perf.deploy.cluster import (
+    cgroups,
+    client_hosts,
+    galera,
+    names,
+    network,
+)
 from rally_keystone_perf.deploy.cluster import launch as cluster_launch
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
@@ -76,6 +82,7 @@ def _check(
     """Everything checked before a run folder exists; the executables and port."""
     preflight.check_fake_computes(deployment)
     preflight.check_cluster(deployment)
+    client_hosts.check(deployment.options.client_hosts)
     executables = preflight.check_requirements(
         preflight.requirements(deployment.options)
     )
@@ -131,6 +138,11 @@ def up(
         run = new_run_dir(runs_root, deployment.mode.name)
     else:
         run.create()
+    try:
+        deployment = client_hosts.make(run, deployment, progress)  # --worker-hosts
+    except LaunchError:
+        run.write_state(status="failed")
+        raise
     url = f"http://{deployment.options.host}:{port}"
     sockets = _sockets_dir()
     _record_start(run, deployment, url, port, sockets)
@@ -288,6 +300,7 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
         shutil.rmtree(state.sockets_dir, ignore_errors=True)
     if state.cluster:  # after its processes: the namespaces they ran in
         network.teardown(network.Network.from_json(state.cluster["network"]))
+    client_hosts.teardown(run)
     if state.cpu_quota:  # after its processes: a group with members stays
         quota = cgroups.CpuQuota.from_json(state.cpu_quota)
         cgroups.kill_members(quota)  # any run.json never recorded

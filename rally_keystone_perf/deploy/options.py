@@ -54,6 +54,9 @@ class LaunchOptions:
     lb_balance: str = "roundrobin"  # haproxy's balance in front of a cluster
     node_cpus: float | None = None  # each node's CPU quota (deploy/cluster/cgroups)
     db_cpus: float | None = None  # the database server's CPU quota
+    # --worker-hosts netns:K: the Locust workers' own hosts; Keystone then
+    # listens on their bridge's address (deploy/cluster/client_hosts)
+    client_hosts: int = 0
     # a keystone.conf template instead of deployments/common/keystone.conf.tmpl
     # (benchmarks.stock_keystone's minimal one); same $values
     keystone_conf_template: str | None = None

@@ -39,12 +39,13 @@ def detach(run: RunDir) -> None:
 def leftovers(state: RunState) -> list[str]:
     """What the run made besides processes that is still there: its cluster's
     namespaces and bridge, its CPU quota's cgroups (each as ``kind name``)."""
-    net = (state.cluster or {}).get("network") or {}
-    names = [*(net.get("namespaces") or []), *(net.get("db_namespaces") or [])]
-    found = [f"namespace {n}" for n in names if n and (NETNS_DIR / n).exists()]
-    bridge = net.get("bridge")
-    if bridge and (NET_DIR / bridge).exists():
-        found.append(f"bridge {bridge}")
+    found = []
+    for net in ((state.cluster or {}).get("network") or {}, state.client_network or {}):
+        names = [*(net.get("namespaces") or []), *(net.get("db_namespaces") or [])]
+        found += [f"namespace {n}" for n in names if n and (NETNS_DIR / n).exists()]
+        bridge = net.get("bridge")
+        if bridge and (NET_DIR / bridge).exists():
+            found.append(f"bridge {bridge}")
     groups = (state.cpu_quota or {}).get("groups") or {}
     found += [f"cgroup {g}" for g in groups.values() if Path(g).is_dir()]
     return found

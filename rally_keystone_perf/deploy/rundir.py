@@ -169,6 +169,8 @@ class RunState:
     stack: dict[str, Any] | None = None  # kind, computes, seconds, rss_mb, processes
     cluster: dict[str, Any] | None = None  # network (deploy/cluster), ports, balance
     cpu_quota: dict[str, Any] | None = None  # deploy/cluster/cgroups.CpuQuota
+    # --worker-hosts: the load generator's namespaces (deploy/cluster/client_hosts)
+    client_network: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

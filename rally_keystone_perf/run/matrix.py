@@ -327,7 +327,8 @@ def _run_mode(
             started = clock()
             task = cell.task
             if engine is not None:  # the task with its runners handed to Locust
-                task = locust_task.task_to_run(TaskFile.load(task), engine, run.root)
+                on_hosts = engine.on_hosts(run.state().client_network)
+                task = locust_task.task_to_run(TaskFile.load(task), on_hosts, run.root)
             known = set(locust_task.engine_failures(run.results))
             tags = [f"mode:{mode}", *locust_task.tags(engine)]
             outcome = runner.start_task(task, tags=tags)

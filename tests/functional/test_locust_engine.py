@@ -1,15 +1,17 @@
 """``--engine locust`` against a real Keystone: Locust's master and workers.
 
-list_projects 200 times at concurrency 4 from 2 local worker processes:
-every iteration once in Rally's JSON, one request each in Keystone's access
-log, a file ``rally task import`` takes, and a run the gate finds no slower
-than Rally's own runner on the same task. SIGTERM mid-run keeps the partial
-results and leaves no worker behind.
+list_projects 200 times at concurrency 4 from 2 workers, each in a network
+namespace of its own: every iteration once in Rally's JSON, one request
+each in Keystone's access log, a file
+``rally task import`` takes, and a run the gate finds no slower than Rally's
+own runner on the same task. SIGTERM mid-run keeps the partial results and
+leaves no worker or namespace behind.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -21,6 +23,7 @@ import psutil
 import pytest
 
 from rally_keystone_perf import cli
+from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
@@ -34,7 +37,22 @@ LIST_PROJECTS = {
     "sla": {"failure_rate": {"max": 0}},
 }
 FAST = ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
-LOCUST = ["--engine", "locust", "--workers", "2"]
+LOCUST = ["--engine", "locust", "--worker-hosts", "netns:2"]
+
+
+@pytest.fixture(autouse=True)
+def namespaces() -> None:
+    """The workers' hosts are namespaces: skip (fail under CI) without them."""
+    refused = network.can_create_namespaces()
+    if refused is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must allow network namespaces: {refused}")
+        pytest.skip(f"no network namespaces here: {refused}")
+
+
+def _namespaces_left() -> list[str]:
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+    return [line for line in listing.stdout.splitlines() if line.startswith("ksp")]
 
 
 def _run(task: Path, runs: Path, *options: str) -> Path:
@@ -85,11 +103,17 @@ def test_every_iteration_once_in_rallys_format_and_as_fast_as_rally(
     assert sorted(ids) == list(range(1, 201))  # none lost, none doubled
     assert not [it for it in workload["data"] if it["error"]]
     runner = workload["runner"]["keystone_perf_locust"]
-    assert (runner["runner_type"], runner["workers"]) == ("constant", 2)
-    summary = RunDir(locust_report.parents[1]).results / "engine"
+    assert (runner["runner_type"], runner["workers"]) == ("constant", 0)
+    assert len(runner["worker_hosts"]) == 2
+    run = RunDir(locust_report.parents[1])
+    hosts = run.state().client_network
+    assert hosts is not None and hosts["namespaces"] == runner["worker_hosts"]
+    summary = run.results / "engine"
     (engine,) = [json.loads(p.read_text()) for p in summary.glob("*.json")]
     assert engine["iterations"] == 200 and engine["duplicates"] == 0
-    assert len(engine["workers"]) == 2 and engine["lost"] == []
+    assert engine["lost"] == []
+    for namespace in hosts["namespaces"]:  # a worker ran in each host
+        assert [w for w in engine["workers"] if f"({namespace}, pid" in w]
 
     out = runs_dir / "report.json"
     assert (
@@ -106,7 +130,7 @@ def test_every_iteration_once_in_rallys_format_and_as_fast_as_rally(
     rally_report = _run(task, runs_dir / "rally")
     gate = ["gate", "--baseline", str(rally_report), "--max-regression", "50%"]
     assert cli.main([*gate, str(locust_report)]) == 0
-    assert not _locust_processes()
+    assert not _locust_processes() and not _namespaces_left()
 
 
 def test_sigterm_keeps_the_iterations_done_and_leaves_no_worker(
@@ -140,4 +164,4 @@ def test_sigterm_keeps_the_iterations_done_and_leaves_no_worker(
     ids = [iteration["iteration"] for iteration in _workload(report)["data"]]
     assert 0 < len(ids) < 20000 and len(set(ids)) == len(ids)
     assert not run_processes(run)
-    assert not _locust_processes()
+    assert not _locust_processes() and not _namespaces_left()

@@ -90,10 +90,11 @@ def free_subnet() -> ipaddress.IPv4Network:
 def names(tag: str, nodes: int, kind: str = "n") -> tuple[str, list[str], list[str]]:
     """The bridge, namespace and host-side veth names (15 bytes at most).
 
-    ``kind``: ``n`` for Keystone nodes, ``g`` for database members.
+    ``kind``: ``n`` for Keystone nodes, ``g`` for database members, ``c``
+    for the load generator's hosts (a network of their own: its own tag).
     """
     bridge = f"ksp{tag}br"
-    veth = "v" if kind == "n" else "w"
+    veth = "v" if kind in ("n", "c") else "w"
     namespaces = [f"ksp{tag}{kind}{k + 1}" for k in range(nodes)]
     veths = [f"ksp{tag}{veth}{k + 1}" for k in range(nodes)]
     return bridge, namespaces, veths
@@ -124,10 +125,14 @@ def loopback(nodes: int, reason: str, db_members: int = 0) -> Network:
 
 
 def create(
-    tag: str, subnet: ipaddress.IPv4Network, nodes: int, db_members: int = 0
+    tag: str,
+    subnet: ipaddress.IPv4Network,
+    nodes: int,
+    db_members: int = 0,
+    node_kind: str = "n",
 ) -> Network:
     """A bridge with the shared address, a namespace and a veth per node and
-    per database member.
+    per database member (``node_kind`` ``c``: the load generator's hosts).
 
     :raises NetworkError: what failed (what was made before it is removed).
     """
@@ -149,7 +154,9 @@ def create(
         shared = f"{network.shared_address}/{subnet.prefixlen}"
         _ip("addr", "add", shared, "dev", bridge)
         _ip("link", "set", bridge, "up")
-        _add_hosts(network, names(tag, nodes), network.node_addresses, subnet)
+        _add_hosts(
+            network, names(tag, nodes, node_kind), network.node_addresses, subnet
+        )
         _add_hosts(
             network, names(tag, db_members, "g"), network.db_addresses, subnet, True
         )

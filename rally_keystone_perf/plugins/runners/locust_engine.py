@@ -33,7 +33,8 @@ class LocustRunner(runner.ScenarioRunner):
     checks the SLA and stores every iteration; only the iterations run
     elsewhere. The runner starts a Locust master (a child process: Locust's
     gevent never enters Rally), which starts ``workers`` local worker
-    processes, waits for ``expect_workers`` more started on other hosts
+    processes and one in each of the ``worker_hosts`` (network namespaces
+    the run made), waits for ``expect_workers`` more started on other hosts
     (``rally-keystone-perf worker --master HOST:PORT``), hands them the
     workload and its context, and starts them at one instant. The task's
     runner maps to Locust users: ``constant`` -> ``concurrency`` users
@@ -53,6 +54,7 @@ class LocustRunner(runner.ScenarioRunner):
             "runner_type": {"enum": list(RUNNERS)},
             "runner": {"type": "object"},
             "workers": {"type": "integer", "minimum": 0, "maximum": 64},
+            "worker_hosts": {"type": "array", "items": {"type": "string"}},
             "expect_workers": {"type": "integer", "minimum": 0, "maximum": 1024},
             "bind_host": {"type": "string"},
             "bind_port": {"type": "integer", "minimum": 0, "maximum": 65535},
@@ -91,6 +93,7 @@ class LocustRunner(runner.ScenarioRunner):
         shipped = {k: v for k, v in context.items() if k not in ("task", "env")}
         shipped["task"] = {"uuid": context["task"]["uuid"]}
         workers = self.config.get("workers", 1)
+        hosts = list(self.config.get("worker_hosts", []))
         expect = self.config.get("expect_workers", 0)
         return protocol.Setup(
             scenario=cls.get_name(),
@@ -103,7 +106,8 @@ class LocustRunner(runner.ScenarioRunner):
             duration=plan.duration,
             rate=plan.rate,
             timeout=plan.timeout,
-            workers=workers if workers or expect else 1,
+            workers=workers if workers or expect or hosts else 1,
+            worker_hosts=hosts,
             expect_workers=expect,
             bind_host=self.config.get("bind_host", "127.0.0.1"),
             bind_port=self.config.get("bind_port", 0),

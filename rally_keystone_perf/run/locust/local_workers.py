@@ -42,20 +42,26 @@ class LocalWorkers:
     def __init__(self) -> None:
         self.started: list[LocalWorker] = []
 
-    def start(self, count: int, master: str, logs: Path | None) -> None:
-        """Start ``count`` workers of ``master``, each logging to ``logs``."""
+    def start(
+        self, count: int, master: str, logs: Path | None, namespace: str | None = None
+    ) -> None:
+        """Start ``count`` workers of ``master``, each logging to ``logs``;
+        inside network namespace ``namespace`` when given (a host of its own:
+        ``ip netns exec`` executes the worker, which stays our child)."""
         env = {**os.environ, DIE_WITH_PARENT_ENV: "1"}
+        prefix = ["ip", "netns", "exec", namespace] if namespace else []
         for index in range(len(self.started), len(self.started) + count):
             log = logs / f"locust-worker{index + 1}.log" if logs else None
             with open(log or os.devnull, "ab") as out:
                 process = subprocess.Popen(
-                    worker_argv(master),
+                    [*prefix, *worker_argv(master)],
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=subprocess.STDOUT,
                     env=env,
                 )
-            name = f"worker{index + 1} (pid {process.pid})"
+            where = f"{namespace}, " if namespace else ""
+            name = f"worker{index + 1} ({where}pid {process.pid})"
             self.started.append(LocalWorker(name, process, log))
 
     def by_pid(self, pid: int) -> LocalWorker | None:

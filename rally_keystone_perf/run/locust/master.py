@@ -123,7 +123,7 @@ class Master:
         runner.register_message(protocol.RECORDS, self.on_records)
         runner.register_message(protocol.FINISHED, self.on_finished)
         address = f"{setup.bind_host}:{port}"
-        expected = setup.workers + setup.expect_workers
+        expected = setup.workers + len(setup.worker_hosts) + setup.expect_workers
         self.emit("listening", address=address, expected=expected)
         if setup.web_ui:
             host, _, web_port = setup.web_ui.rpartition(":")
@@ -133,6 +133,8 @@ class Master:
             self.emit("expecting", workers=setup.expect_workers, command=command)
         logs = None if setup.run_dir is None else Path(setup.run_dir) / "logs"
         self.local.start(setup.workers, address, logs)
+        for namespace in setup.worker_hosts:
+            self.local.start(1, address, logs, namespace)
         LOG.debug("local worker command: %s", worker_argv(address))
         timeout = EXPECT_TIMEOUT if setup.expect_workers else CONNECT_TIMEOUT
         self._wait(lambda: runner.worker_count >= expected, timeout, "connect")

@@ -11,6 +11,7 @@ results do too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,13 +32,26 @@ class LocustOptions:
 
     workers: int = 1  # worker processes on this machine
     expect_workers: int = 0  # workers started on other hosts
+    host_count: int = 0  # --worker-hosts netns:K: one worker in each of K hosts
+    worker_hosts: tuple[str, ...] = ()  # those hosts' namespaces, once made
     bind_host: str = "127.0.0.1"  # where the master listens for workers
     bind_port: int = 0  # 0: any free port
     web_ui: str | None = None  # HOST:PORT of Locust's web UI
 
     def record(self) -> dict[str, Any]:
         """What a matrix records of the engine (resuming with another is refused)."""
-        return {"engine": "locust", "workers": self.workers}
+        return {"engine": "locust", "workers": self.workers, "hosts": self.host_count}
+
+    def on_hosts(self, client_network: dict[str, Any] | None) -> LocustOptions:
+        """These options with the run's worker hosts (its ``client_network``):
+        a worker in each namespace, the master on their bridge's address."""
+        if not self.host_count or not client_network:
+            return self
+        return dataclasses.replace(
+            self,
+            worker_hosts=tuple(client_network["namespaces"]),
+            bind_host=client_network["shared_address"],
+        )
 
     def runner(self, runner_type: str, runner: dict[str, Any]) -> dict[str, Any]:
         """The ``keystone_perf_locust`` runner config around a task's runner."""
@@ -45,6 +59,7 @@ class LocustOptions:
             "runner_type": runner_type,
             "runner": runner,
             "workers": self.workers,
+            "worker_hosts": list(self.worker_hosts),
             "expect_workers": self.expect_workers,
             "bind_host": self.bind_host,
             "bind_port": self.bind_port,

@@ -91,3 +91,19 @@ def test_engine_failures_name_each_lost_worker(tmp_path: Path) -> None:
         "workload w2: worker2 (pid 7) exited with -9",
         "workload w3: no worker connected",
     ]
+
+
+def test_worker_hosts_are_launch_options_and_the_engines() -> None:
+    args = _args("--engine", "locust", "--worker-hosts", "netns:2")
+    options = engine.locust_options(args)
+    assert options is not None
+    assert (options.workers, options.host_count) == (0, 2)
+    from rally_keystone_perf.cli import common
+
+    assert common.launch_options(args).client_hosts == 2
+
+
+@pytest.mark.parametrize("text", ["2", "docker:2", "netns:0", "netns:x"])
+def test_worker_hosts_must_be_netns_k(text: str) -> None:
+    with pytest.raises(SystemExit):
+        _args("--engine", "locust", "--worker-hosts", text)

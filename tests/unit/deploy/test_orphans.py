@@ -85,6 +85,20 @@ def test_a_dead_run_whose_cgroups_or_namespaces_remain_is_orphaned(
     assert orphans.find(tmp_path) == []
 
 
+def test_the_worker_hosts_namespaces_left_are_leftovers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netns = tmp_path / "netns"
+    netns.mkdir()
+    (netns / "kspcd34c2").write_text("")
+    monkeypatch.setattr(orphans, "NETNS_DIR", netns)
+    run = _run(tmp_path, "a", _dead_pid(), _dead_pid())
+    run.write_state(
+        client_network={"namespaces": ["kspcd34c1", "kspcd34c2"], "bridge": "x"}
+    )
+    assert orphans.leftovers(run.state()) == ["namespace kspcd34c2"]
+
+
 def test_stop_all_stops_and_says_what(
     tmp_path: Path, server: subprocess.Popen[bytes]
 ) -> None:

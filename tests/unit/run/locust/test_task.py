@@ -73,3 +73,13 @@ def test_a_workload_without_mapping_is_refused_before_writing(tmp_path: Path) ->
             task, locust_task.LocustOptions(), tmp_path / "out"
         )
     assert not (tmp_path / "out" / "list-projects.json").exists()
+
+
+def test_worker_hosts_come_from_the_runs_network() -> None:
+    options = locust_task.LocustOptions(workers=0, host_count=2)
+    network = {"namespaces": ["ksp1c1", "ksp1c2"], "shared_address": "198.18.3.1"}
+    placed = options.on_hosts(network)
+    assert placed.worker_hosts == ("ksp1c1", "ksp1c2")
+    assert placed.bind_host == "198.18.3.1"
+    assert placed.runner("constant", {})["worker_hosts"] == ["ksp1c1", "ksp1c2"]
+    assert locust_task.LocustOptions().on_hosts(network).worker_hosts == ()
