@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.cli.options import positive
+from rally_keystone_perf.cli.options import at_least, positive
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.run.locust.local_workers import worker_argv
@@ -18,13 +18,6 @@ from rally_keystone_perf.run.locust.task import ENGINES, LocustOptions
 from rally_keystone_perf.tasks.model import TaskFile
 
 DEFAULT_WEB_UI = "127.0.0.1:8089"
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
 
 
 def _address(text: str) -> str:
@@ -69,7 +62,7 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--expect-workers",
-        type=_count,
+        type=at_least(0),
         default=0,
         metavar="N",
         help="also wait for N workers started on other hosts; the command "

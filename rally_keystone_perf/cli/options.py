@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
@@ -13,11 +14,20 @@ from rally_keystone_perf.report.writers.registry import FORMATS
 Group = argparse._ActionsContainer
 
 
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def at_least(minimum: int) -> Callable[[str], int]:
+    """argparse type of a whole number no smaller than ``minimum``."""
+
+    def whole_number(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    whole_number.__name__ = "int"  # argparse names the type in its errors
+    return whole_number
+
+
+positive = at_least(1)
 
 
 def pool_choice(text: str) -> str:

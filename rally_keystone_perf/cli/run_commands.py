@@ -169,7 +169,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     codes: list[int] = []
     try:
-        codes = matrix.run_matrix(cells, state, options_for, echo, engine=load_engine)
+        on_locust = matrix.LocustEngine(load_engine, loaded) if load_engine else None
+        codes = matrix.run_matrix(cells, state, options_for, echo, engine=on_locust)
     except KeyboardInterrupt:
         echo("interrupted")
         codes.append(EXIT_INTERRUPTED)

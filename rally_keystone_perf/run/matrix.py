@@ -14,13 +14,14 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, session
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.run.locust.task import LocustOptions
@@ -250,13 +251,27 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
+@dataclass(frozen=True)
+class LocustEngine:
+    """A matrix on the Locust engine: its options and the task files the
+    command has already parsed (and checked) before any server started."""
+
+    options: LocustOptions
+    tasks: Mapping[Path, TaskFile]
+
+    def task_to_run(self, task: Path, run: RunDir) -> Path:
+        """The cell's task with its runners handed to Locust, in ``run``."""
+        on_hosts = self.options.on_hosts(run.state().client_network)
+        return locust_task.task_to_run(self.tasks[task], on_hosts, run.root)
+
+
 def run_matrix(
     cells: Sequence[Cell],
     state: MatrixState,
     options_for: Callable[[str, int], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
-    engine: LocustOptions | None = None,
+    engine: LocustEngine | None = None,
 ) -> list[int]:
     """Run the cells not done yet, mode by mode; return their exit codes.
 
@@ -313,7 +328,7 @@ def _run_mode(
     clock: Callable[[], float],
     progress: Progress,
     codes: list[int],
-    engine: LocustOptions | None = None,
+    engine: LocustEngine | None = None,
 ) -> bool:
     """One deployment's cells (a mode, a node count) on one Keystone; True
     when a task was interrupted."""
@@ -325,12 +340,12 @@ def _run_mode(
         for cell in cells:
             echo(progress.line(cell))
             started = clock()
-            task = cell.task
-            if engine is not None:  # the task with its runners handed to Locust
-                on_hosts = engine.on_hosts(run.state().client_network)
-                task = locust_task.task_to_run(TaskFile.load(task), on_hosts, run.root)
+            task = engine.task_to_run(cell.task, run) if engine else cell.task
             known = set(locust_task.engine_failures(run.results))
-            tags = [f"mode:{mode}", *locust_task.tags(engine)]
+            tags = [
+                f"mode:{mode}",
+                *locust_task.tags(engine.options if engine else None),
+            ]
             outcome = runner.start_task(task, tags=tags)
             state.record(
                 cell,

@@ -95,6 +95,11 @@ class LocustRunner(runner.ScenarioRunner):
         workers = self.config.get("workers", 1)
         hosts = list(self.config.get("worker_hosts", []))
         expect = self.config.get("expect_workers", 0)
+        if not (workers or hosts or expect):
+            raise ValueError(
+                "keystone_perf_locust: no worker to run the load "
+                "(workers, worker_hosts and expect_workers are all empty)"
+            )
         return protocol.Setup(
             scenario=cls.get_name(),
             module=cls.__module__,
@@ -106,7 +111,7 @@ class LocustRunner(runner.ScenarioRunner):
             duration=plan.duration,
             rate=plan.rate,
             timeout=plan.timeout,
-            workers=workers if workers or expect or hosts else 1,
+            workers=workers,
             worker_hosts=hosts,
             expect_workers=expect,
             bind_host=self.config.get("bind_host", "127.0.0.1"),

@@ -77,12 +77,13 @@ class Worker:
 
     def _ship(self, batch: list[dict[str, Any]]) -> None:
         self.runner.send_message(protocol.RECORDS, {"records": batch})
-        self._show(batch)
+        if self.setup is not None and self.setup.web_ui:
+            self._show(batch)  # CPU per iteration only when someone watches
 
     def _show(self, batch: list[dict[str, Any]]) -> None:
-        """Locust's own statistics (its web UI, its console): each iteration
-        and each top-level atomic action as one of its requests. The report
-        reads the records, never these rounded figures."""
+        """Locust's own statistics (its web UI): each iteration and each
+        top-level atomic action as one of its requests. The report reads
+        the records, never these rounded figures."""
         fire = self.runner.environment.events.request.fire
         scenario = self.setup.scenario if self.setup else "iteration"
         for record in batch:

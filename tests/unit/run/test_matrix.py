@@ -15,6 +15,7 @@ from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import matrix, session
 from rally_keystone_perf.run.locust.task import LocustOptions
 from rally_keystone_perf.run.rally_runner import TaskOutcome
+from rally_keystone_perf.tasks.model import TaskFile
 
 OPTIONS = {"profile": "stock", "cache": "none"}
 
@@ -328,7 +329,9 @@ def test_the_locust_engine_runs_each_cell_as_its_locust_task(
         state,
         lambda mode, nodes: LaunchOptions(mode=mode, nodes=nodes),
         lambda message: None,
-        engine=LocustOptions(workers=2),
+        engine=matrix.LocustEngine(
+            LocustOptions(workers=2), {task: TaskFile.load(task)}
+        ),
     )
     assert codes == [0] and runner.started == ["lp.json"]
     written = tmp_path / "m" / "runs" / "uwsgi" / "locust-tasks" / "lp.json"

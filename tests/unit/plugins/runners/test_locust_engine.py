@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from rally_keystone_perf.plugins.runners.locust_engine import LocustRunner
 from rally_keystone_perf.run.locust import protocol
 
@@ -43,6 +45,14 @@ def test_the_setup_carries_the_load_and_a_lean_context() -> None:
     assert "env" not in setup.context  # the env's own secrets stay with Rally
     assert setup.context["admin"] == context["admin"]
     assert (setup.module, setup.qualname) == (__name__, "_Scenario")
+
+
+def test_a_config_without_any_worker_is_refused() -> None:
+    config = {**CONFIG, "workers": 0}
+    runner = LocustRunner(_Task(uuid="task-1"), config, batch_size=1)
+    context = {"task": _Task(uuid="task-1"), "owner_id": "w-1"}
+    with pytest.raises(ValueError, match="no worker"):
+        runner._setup(_Scenario, context, {})  # type: ignore[arg-type]
 
 
 def test_record_lines_become_rally_results_and_iteration_events() -> None:
