@@ -15,20 +15,33 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from keystoneauth1 import session as ks_session
 from requests.adapters import HTTPAdapter
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.plugins import atomics, lean_http
 
 POOL_SIZE = 256
 DEFAULT_TIMEOUT = 120.0
 
-_SESSIONS: dict[tuple[int, Any, Any], ks_session.Session] = {}
+_SESSIONS: dict[tuple[Any, ...], Transport] = {}
 _SESSIONS_LOCK = threading.Lock()
+_LEAN = {"on": False}  # this process's transport: keystoneauth, or lean_http
+
+
+class Transport(Protocol):
+    """What the client calls of keystoneauth's ``Session``."""
+
+    def request(self, url: str, method: str, **kwargs: Any) -> Any: ...
+
+
+def use_lean_transport() -> None:
+    """Send this process's requests over :class:`lean_http.LeanSession`
+    (the Locust workers: a third of keystoneauth's CPU per request)."""
+    _LEAN["on"] = True
 
 
 @dataclass(frozen=True)
@@ -90,19 +103,61 @@ def identity_url(auth_url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+class _EnvironmentOnceSession(requests.Session):
+    """A requests session that reads the environment once per host.
+
+    requests looks at the environment on every request (proxies and
+    ``no_proxy`` through all of ``os.environ``, the CA bundle variables,
+    ``~/.netrc``): about 1 ms of CPU per request here, half of what the
+    client spends. This session does that the first time it meets a
+    scheme and host and reuses the answer, so proxies and
+    ``REQUESTS_CA_BUNDLE`` still apply as with requests. ``.netrc`` is not
+    read: a token request sends its own ``X-Auth-Token``, and basic
+    credentials from ``.netrc`` would only add a header Keystone ignores.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trust_env = False  # no netrc lookup in every prepare_request
+        self._settings: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._settings_lock = threading.Lock()
+
+    def merge_environment_settings(
+        self, url: Any, proxies: Any, stream: Any, verify: Any, cert: Any
+    ) -> dict[str, Any]:
+        key = (urlsplit(str(url))[:2], repr(proxies), stream, verify, repr(cert))
+        settings = self._settings.get(key)
+        if settings is None:
+            with self._settings_lock:
+                self.trust_env = True  # once: the environment, as requests reads it
+                try:
+                    settings = super().merge_environment_settings(
+                        url, proxies, stream, verify, cert
+                    )
+                finally:
+                    self.trust_env = False
+                self._settings[key] = settings
+        return dict(settings)
+
+
 def shared_session(
     verify: bool | str = True, cert: Any = None, timeout: float = DEFAULT_TIMEOUT
-) -> ks_session.Session:
-    """Return this process's keystoneauth1 session for these TLS settings.
+) -> Transport:
+    """Return this process's session for these TLS settings: keystoneauth1's,
+    or the lean one after :func:`use_lean_transport`.
 
     Keyed by pid as well: a session inherited through fork would share sockets
     with its parent.
     """
-    key = (os.getpid(), verify, cert if not isinstance(cert, list) else tuple(cert))
+    cert = cert if not isinstance(cert, list) else tuple(cert)
+    key = (os.getpid(), verify, cert, _LEAN["on"])
     with _SESSIONS_LOCK:
         sess = _SESSIONS.get(key)
-        if sess is None:
-            http = requests.Session()
+        if sess is None and _LEAN["on"]:
+            sess = lean_http.LeanSession(verify, cert, timeout, POOL_SIZE)
+            _SESSIONS[key] = sess
+        elif sess is None:
+            http = _EnvironmentOnceSession()
             adapter = HTTPAdapter(pool_connections=4, pool_maxsize=POOL_SIZE)
             http.mount("http://", adapter)
             http.mount("https://", adapter)
@@ -113,7 +168,7 @@ def shared_session(
         return sess
 
 
-def session_for_credential(credential: Mapping[str, Any]) -> ks_session.Session:
+def session_for_credential(credential: Mapping[str, Any]) -> Transport:
     """The shared session matching a Rally OpenStack credential's TLS options."""
     verify: bool | str = True
     if credential.get("https_insecure"):
@@ -150,9 +205,7 @@ def password_auth_body(user: PasswordUser, unscoped: bool = False) -> dict[str, 
 class IdentityClient:
     """One Keystone v3 endpoint; each method is one request and one atomic action."""
 
-    def __init__(
-        self, session: ks_session.Session, url: str, timer_owner: Any = None
-    ) -> None:
+    def __init__(self, session: Transport, url: str, timer_owner: Any = None) -> None:
         self.session = session
         self.url = identity_url(url)
         self._owner = timer_owner
@@ -169,7 +222,7 @@ class IdentityClient:
 
     def _request(
         self, method: str, path: str, token: str | None, **kwargs: Any
-    ) -> requests.Response:
+    ) -> Any:  # requests.Response, or lean_http.LeanResponse
         headers = kwargs.pop("headers", {})
         if token is not None:
             headers["X-Auth-Token"] = token

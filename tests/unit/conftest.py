@@ -15,6 +15,7 @@ from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options fi
 def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start with an empty per-process session cache."""
     monkeypatch.setattr(client, "_SESSIONS", {})
+    monkeypatch.setattr(client, "_LEAN", {"on": False})
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from keystoneauth1 import exceptions as ks_exc
 from rally.task import atomic
 from requests_mock import ANY
 
-from rally_keystone_perf.plugins import atomics, client
+from rally_keystone_perf.plugins import atomics, client, lean_http
 from tests.unit.rally_fakes import atomic_names, body, password_body
 
 ROOT = "http://keystone.test:5000/v3"
@@ -124,6 +124,38 @@ def test_shared_session_is_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     child = client.shared_session()
     assert child is not parent
     assert client.shared_session() is child
+
+
+def test_the_environment_is_read_once_per_host(
+    requests_mock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = []
+    real = requests.sessions.get_environ_proxies
+
+    def counted(url: str, no_proxy: object = None) -> dict:
+        reads.append(url)
+        return real(url, no_proxy=no_proxy)
+
+    monkeypatch.setattr(requests.sessions, "get_environ_proxies", counted)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/bundle.pem")
+    requests_mock.get(ANY, json={"projects": []})
+    ident = client.IdentityClient(client.shared_session(), ROOT)
+    for _ in range(3):
+        ident.list_projects("tok")
+    client.IdentityClient(client.shared_session(), "http://other:5000").list_projects(
+        "tok"
+    )
+    assert len(reads) == 2  # once per host, not once per request
+    assert requests_mock.request_history[0].verify == "/etc/bundle.pem"
+
+
+def test_the_lean_transport_serves_the_process_once_chosen() -> None:
+    keystoneauth = client.shared_session()
+    client.use_lean_transport()
+    lean = client.shared_session()
+    assert isinstance(lean, lean_http.LeanSession) and lean is not keystoneauth
+    assert lean.pool_size == client.POOL_SIZE
+    assert client.shared_session() is lean
 
 
 def test_shared_session_pool_and_timeout() -> None:

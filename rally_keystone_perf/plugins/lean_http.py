@@ -1,0 +1,167 @@
+"""A lean HTTP transport for the identity client: http.client, kept alive.
+
+keystoneauth on requests costs about 2 ms of CPU per request on this
+suite's 2-core machines (requests' adapters, hooks, cookie merging, urllib3's
+pool and its typing checks), three times what :mod:`http.client` needs for
+the same request. Where the load generator's CPU competes with the server's
+(the Locust engine's workers exist to send as much as possible), the client
+uses this transport instead: the same one request per call, the same
+keep-alive, the same keystoneauth exceptions, so an iteration's record and
+its atomic action are what they are on keystoneauth.
+
+What it leaves out, on purpose: proxies (the load goes straight to the
+Keystone under test, on loopback or the run's own namespaces), retries
+(keystoneauth's are off in this client too: ``connect_retries=0``), cookies
+and redirects (Keystone's v3 API sends neither to this client).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json as jsonlib
+import ssl
+import threading
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from keystoneauth1 import exceptions as ks_exceptions
+from requests.structures import CaseInsensitiveDict
+from urllib3.util.wait import wait_for_read
+
+USER_AGENT = "rally-keystone-perf"
+_Key = tuple[str, str, int]
+
+
+class LeanResponse:
+    """What the client and keystoneauth's ``from_response`` read of a response."""
+
+    def __init__(self, status: int, reason: str, headers: Any, content: bytes) -> None:
+        self.status_code = status
+        self.reason = reason
+        self.headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(headers)
+        self.content = content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return jsonlib.loads(self.content)
+
+
+def _tls_context(verify: bool | str, cert: Any) -> ssl.SSLContext:
+    if verify is False:
+        context = ssl._create_unverified_context()
+    elif isinstance(verify, str):
+        context = ssl.create_default_context(cafile=verify)
+    else:
+        context = ssl.create_default_context()
+    if cert:
+        pair = (cert,) if isinstance(cert, str) else tuple(cert)
+        context.load_cert_chain(*pair)
+    return context
+
+
+class LeanSession:
+    """keystoneauth ``Session.request`` as the identity client calls it.
+
+    Connections are kept per scheme, host and port and reused last-in
+    first-out; one that the server closed while idle is dropped before it
+    is used (as urllib3 does), never retried after a request was sent.
+    Threads and greenlets may share a session: each takes a connection of
+    its own for the time of one request.
+    """
+
+    def __init__(
+        self,
+        verify: bool | str = True,
+        cert: Any = None,
+        timeout: float = 120.0,
+        pool_size: int = 256,
+    ) -> None:
+        self.timeout = timeout
+        self.pool_size = pool_size
+        self._tls = _tls_context(verify, cert)
+        self._idle: dict[_Key, list[http.client.HTTPConnection]] = {}
+        self._lock = threading.Lock()
+
+    def request(
+        self,
+        url: str,
+        method: str,
+        headers: Mapping[str, str] | None = None,
+        json: Any = None,
+        raise_exc: bool = True,
+        **ignored: Any,  # keystoneauth's authenticated=, connect_retries=
+    ) -> LeanResponse:
+        """Send one request; raise keystoneauth's error for a 4xx or 5xx."""
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.hostname or "", parts.port or _port(parts.scheme))
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        sent = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        body = None
+        if json is not None:
+            body = jsonlib.dumps(json).encode()
+            sent["Content-Type"] = "application/json"
+        sent.update(headers or {})
+        conn = self._take(key)
+        try:
+            conn.request(method, target, body=body, headers=sent)
+            answer = conn.getresponse()
+            content = answer.read()
+        except TimeoutError as exc:
+            conn.close()
+            raise ks_exceptions.ConnectTimeout(
+                f"Request to {url} timed out: {exc}"
+            ) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise ks_exceptions.ConnectFailure(
+                f"Unable to establish connection to {url}: {exc!r}"
+            ) from exc
+        if answer.will_close:
+            conn.close()
+        else:
+            self._give_back(key, conn)
+        response = LeanResponse(
+            answer.status, answer.reason, answer.getheaders(), content
+        )
+        if raise_exc and response.status_code >= 400:
+            raise ks_exceptions.from_response(response, method, url)  # type: ignore[arg-type]
+        return response
+
+    def _take(self, key: _Key) -> http.client.HTTPConnection:
+        with self._lock:
+            idle = self._idle.get(key, [])
+            while idle:
+                conn = idle.pop()
+                if conn.sock is not None and not wait_for_read(conn.sock, timeout=0):
+                    return conn  # alive: nothing to read while idle
+                conn.close()  # the server closed it (or sent something unasked)
+        scheme, host, port = key
+        if scheme == "https":
+            return http.client.HTTPSConnection(
+                host, port, timeout=self.timeout, context=self._tls
+            )
+        return http.client.HTTPConnection(host, port, timeout=self.timeout)
+
+    def _give_back(self, key: _Key, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < self.pool_size:
+                idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        """Close every idle connection."""
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for conns in idle.values():
+            for conn in conns:
+                conn.close()
+
+
+def _port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
