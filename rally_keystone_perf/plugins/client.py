@@ -1,4 +1,9 @@
-"""Keystone v3 calls over one shared keystoneauth1 session per process.
+"""Keystone v3 calls over one shared HTTP session per process.
+
+The session is :mod:`.lean_http`'s (http.client, kept alive) unless
+``KEYSTONE_PERF_HTTP=keystoneauth`` asks for keystoneauth1's on requests,
+the stack rally-openstack's clients use: the same requests, the same
+exceptions, about three times the client CPU per request.
 
 Every public method of :class:`IdentityClient` sends exactly one HTTP request,
 timed as one Rally atomic action when the client has a timer owner. Nothing
@@ -29,7 +34,9 @@ DEFAULT_TIMEOUT = 120.0
 
 _SESSIONS: dict[tuple[Any, ...], Transport] = {}
 _SESSIONS_LOCK = threading.Lock()
-_LEAN = {"on": False}  # this process's transport: keystoneauth, or lean_http
+TRANSPORT_ENV = "KEYSTONE_PERF_HTTP"  # lean (the default) or keystoneauth
+TRANSPORTS = ("lean", "keystoneauth")
+_CHOSEN: dict[str, str | None] = {"transport": None}  # None: from TRANSPORT_ENV
 
 
 class Transport(Protocol):
@@ -38,10 +45,25 @@ class Transport(Protocol):
     def request(self, url: str, method: str, **kwargs: Any) -> Any: ...
 
 
-def use_lean_transport() -> None:
-    """Send this process's requests over :class:`lean_http.LeanSession`
-    (the Locust workers: a third of keystoneauth's CPU per request)."""
-    _LEAN["on"] = True
+def use_transport(name: str | None) -> None:
+    """Send this process's requests over ``name`` (None: as the environment
+    says). ``lean``: :class:`lean_http.LeanSession`, a third of keystoneauth's
+    CPU per request, the load generator's CPU being the server's on a shared
+    machine; ``keystoneauth``: the stack rally-openstack's clients use."""
+    _CHOSEN["transport"] = name
+
+
+def transport() -> str:
+    """This process's transport: chosen, or ``$KEYSTONE_PERF_HTTP``, or lean.
+
+    :raises ValueError: an unknown name.
+    """
+    name = _CHOSEN["transport"] or os.environ.get(TRANSPORT_ENV) or "lean"
+    if name not in TRANSPORTS:
+        raise ValueError(
+            f"{TRANSPORT_ENV}={name!r}: expected one of {', '.join(TRANSPORTS)}"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -143,17 +165,18 @@ class _EnvironmentOnceSession(requests.Session):
 def shared_session(
     verify: bool | str = True, cert: Any = None, timeout: float = DEFAULT_TIMEOUT
 ) -> Transport:
-    """Return this process's session for these TLS settings: keystoneauth1's,
-    or the lean one after :func:`use_lean_transport`.
+    """Return this process's session for these TLS settings, on its
+    :func:`transport`.
 
     Keyed by pid as well: a session inherited through fork would share sockets
     with its parent.
     """
     cert = cert if not isinstance(cert, list) else tuple(cert)
-    key = (os.getpid(), verify, cert, _LEAN["on"])
+    lean = transport() == "lean"
+    key = (os.getpid(), verify, cert, lean)
     with _SESSIONS_LOCK:
         sess = _SESSIONS.get(key)
-        if sess is None and _LEAN["on"]:
+        if sess is None and lean:
             sess = lean_http.LeanSession(verify, cert, timeout, POOL_SIZE)
             _SESSIONS[key] = sess
         elif sess is None:

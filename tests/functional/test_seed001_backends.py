@@ -99,14 +99,16 @@ def test_ldap_identity_issues_and_validates_tokens(tmp_path: Path, capsys) -> No
         assert len(entries) == len(ids) + 1  # the pool and Keystone's admin
         assert {f"dn: cn={i},{ldap.USERS_OU}" for i in ids} < set(entries)
         identity, token = admin_client(run)
-        user = identity.session.get(
+        user = identity.session.request(
             f"{identity.url}/users/{sorted(ids)[0]}",
+            "GET",
             headers={"X-Auth-Token": token},
         ).json()["user"]
         assert user["id"] == sorted(ids)[0] and user["domain_id"] == "default"
         # read-only: Keystone itself refuses to write a user
-        created = identity.session.post(
+        created = identity.session.request(
             f"{identity.url}/users",
+            "POST",
             json={"user": {"name": "w", "password": "w"}},
             headers={"X-Auth-Token": token},
             raise_exc=False,

@@ -15,7 +15,9 @@ from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options fi
 def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start with an empty per-process session cache."""
     monkeypatch.setattr(client, "_SESSIONS", {})
-    monkeypatch.setattr(client, "_LEAN", {"on": False})
+    # requests_mock stands in for the server, on the keystoneauth transport
+    # (lean_http is tested over real sockets in tests/unit/plugins)
+    monkeypatch.setattr(client, "_CHOSEN", {"transport": "keystoneauth"})
 
 
 @pytest.fixture

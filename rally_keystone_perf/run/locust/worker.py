@@ -137,7 +137,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     # Rally logs two lines per iteration at INFO; its warnings are enough here
     logging.getLogger("rally").setLevel(logging.WARNING)
-    client.use_lean_transport()  # a third of keystoneauth's CPU per request
     environment = Environment(user_classes=[users.IterationUser])
     runner = environment.create_worker_runner(host, port)
     Worker(runner)

@@ -151,11 +151,24 @@ def test_the_environment_is_read_once_per_host(
 
 def test_the_lean_transport_serves_the_process_once_chosen() -> None:
     keystoneauth = client.shared_session()
-    client.use_lean_transport()
+    client.use_transport("lean")
     lean = client.shared_session()
     assert isinstance(lean, lean_http.LeanSession) and lean is not keystoneauth
     assert lean.pool_size == client.POOL_SIZE
     assert client.shared_session() is lean
+
+
+def test_the_transport_is_lean_unless_the_environment_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client.use_transport(None)
+    monkeypatch.delenv(client.TRANSPORT_ENV, raising=False)
+    assert client.transport() == "lean"
+    monkeypatch.setenv(client.TRANSPORT_ENV, "keystoneauth")
+    assert client.transport() == "keystoneauth"
+    monkeypatch.setenv(client.TRANSPORT_ENV, "curl")
+    with pytest.raises(ValueError, match="KEYSTONE_PERF_HTTP='curl'"):
+        client.shared_session()
 
 
 def test_shared_session_pool_and_timeout() -> None:
