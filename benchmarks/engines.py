@@ -35,7 +35,7 @@ from rally_keystone_perf.report import api, load, stats
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
 
-ENGINES = (("rally", 0), ("locust", 1), ("locust", 2))
+WORKERS = (0, 1, 2)  # Rally's runner, Locust with 1 and with 2 workers
 
 
 @dataclass(frozen=True)
@@ -87,20 +87,23 @@ def timed_run(bench: Bench, path: Path, workers: int) -> tuple[Path, float]:
 
 
 def run_engine(
-    bench: Bench, engine: str, workers: int, concurrency: int, args: argparse.Namespace
+    bench: Bench, workers: int, concurrency: int, times: int, times_small: int
 ) -> EngineRun:
-    """The engine's small and big runs; the big one with its marginal CPU."""
-    label = engine if not workers else f"{engine} {workers} worker(s)"
+    """The engine's small and big runs; the big one with its marginal CPU.
+
+    ``workers`` 0 is Rally's runner; N, Locust with N local workers.
+    """
+    label = f"locust {workers} worker(s)" if workers else "rally"
     name = (
         label.replace(" ", "-").replace("(", "").replace(")", "") + f"-c{concurrency}"
     )
-    echo(f"{label}, c{concurrency}: {args.times_small} then {args.times} iterations")
-    small = task_file(bench, f"{name}-small", args.times_small, concurrency)
+    echo(f"{label}, c{concurrency}: {times_small} then {times} iterations")
+    small = task_file(bench, f"{name}-small", times_small, concurrency)
     _, small_cpu = timed_run(bench, small, workers)
-    big = task_file(bench, name, args.times, concurrency)
+    big = task_file(bench, name, times, concurrency)
     report, big_cpu = timed_run(bench, big, workers)
     (workload,) = load.load_report(report)
-    marginal = (big_cpu - small_cpu) / (args.times - args.times_small)
+    marginal = (big_cpu - small_cpu) / (times - times_small)
     return EngineRun(label, concurrency, report, workload, marginal)
 
 
@@ -159,9 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     with keystone(options, args.runs_dir) as bench:
         runs = [
-            run_engine(bench, engine, workers, level, args)
+            run_engine(bench, workers, level, args.times, args.times_small)
             for level in args.concurrency
-            for engine, workers in ENGINES
+            for workers in WORKERS
         ]
         print(figures(runs))
         for level in args.concurrency:  # the reports are in the run folder
