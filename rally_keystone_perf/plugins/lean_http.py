@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import http.client
 import json as jsonlib
+import socket
 import ssl
 import threading
 from collections.abc import Mapping
@@ -84,6 +85,7 @@ class LeanSession:
         self.pool_size = pool_size
         self._tls = _tls_context(verify, cert)
         self._idle: dict[_Key, list[http.client.HTTPConnection]] = {}
+        self._addresses: dict[_Key, tuple[tuple[Any, ...], ...]] = {}
         self._lock = threading.Lock()
 
     def request(
@@ -135,16 +137,53 @@ class LeanSession:
         with self._lock:
             idle = self._idle.get(key, [])
             while idle:
-                conn = idle.pop()
-                if conn.sock is not None and not wait_for_read(conn.sock, timeout=0):
-                    return conn  # alive: nothing to read while idle
-                conn.close()  # the server closed it (or sent something unasked)
+                kept = idle.pop()
+                if kept.sock is not None and not wait_for_read(kept.sock, timeout=0):
+                    return kept  # alive: nothing to read while idle
+                kept.close()  # the server closed it (or sent something unasked)
         scheme, host, port = key
+        conn: http.client.HTTPConnection
         if scheme == "https":
-            return http.client.HTTPSConnection(
+            conn = http.client.HTTPSConnection(
                 host, port, timeout=self.timeout, context=self._tls
             )
-        return http.client.HTTPConnection(host, port, timeout=self.timeout)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
+        conn._create_connection = self._connector(key)  # type: ignore[attr-defined]
+        return conn
+
+    def _connector(self, key: _Key) -> Any:
+        """``socket.create_connection`` to the host's address, looked up once.
+
+        A server that closes every connection (the uwsgi router) makes each
+        request a connect; gevent resolves in a thread pool, which cost the
+        Locust workers more CPU than the request. The Host header and TLS's
+        server name stay the URL's host.
+        """
+
+        def connect(address: Any, timeout: Any, source: Any = None) -> socket.socket:
+            found = self._addresses.get(key)
+            if found is None:
+                infos = socket.getaddrinfo(key[1], key[2], type=socket.SOCK_STREAM)
+                found = self._addresses[key] = tuple(
+                    (family, kind, proto, where)
+                    for family, kind, proto, _, where in infos
+                )
+            error: OSError = OSError(f"no address for {key[1]}")
+            for family, kind, proto, where in found:  # as create_connection
+                sock = socket.socket(family, kind, proto)
+                try:
+                    sock.settimeout(timeout)
+                    if source:
+                        sock.bind(source)
+                    sock.connect(where)  # an address: nothing to resolve
+                    return sock
+                except OSError as exc:
+                    sock.close()
+                    error = exc
+            raise error
+
+        return connect
 
     def _give_back(self, key: _Key, conn: http.client.HTTPConnection) -> None:
         with self._lock:

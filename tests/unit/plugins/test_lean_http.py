@@ -136,3 +136,22 @@ def test_idle_connections_are_kept_up_to_the_pool_size(server) -> None:
     assert kept is conns[0] and conns[1].sock is None  # the extra one closed
     session.close()
     assert session._idle == {}
+
+
+def test_the_host_is_looked_up_once_however_many_connects(
+    server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lookups = []
+    real = lean_http.socket.getaddrinfo
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        lookups.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lean_http.socket, "getaddrinfo", counted)
+    session = lean_http.LeanSession()
+    url = f"http://localhost:{server.server_address[1]}/close"
+    for _ in range(3):  # the server closes each: three connects
+        assert session.request(url, "GET").json() == {"closing": True}
+    assert server.connections == 3  # type: ignore[attr-defined]
+    assert lookups == ["localhost"]
