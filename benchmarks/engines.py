@@ -136,6 +136,28 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
     return table
 
 
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """The cached Keystone's options (``--mode``, ``--processes``, ``--cache``)."""
+    parser.add_argument(
+        "--mode",
+        default="uwsgi",
+        help="deployment mode (default: uwsgi, whose router opens a connection "
+        "per request; nginx-uwsgi keeps them alive)",
+    )
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--cache", default="memcached")
+
+
+def server_options(args: argparse.Namespace) -> LaunchOptions:
+    """The Keystone those options describe (cheap password hashes)."""
+    return LaunchOptions(
+        mode=args.mode,
+        processes=args.processes,
+        cache=args.cache,
+        password_hash_rounds=4,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every engine on one Keystone; print the figures and the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -147,20 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--times", type=int, default=800)
     parser.add_argument("--times-small", type=int, default=200)
-    parser.add_argument("--mode", default="uwsgi")
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--cache", default="memcached")
+    add_server_options(parser)
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.times <= args.times_small:
         parser.error("--times must be above --times-small")
-    options = LaunchOptions(
-        mode=args.mode,
-        processes=args.processes,
-        cache=args.cache,
-        password_hash_rounds=4,
-    )
-    with keystone(options, args.runs_dir) as bench:
+    with keystone(server_options(args), args.runs_dir) as bench:
         runs = [
             run_engine(bench, workers, level, args.times, args.times_small)
             for level in args.concurrency

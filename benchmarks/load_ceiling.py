@@ -30,8 +30,7 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone
-from benchmarks.engines import EngineRun, run_engine
-from rally_keystone_perf.deploy.options import LaunchOptions
+from benchmarks.engines import EngineRun, add_server_options, run_engine, server_options
 from rally_keystone_perf.plugins import client
 from rally_keystone_perf.report import stats
 
@@ -122,14 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--duration", type=int, default=30, help="seconds per tool")
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument(
-        "--mode",
-        default="uwsgi",
-        help="deployment mode (nginx-uwsgi keeps connections alive; the uwsgi "
-        "router opens one per request)",
-    )
-    parser.add_argument("--cache", default="memcached")
+    add_server_options(parser)
     parser.add_argument(
         "--workers",
         type=lambda text: [int(n) for n in text.split(",")],
@@ -139,13 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    options = LaunchOptions(
-        mode=args.mode,
-        processes=args.processes,
-        cache=args.cache,
-        password_hash_rounds=4,
-    )
-    with keystone(options, args.runs_dir) as bench:
+    with keystone(server_options(args), args.runs_dir) as bench:
         auth_url = str(bench.run.state().auth_url)
         token = admin_token(auth_url, bench.run.admin_secret)
         echo(
