@@ -3,26 +3,27 @@
 Starts one local Keystone (uwsgi, 2 processes, memcached: the cached server
 of the load ceiling, where the client's cost shows), then runs
 ``KeystonePerf.list_projects`` at each concurrency with each engine: Rally's
-``constant`` runner, and Locust with 1 and with 2 local workers. Each engine
-runs the task twice, ``--times`` and ``--times-small`` iterations, so that
-the client CPU per iteration is marginal (the generator processes' CPU time,
-Rally's process and everything it started, of the big run minus the small
-one, over the extra iterations): startup, contexts and the report export
-cancel out. Prints per engine the iterations/s, the median and p95, the
-client CPU per iteration, then per concurrency ``compare``'s table of the
-big runs (Rally's the baseline): at a low concurrency, where the machine has
-CPU to spare, the engines must agree ("not significant"); at 10 the
-client's CPU competes with the server's on 2 cores.
+``constant`` runner, and Locust with 1 and with 2 local workers, ``--times``
+iterations each. The client CPU per iteration is the one the report prints
+(``client CPU``): the CPU Rally's process and everything it started (its
+runner processes, Locust's master and workers, with the children they
+waited for) spent inside the workload's load window, sampled every half
+second into ``logs/resources-client.csv``, over the iterations; the server's
+CPU per iteration beside it, sampled the same way. Prints per engine the
+iterations/s, the median and p95 and those CPU figures, then per
+concurrency ``compare``'s table (Rally's the baseline): at a low
+concurrency, where the machine has CPU to spare, the engines must agree
+("not significant"); at 10 the client's CPU competes with the server's on
+2 cores.
 
 Usage: python -m benchmarks.engines [--concurrency 2,10] [--times 800]
-[--times-small 200] [--mode uwsgi] [--cache memcached]
+[--mode uwsgi] [--cache memcached]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,8 @@ from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import api, load, stats
+from rally_keystone_perf.report import api, load, server_view, stats
+from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -40,19 +42,21 @@ WORKERS = (0, 1, 2)  # Rally's runner, Locust with 1 and with 2 workers
 
 @dataclass(frozen=True)
 class EngineRun:
-    """One engine's big run: its report and what its client spent."""
+    """One engine's run: its report and what its client and server spent."""
 
     label: str
     concurrency: int
     report: Path
     workload: load.Workload
-    cpu_per_iteration: float  # seconds, marginal
+    client: ResourceUsage | None  # the load generator, in the load window
+    server: ResourceUsage | None
 
-
-def children_cpu() -> float:
-    """CPU seconds of this process's finished children (and theirs)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    def client_ms(self) -> float | None:
+        """Client CPU milliseconds per iteration (None: not sampled)."""
+        usage = self.client
+        if usage is None or usage.cpu_per_iteration is None:
+            return None
+        return usage.cpu_per_iteration * 1000
 
 
 def task_file(bench: Bench, name: str, times: int, concurrency: int) -> Path:
@@ -72,24 +76,20 @@ def task_file(bench: Bench, name: str, times: int, concurrency: int) -> Path:
     return path
 
 
-def timed_run(bench: Bench, path: Path, workers: int) -> tuple[Path, float]:
-    """Run ``path`` with Rally (``workers`` 0) or Locust; its report and the
-    CPU seconds its client processes spent."""
+def run_task(bench: Bench, path: Path, workers: int) -> Path:
+    """Run ``path`` with Rally (``workers`` 0) or Locust; its report."""
     if workers:
         options = locust_task.LocustOptions(workers=workers)
         path = locust_task.task_to_run(TaskFile.load(path), options, bench.run.root)
-    before = children_cpu()
     outcome = bench.rally.start_task(path)
-    spent = children_cpu() - before
     if outcome.report is None or locust_task.engine_failures(bench.run.results):
         raise SystemExit(f"{path.name}: the run failed (see {bench.run.logs})")
-    return outcome.report, spent
+    return outcome.report
 
 
-def run_engine(
-    bench: Bench, workers: int, concurrency: int, times: int, times_small: int
-) -> EngineRun:
-    """The engine's small and big runs; the big one with its marginal CPU.
+def run_engine(bench: Bench, workers: int, concurrency: int, times: int) -> EngineRun:
+    """One engine's run of ``times`` list_projects iterations, with the CPU
+    its client and the server spent in the load window.
 
     ``workers`` 0 is Rally's runner; N, Locust with N local workers.
     """
@@ -97,18 +97,31 @@ def run_engine(
     name = (
         label.replace(" ", "-").replace("(", "").replace(")", "") + f"-c{concurrency}"
     )
-    echo(f"{label}, c{concurrency}: {times_small} then {times} iterations")
-    small = task_file(bench, f"{name}-small", times_small, concurrency)
-    _, small_cpu = timed_run(bench, small, workers)
-    big = task_file(bench, name, times, concurrency)
-    report, big_cpu = timed_run(bench, big, workers)
-    (workload,) = load.load_report(report)
-    marginal = (big_cpu - small_cpu) / (times - times_small)
-    return EngineRun(label, concurrency, report, workload, marginal)
+    echo(f"{label}, c{concurrency}: {times} iterations")
+    report = run_task(bench, task_file(bench, name, times, concurrency), workers)
+    workloads = load.load_report(report)
+    view = server_view.server_view(report, workloads)
+    sides = view.workloads[0] if view else None
+    return EngineRun(
+        label,
+        concurrency,
+        report,
+        workloads[0],
+        sides.client if sides else None,
+        sides.resources if sides else None,
+    )
+
+
+def _ms(usage: ResourceUsage | None) -> str:
+    """CPU milliseconds per iteration, or ``n/a``."""
+    if usage is None or usage.cpu_per_iteration is None:
+        return "n/a"
+    return f"{usage.cpu_per_iteration * 1000:.2f}"
 
 
 def figures(runs: list[EngineRun]) -> PrettyTable:
-    """Per engine: iterations/s, median, p95, client CPU per iteration."""
+    """Per engine: iterations/s, median, p95, client and server CPU per
+    iteration, the client's cores busy."""
     table = PrettyTable(
         [
             "engine",
@@ -118,6 +131,8 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
             "median ms",
             "p95 ms",
             "client CPU ms/iteration",
+            "client cores busy",
+            "server CPU ms/iteration",
         ]
     )
     for run in runs:
@@ -130,7 +145,9 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
                 f"{stats.throughput(run.workload) or 0.0:.1f}",
                 f"{(total.median or 0.0) * 1000:.1f}",
                 f"{(total.p95 or 0.0) * 1000:.1f}",
-                f"{run.cpu_per_iteration * 1000:.2f}",
+                _ms(run.client),
+                "n/a" if run.client is None else f"{run.client.busy_cores or 0:.2f}",
+                _ms(run.server),
             ]
         )
     return table
@@ -168,15 +185,12 @@ def main(argv: list[str] | None = None) -> int:
         help="levels, comma-separated (default: 2,10)",
     )
     parser.add_argument("--times", type=int, default=800)
-    parser.add_argument("--times-small", type=int, default=200)
     add_server_options(parser)
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    if args.times <= args.times_small:
-        parser.error("--times must be above --times-small")
     with keystone(server_options(args), args.runs_dir) as bench:
         runs = [
-            run_engine(bench, workers, level, args.times, args.times_small)
+            run_engine(bench, workers, level, args.times)
             for level in args.concurrency
             for workers in WORKERS
         ]

@@ -1,8 +1,9 @@
-"""Sample the server's process trees (CPU, memory) during a run (no Rally imports).
+"""Sample the run's process trees (CPU, memory) during a run (no Rally imports).
 
 :class:`ResourceSampler` runs one daemon thread that, every ``interval``
-seconds, reads each of its :class:`Target` s (some root processes and all
-their descendants, with psutil) and appends one row to the target's CSV::
+seconds, reads each of its :class:`~.process_tree.Target` s (some root
+processes and all their descendants, with psutil) and appends one row to the
+target's CSV::
 
     timestamp,cpu_seconds,rss_bytes,processes
     1718000000.123456,12.34,215748608,3
@@ -25,21 +26,25 @@ cumulative across the restart. A single host held to ``--node-cpus`` or
 ``--db-cpus`` has both: ``resources.csv`` and a CSV per tier
 (:func:`host_tiers`: ``node1`` for the server and memcached, ``db``), so
 its tiers are judged against their quotas as a cluster's are.
+
+Every run also samples its load generator, ``resources-client.csv``:
+Rally's process (the ``rally`` service run.json records while a task runs,
+followed from one task to the next) and everything it started, Rally's
+runner processes or Locust's master and local and namespaced workers,
+with the CPU of the children they have waited for
+(:mod:`.process_tree`'s reaped count). Workers on other hosts
+(``--expect-workers``) are not in it.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import csv
 import functools
 import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import psutil
 
 from rally_keystone_perf.deploy.cluster.names import (
     GALERA_MEMBER,
@@ -48,6 +53,7 @@ from rally_keystone_perf.deploy.cluster.names import (
     node_name,
     number,
 )
+from rally_keystone_perf.deploy.process_tree import Target, children_map
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 
 RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
@@ -59,138 +65,13 @@ DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
 GALERA_HAPROXY = "haproxy-galera"  # the database's load balancer
 SINGLE_HOST_CACHE = "memcached"  # a single host's --cache memcached
 
-Row = tuple[float, float, int, int]
-Lookup = Callable[[str], int | None]  # a service's pid as run.json has it now
-Children = Mapping[int, list[psutil.Process]]  # pid -> its children
+CLIENT_TIER = "client"  # the load generator: resources-client.csv
+CLIENT_SERVICE = "rally"  # its root, Rally's process, as run.json names it
 
 
 def tier_csv(tier: str) -> str:
     """The CSV of a cluster tier (``node1``, ``db``, ``haproxy``) in logs/."""
     return f"resources-{tier}.csv"
-
-
-class Target:
-    """Some root processes, by name, and their trees: the rows of one CSV.
-
-    Without ``lookup`` a root that is gone ends the target (:meth:`sample`
-    returns None). With it, a root that is gone is looked up by its name
-    again and followed to its new pid; until there is one, the target's rows
-    count without it.
-    """
-
-    def __init__(
-        self, out_csv: Path, roots: Mapping[str, int], lookup: Lookup | None = None
-    ) -> None:
-        self.out_csv = Path(out_csv)
-        self.error: str | None = None  # why this target ended, if it did
-        self._pids = dict(roots)  # name -> pid
-        self._procs: dict[str, psutil.Process] = {}
-        self._lookup = lookup
-        self._last: dict[tuple[int, float], float] = {}  # (pid, created) -> cpu s
-        self._finished = 0.0  # CPU seconds of processes that have exited
-        self._gone = ""  # why the last root looked for was not found
-
-    def sample(self, children: Children | None = None) -> Row | None:
-        """One row (timestamp, cpu s, rss bytes, processes); None when ended.
-
-        ``children``: :func:`children_map`'s (made now when not given).
-        """
-        if children is None:
-            children = children_map()
-        tree = []
-        for name in self._pids:
-            root = self._root(name)
-            if root is None and self._lookup is None:
-                self.error = self._gone
-                return None
-            if root is not None:
-                tree += [root, *descendants(root.pid, children)]
-        now = time.time()
-        rss, count = self._count(tree)
-        if not count and self._lookup is None:
-            pids = ", ".join(map(str, self._pids.values()))
-            self.error = f"process {pids} could not be read"
-            return None
-        return round(now, 6), round(self._cpu(), 3), rss, count
-
-    def _root(self, name: str) -> psutil.Process | None:
-        """The live root process ``name`` (followed to a new pid when looked up)."""
-        proc = self._procs.get(name)
-        if proc is not None and _alive(proc):
-            return proc
-        pid = self._pids[name]
-        if self._lookup is not None:
-            pid = self._lookup(name) or pid  # restarted: run.json has its new pid
-        if proc is not None and proc.pid == pid:
-            self._gone = f"process {pid} has exited"
-            return None  # still the one that exited
-        try:
-            proc = psutil.Process(pid)
-        except psutil.Error as exc:
-            self._gone = f"process {pid}: {type(exc).__name__}"
-            return None
-        self._pids[name], self._procs[name] = pid, proc
-        if not _alive(proc):
-            self._gone = f"process {pid} has exited"
-            return None
-        return proc
-
-    def _count(self, tree: Iterable[psutil.Process]) -> tuple[int, int]:
-        """Record the CPU of every process read; (total RSS, processes read)."""
-        seen: set[tuple[int, float]] = set()
-        listed: set[int] = set()
-        rss = count = 0
-        for proc in tree:
-            listed.add(proc.pid)
-            read = _read(proc)
-            if read is None:
-                continue
-            key, cpu, proc_rss = read
-            seen.add(key)
-            self._last[key] = max(cpu, self._last.get(key, 0.0))
-            rss += proc_rss
-            count += 1
-        for key in [k for k in self._last if k not in seen and k[0] not in listed]:
-            # exited: its CPU keeps counting with its last cumulative value
-            self._finished += self._last.pop(key)
-        return rss, count
-
-    def _cpu(self) -> float:
-        return self._finished + sum(self._last.values())
-
-
-def children_map() -> Children:
-    """Every process's children, from one pass over the process table.
-
-    One pass for every tree of a sample (``Process.children`` makes one per
-    root).
-    """
-    children: Children = collections.defaultdict(list)
-    for proc in psutil.process_iter(["ppid"]):
-        ppid = proc.info.get("ppid")
-        if ppid is not None:
-            children[ppid].append(proc)
-    return children
-
-
-def descendants(pid: int, children: Children) -> list[psutil.Process]:
-    """The children of ``pid``, theirs, and so on."""
-    found: list[psutil.Process] = []
-    stack, seen = [pid], {pid}
-    while stack:
-        for child in children.get(stack.pop(), []):
-            if child.pid not in seen:
-                seen.add(child.pid)
-                found.append(child)
-                stack.append(child.pid)
-    return found
-
-
-def _alive(proc: psutil.Process) -> bool:
-    try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 class ResourceSampler:
@@ -297,20 +178,6 @@ def _open(files: contextlib.ExitStack, path: Path) -> tuple[Any, Any]:
     return stream, writer
 
 
-def _read(proc: Any) -> tuple[tuple[int, float], float, int] | None:
-    """``((pid, create time), user+system CPU s, RSS bytes)``; None if unreadable."""
-    try:
-        with proc.oneshot():
-            times = proc.cpu_times()
-            return (
-                (proc.pid, proc.create_time()),
-                float(times.user + times.system),
-                int(proc.memory_info().rss),
-            )
-    except psutil.Error:  # NoSuchProcess, ZombieProcess, AccessDenied
-        return None
-
-
 def _recorded_pid(run: RunDir, name: str) -> int | None:
     """The pid run.json records for service ``name`` now."""
     try:
@@ -365,25 +232,24 @@ def cluster_targets(run: RunDir, state: RunState) -> list[Target]:
     ]
 
 
-def start_for_run(
-    run: RunDir, interval: float = DEFAULT_INTERVAL
-) -> ResourceSampler | None:
-    """Start sampling the run's server (or a cluster's tiers) into logs/.
+def client_target(run: RunDir) -> Target:
+    """The load generator's tree: Rally's process of each task in turn."""
+    lookup = functools.partial(_recorded_pid, run)
+    roots = {CLIENT_SERVICE: _recorded_pid(run, CLIENT_SERVICE)}
+    return Target(run.logs / tier_csv(CLIENT_TIER), roots, lookup, reaped=True)
 
-    None when the run records no server pid (no cluster service).
-    """
-    state = run.state()
+
+def server_targets(run: RunDir, state: RunState) -> list[Target]:
+    """The server's tree (and a quota'd host's tiers), or a cluster's tiers."""
     if state.cluster:
-        targets = cluster_targets(run, state)
-        return ResourceSampler(targets, interval).start() if targets else None
+        return cluster_targets(run, state)
     pid = state.server_pid
     if not pid:
-        return None
+        return []
     services = state.services or {}
     named = [n for n, p in services.items() if int(p) == int(pid)]
     if not named:  # not a recorded service: nothing to follow after a restart
-        csv = run.logs / RESOURCES_CSV
-        return ResourceSampler.for_pid(int(pid), csv, interval).start()
+        return [Target(run.logs / RESOURCES_CSV, {str(pid): int(pid)})]
     # the server's service, followed when a fault restarts it under a new pid
     lookup = functools.partial(_recorded_pid, run)
     targets = [Target(run.logs / RESOURCES_CSV, {named[0]: int(pid)}, lookup)]
@@ -392,4 +258,18 @@ def start_for_run(
         targets += [
             Target(run.logs / tier_csv(t), roots, lookup) for t, roots in tiers.items()
         ]
-    return ResourceSampler(targets, interval).start()
+    return targets
+
+
+def start_for_run(
+    run: RunDir, interval: float = DEFAULT_INTERVAL
+) -> ResourceSampler | None:
+    """Start sampling the run's server (or a cluster's tiers) and its load
+    generator into logs/.
+
+    None when the run records no server pid (no cluster service).
+    """
+    targets = server_targets(run, run.state())
+    if not targets:
+        return None
+    return ResourceSampler([*targets, client_target(run)], interval).start()

@@ -13,6 +13,10 @@ the run folder may also hold
   and total RSS, sampled during the run (:mod:`..deploy.sampler`). Per
   workload, the CPU the server used during the load window per iteration
   (and as cores busy on average) and the peak RSS.
+* ``logs/resources-client.csv``: the same of the load generator (Rally's
+  process and everything it started: its runner processes, or Locust's
+  master and workers): the client's CPU per iteration, what issue 18's
+  targets are about, and whether the client, not the server, was busy.
 
 A cluster run (``--nodes N``) has no ``logs/access.log``: the route table
 is of every node's requests together, and each workload gains the view of
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.deploy.sampler import RESOURCES_CSV
+from rally_keystone_perf.deploy.sampler import CLIENT_TIER, RESOURCES_CSV, tier_csv
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import access_log, cluster_view, haproxy_log, windows
 from rally_keystone_perf.report.access_log import read_requests
@@ -40,6 +44,7 @@ from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.resources import (
     ResourceSample,
     ResourceUsage,
+    read_if_present,
     read_resources,
     resource_usage,
 )
@@ -84,6 +89,7 @@ class WorkloadServerView:
     actions: list[ActionGap] | None  # in order of first appearance
     resources: ResourceUsage | None
     cluster: cluster_view.WorkloadClusterView | None = None  # a cluster run's
+    client: ResourceUsage | None = None  # the load generator's tree
 
     @property
     def empty(self) -> bool:
@@ -92,6 +98,7 @@ class WorkloadServerView:
             and not self.actions
             and self.resources is None
             and self.cluster is None
+            and self.client is None
         )
 
 
@@ -104,6 +111,7 @@ class ServerView:
     resources_csv: Path | None
     workloads: list[WorkloadServerView]
     cluster: cluster_view.ClusterLogs | None = None  # a cluster run's files
+    client_csv: Path | None = None  # the load generator's samples
 
 
 def run_folder(report_path: Path) -> Path | None:
@@ -161,8 +169,10 @@ def workload_view(
     requests: Sequence[access_log.ServerRequest] | None,
     samples: Sequence[ResourceSample] | None,
     cluster: cluster_view.ClusterLogs | None = None,
+    client: Sequence[ResourceSample] | None = None,
 ) -> WorkloadServerView:
-    """The server side of one workload (requests and samples of the whole run)."""
+    """The server side of one workload (requests and samples of the whole run;
+    ``client``: the load generator's)."""
     if not workload.iterations:
         return WorkloadServerView(None, None, None)
     start, end = windows.load_window(workload)
@@ -171,14 +181,16 @@ def workload_view(
     if requests is not None:
         routes = route_times(access_log.within(requests, start, end))
         actions = action_gaps(workload, routes)
-    usage = None
+    usage = client_usage = None
     if samples is not None:
         usage = resource_usage(samples, start, end, iterations)
+    if client is not None:
+        client_usage = resource_usage(client, start, end, iterations)
     tiers = None
     if cluster is not None:
         closes = haproxy_log.silent_closes(workload.iterations)
         tiers = cluster_view.workload_view(cluster, (start, end), iterations, closes)
-    return WorkloadServerView(routes, actions, usage, tiers)
+    return WorkloadServerView(routes, actions, usage, tiers, client_usage)
 
 
 def _cluster(run: Path, report_path: Path) -> cluster_view.ClusterLogs | None:
@@ -195,7 +207,7 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
 
     None when the report is not in a run folder's ``results/`` or the run has
     neither ``logs/access.log`` nor ``logs/resources.csv`` nor, for a
-    cluster, any of its tiers' files.
+    cluster, any of its tiers' files, nor the client's samples.
 
     :raises ReportError: one of them exists but cannot be read.
     """
@@ -204,9 +216,11 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
         return None
     log_path = RunDir(run).access_log
     csv_path = RunDir(run).logs / RESOURCES_CSV
+    client_path = RunDir(run).logs / tier_csv(CLIENT_TIER)
     has_log, has_csv = log_path.is_file(), csv_path.is_file()
     cluster = _cluster(run, report_path)
-    if not (has_log or has_csv or cluster):
+    client = read_if_present(client_path)
+    if not (has_log or has_csv or cluster or client is not None):
         return None
     requests = read_requests(log_path) if has_log else None
     if requests is None and cluster is not None:
@@ -216,6 +230,9 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
         run=run,
         access_log=log_path if has_log else None,
         resources_csv=csv_path if has_csv else None,
-        workloads=[workload_view(w, requests, samples, cluster) for w in workloads],
+        workloads=[
+            workload_view(w, requests, samples, cluster, client) for w in workloads
+        ],
         cluster=cluster,
+        client_csv=client_path if client is not None else None,
     )

@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import IO
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy import sampler, services
 from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 
 ENV_NAME = "keystone-perf"
 EXIT_INTERRUPTED = 130
-RALLY_SERVICE = "rally"  # its name among the run's processes (run.json)
+# its name among the run's processes (run.json): the sampled client's root
+RALLY_SERVICE = sampler.CLIENT_SERVICE
 # Rally writes its database (the env's admin password) under private/: 0600
 PRIVATE_UMASK = 0o077
 _TASK_STARTED = re.compile(r"Task\s+(?:\[tags: .*?\]\s+)?([0-9a-f-]{36}): started")

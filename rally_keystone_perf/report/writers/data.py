@@ -41,7 +41,8 @@ When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
       "resources": {"cpu_seconds": 2.0, "cpu_per_iteration": 0.2,
                     "busy_cores": 1.3, "peak_rss_bytes": 262144000,
                     "peak_rss_mb": 250.0, "peak_processes": 3,
-                    "samples": 5}}                          # null: no samples
+                    "samples": 5},                          # null: no samples
+      "client": {...as "resources"...}}  # the load generator; null: no samples
 
 A cluster run's ``"server"`` also has a ``"cluster"`` object (see
 :mod:`..cluster_view`; seconds, haproxy's timers in ms)::
@@ -60,7 +61,7 @@ A cluster run's ``"server"`` also has a ``"cluster"`` object (see
       "saturated": [{"tier": "database", "use": 0.98, "quota": 0.5}],
       "saturation": "saturated: database (98% of its 0.5-CPU quota)"}
 
-and the CSV adds ``client_median`` ... ``server_peak_rss_mb`` columns
+and the CSV adds ``client_median`` ... ``client_peak_rss_mb`` columns
 (:mod:`.server`).
 
 Rows are Rally's main statistics rows in Rally's order (nested rows follow

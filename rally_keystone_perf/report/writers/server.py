@@ -1,8 +1,11 @@
 """The server side of a report's workloads (:mod:`..server_view`) in every format.
 
 The table and markdown outputs print it under each workload's table, the CSV
-adds ``client_median`` ... ``server_peak_rss_mb`` columns and the JSON a
-``"server"`` object per workload (see :mod:`.data`). A cluster run's tiers
+adds ``client_median`` ... ``client_peak_rss_mb`` columns and the JSON a
+``"server"`` object per workload (see :mod:`.data`). The load generator's
+CPU and memory (``logs/resources-client.csv``) come with it: the line
+``client CPU: ... ms/iteration``, the ``client_*`` CSV columns and the
+``"client"`` object beside ``"resources"``. A cluster run's tiers
 (:mod:`.cluster`) follow in the table, markdown and JSON outputs.
 """
 
@@ -13,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.stats import StatsRow
 from rally_keystone_perf.report.writers import cluster
@@ -42,6 +46,9 @@ SERVER_CSV_FIELDS = (
     "server_cpu_per_iteration",
     "server_busy_cores",
     "server_peak_rss_mb",
+    "client_cpu_per_iteration",
+    "client_busy_cores",
+    "client_peak_rss_mb",
 )
 HEADING = "server side (inside the load window):"
 
@@ -127,6 +134,21 @@ def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
     )
 
 
+def client_line(item: FileEntries, view: WorkloadServerView) -> str | None:
+    """The load generator's CPU per iteration and peak memory in the load window."""
+    usage = view.client
+    if usage is None:
+        if item.server is None or item.server.client_csv is None:
+            return None
+        return "client CPU: n/a (no sample of Rally's processes in the load window)"
+    cores = "n/a" if usage.busy_cores is None else f"{usage.busy_cores:.2f}"
+    return (
+        f"client CPU: {_ms(usage.cpu_per_iteration, 2)} ms/iteration "
+        f"({cores} cores busy), peak RSS: {usage.peak_rss_mb:.1f} MB "
+        f"({usage.peak_processes} processes: Rally's and what it started)"
+    )
+
+
 def _parts(
     item: FileEntries,
     entry: ReportEntry,
@@ -142,9 +164,9 @@ def _parts(
     if view.actions is not None:
         rows = server_rows(view, len(entry.workload.iterations))
         parts.append(table(SERVER_COLUMNS, rows, LEFT_SERVER))
-    resources = resources_line(item, view)
-    if resources:
-        parts.append(line(resources))
+    for text in (resources_line(item, view), client_line(item, view)):
+        if text:
+            parts.append(line(text))
     if view.cluster is not None:
         parts += cluster.parts(view.cluster, table, line)
     return parts
@@ -177,16 +199,21 @@ def csv_cells(item: FileEntries, entry: ReportEntry, row: StatsRow) -> list[Any]
         None,
     )
     times = routes.get(gap.route) if gap and gap.route else None
-    usage = view.resources
     return [
         gap.client_median if gap else None,
         gap.server_median if gap else None,
         times.p95 if times else None,
         gap.gap if gap else None,
-        usage.cpu_per_iteration if usage else None,
-        usage.busy_cores if usage else None,
-        usage.peak_rss_mb if usage else None,
+        *_usage_cells(view.resources),
+        *_usage_cells(view.client),
     ]
+
+
+def _usage_cells(usage: ResourceUsage | None) -> list[float | None]:
+    """CPU per iteration, busy cores and peak RSS (MB) of a sampled tree."""
+    if usage is None:
+        return [None] * 3
+    return [usage.cpu_per_iteration, usage.busy_cores, usage.peak_rss_mb]
 
 
 def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
@@ -203,6 +230,7 @@ def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
             if view.actions is None
             else [dataclasses.asdict(gap) | {"gap": gap.gap} for gap in view.actions],
             "resources": cluster.usage_document(view.resources),
+            "client": cluster.usage_document(view.client),
         }
         | ({} if view.cluster is None else {"cluster": cluster.document(view.cluster)})
     }

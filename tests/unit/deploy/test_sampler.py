@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rally_keystone_perf.deploy import sampler
+from rally_keystone_perf.deploy import process_tree, sampler
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import FIELDS, ResourceSampler
 from rally_keystone_perf.report.resources import read_resources
@@ -189,7 +189,7 @@ def test_unreadable_processes_are_skipped(monkeypatch: pytest.MonkeyPatch) -> No
         def oneshot(self) -> Denied:
             raise psutil.AccessDenied(1)
 
-    assert sampler._read(Denied()) is None
+    assert process_tree._read(Denied()) is None
 
 
 def test_sample_without_the_thread(tmp_path: Path, busy: subprocess.Popen) -> None:
@@ -209,8 +209,14 @@ def test_start_for_run(run: RunDir, busy: subprocess.Popen) -> None:
     assert resources is not None
     time.sleep(0.2)
     resources.stop()
-    assert [t.out_csv for t in resources.targets] == [run.logs / "resources.csv"]
+    assert [t.out_csv for t in resources.targets] == [
+        run.logs / "resources.csv",
+        run.logs / "resources-client.csv",  # Rally's tree, none here yet
+    ]
     assert read_resources(run.logs / "resources.csv")
+    assert {s.processes for s in read_resources(run.logs / "resources-client.csv")} == {
+        0
+    }
 
 
 # --- a cluster's tiers ---------------------------------------------------------
@@ -362,7 +368,7 @@ def test_a_single_host_server_restarted_is_followed(run: RunDir, spawn) -> None:
 
 def test_a_single_host_target_ends_with_its_process(run: RunDir, spawn) -> None:
     proc = spawn()
-    target = sampler.Target(run.logs / "resources.csv", {"server": proc.pid})
+    target = process_tree.Target(run.logs / "resources.csv", {"server": proc.pid})
     assert target.sample() is not None
     proc.kill()
     proc.wait()

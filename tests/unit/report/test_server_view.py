@@ -50,6 +50,16 @@ timestamp,cpu_seconds,rss_bytes,processes
 """
 
 
+# Rally's tree: 0.5 CPU s at the window's start (1000.0), 0.75 + 1.31 / 2 * 0.2
+# at its end (1002.31): 0.381 s inside it
+CLIENT = """\
+timestamp,cpu_seconds,rss_bytes,processes
+999.0,0.25,52428800,0
+1001.0,0.75,104857600,3
+1003.0,0.95,52428800,1
+"""
+
+
 def _list_projects() -> dict:
     """Workload 1: list_projects at 2000 (ok) and 2001 (failed), one custom action."""
     a = f.atomic
@@ -76,7 +86,9 @@ def _list_projects() -> dict:
     )
 
 
-def _run(tmp_path: Path, log: bool = True, samples: bool = True) -> Path:
+def _run(
+    tmp_path: Path, log: bool = True, samples: bool = True, client: bool = False
+) -> Path:
     """A run folder with two workloads; returns its report file."""
     report = r.make_run(
         tmp_path,
@@ -90,6 +102,8 @@ def _run(tmp_path: Path, log: bool = True, samples: bool = True) -> Path:
         (logs / "access.log").write_text(ACCESS_LOG)
     if samples:
         (logs / "resources.csv").write_text(RESOURCES)
+    if client:
+        (logs / "resources-client.csv").write_text(CLIENT)
     return report
 
 
@@ -160,6 +174,28 @@ def test_resources_in_the_load_window(tmp_path: Path) -> None:
     )
     assert usage.peak_rss_mb == 150.0
     assert projects.resources is None  # no sample near 2000 s
+
+
+def test_the_client_in_the_load_window(tmp_path: Path) -> None:
+    view = _view(_run(tmp_path, client=True))
+    assert view is not None
+    assert view.client_csv == tmp_path / "run" / "logs" / "resources-client.csv"
+    tokens, projects = view.workloads
+    usage = tokens.client
+    assert usage is not None
+    assert usage.cpu_seconds == pytest.approx(0.381)
+    assert usage.cpu_per_iteration == pytest.approx(usage.cpu_seconds / 3)
+    assert (usage.peak_rss_mb, usage.peak_processes) == (100.0, 3)
+    assert projects.client is None  # no sample near 2000 s
+    assert tokens.resources is not None  # the server's, as before
+    alone = _view(_run(tmp_path / "b", log=False, samples=False, client=True))
+    assert alone is not None and alone.workloads[0].client is not None
+
+
+def test_no_client_samples(tmp_path: Path) -> None:
+    view = _view(_run(tmp_path))
+    assert view is not None and view.client_csv is None
+    assert all(w.client is None for w in view.workloads)
 
 
 def test_only_the_access_log(tmp_path: Path) -> None:
@@ -235,6 +271,16 @@ def test_table(tmp_path: Path) -> None:
     ) in out
     # list_projects ran where no sample was taken
     assert "server CPU: n/a (no resource sample near the load window)" in out
+    assert "client CPU" not in out  # no resources-client.csv
+
+
+def test_table_with_the_client(tmp_path: Path) -> None:
+    out = _write(tmp_path, "table", client=True)
+    assert (
+        "client CPU: 127.00 ms/iteration (0.16 cores busy), peak RSS: 100.0 MB "
+        "(3 processes: Rally's and what it started)"
+    ) in out
+    assert "client CPU: n/a (no sample of Rally's processes in the load window)" in out
 
 
 def test_markdown(tmp_path: Path) -> None:
@@ -259,6 +305,11 @@ def test_csv(tmp_path: Path) -> None:
     assert total["client_median"] == "" and total["server_peak_rss_mb"] == "150.0"
     projects = next(row for row in rows if row["action"] == atomics.LIST_PROJECTS)
     assert projects["server_cpu_per_iteration"] == ""
+    assert token["client_cpu_per_iteration"] == ""  # no resources-client.csv
+    with_client = _write(tmp_path / "b", "csv", client=True)
+    token = next(r for r in csv.DictReader(io.StringIO(with_client)) if r["count"])
+    assert float(token["client_cpu_per_iteration"]) == pytest.approx(0.127)
+    assert float(token["client_peak_rss_mb"]) == 100.0
 
 
 def test_json(tmp_path: Path) -> None:
@@ -279,8 +330,13 @@ def test_json(tmp_path: Path) -> None:
     assert server["resources"]["peak_rss_mb"] == 150.0
     assert server["resources"]["peak_rss_bytes"] == 157286400
     assert projects["server"]["resources"] is None
+    assert server["client"] is None  # no resources-client.csv
     only_log = json.loads(_write(tmp_path / "b", "json", samples=False))
     assert only_log["reports"][0]["workloads"][0]["server"]["resources"] is None
+    client = json.loads(_write(tmp_path / "c", "json", client=True))
+    usage = client["reports"][0]["workloads"][0]["server"]["client"]
+    assert usage["cpu_seconds"] == pytest.approx(0.381)
+    assert usage["peak_processes"] == 3
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "json"])
