@@ -11,9 +11,10 @@ generator's tree) reads each process's CPU with what its finished children
 spent (Linux's ``cutime``/``cstime``: the children it has waited for), and
 forgets a process gone from /proc whose parent is still in the tree: gone
 means waited for, so the parent, read again then, holds it in full,
-including the CPU it spent after the last sample. That is what a tree whose processes end with the
-load needs (Rally's forked runner processes, Locust's master and workers):
-their last half second of work would otherwise be lost at the load's end.
+including the CPU it spent after the last sample. That is what a tree
+whose processes end with the load needs (Rally's forked runner processes,
+Locust's master and workers): their last half second of work would
+otherwise be lost at the load's end.
 """
 
 from __future__ import annotations

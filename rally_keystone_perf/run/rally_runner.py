@@ -32,6 +32,8 @@ RALLY_SERVICE = sampler.CLIENT_SERVICE
 PRIVATE_UMASK = 0o077
 _TASK_STARTED = re.compile(r"Task\s+(?:\[tags: .*?\]\s+)?([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: (\d+) END: (\w+)")
+# the Locust runner's line per batch of records (plugins/runners/locust_engine)
+_BATCH_END = re.compile(r"\| ITERATIONS: (\d+) END: (\d+) failed")
 _SHOWN = re.compile(
     r"(Running workload|Context \S+ (setup|cleanup)\(\)\s+finished|"
     r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL|"
@@ -246,13 +248,25 @@ class RallyRunner:
 
 
 class _ProgressWatcher:
-    """Turns Rally's log lines into short progress messages."""
+    """Turns Rally's log lines into short progress messages.
+
+    Iterations end one per line from Rally's runners (``ITER: N END:``) or
+    a batch per line from the Locust runner (``ITERATIONS: N END: F
+    failed``); a message every :data:`PROGRESS_EVERY` iterations.
+    """
 
     def __init__(self, echo: Echo) -> None:
         self.echo = echo
         self.uuid: str | None = None
         self.done = 0
         self.failed = 0
+
+    def _count(self, done: int, failed: int) -> None:
+        before = self.done
+        self.done += done
+        self.failed += failed
+        if self.done // PROGRESS_EVERY > before // PROGRESS_EVERY:
+            self.echo(f"  {self.done} iterations done ({self.failed} failed)")
 
     def feed(self, line: str) -> None:
         started = _TASK_STARTED.search(line)
@@ -262,10 +276,11 @@ class _ProgressWatcher:
             return
         ended = _ITER_END.search(line)
         if ended:
-            self.done += 1
-            self.failed += ended.group(2) != "OK"
-            if self.done % PROGRESS_EVERY == 0:
-                self.echo(f"  {self.done} iterations done ({self.failed} failed)")
+            self._count(1, ended.group(2) != "OK")
+            return
+        batch = _BATCH_END.search(line)
+        if batch:
+            self._count(int(batch.group(1)), int(batch.group(2)))
             return
         if _SHOWN.search(line):
             message = line.split(" [-] ", 1)[-1]

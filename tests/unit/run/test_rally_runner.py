@@ -122,6 +122,18 @@ def test_iteration_counting(echoed: list[str]) -> None:
     ]
 
 
+def test_batches_of_the_locust_runner_are_counted(echoed: list[str]) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    for done, failed in ((10, 0), (20, 1), (3, 0), (40, 2)):
+        line = f"{PREFIX}Task {UUID} | ITERATIONS: {done} END: {failed} failed"
+        watcher.feed(line)
+    assert (watcher.done, watcher.failed) == (73, 3)
+    assert echoed == [  # once per 25 crossed
+        "  30 iterations done (1 failed)",
+        "  73 iterations done (3 failed)",
+    ]
+
+
 def test_iteration_start_lines_are_not_counted(echoed: list[str]) -> None:
     watcher = _ProgressWatcher(echoed.append)
     watcher.feed(f"{PREFIX}Task {UUID} | ITER: 1 START")

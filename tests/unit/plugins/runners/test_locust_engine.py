@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from rally_keystone_perf.plugins.runners import locust_engine
 from rally_keystone_perf.plugins.runners.locust_engine import LocustRunner
 from rally_keystone_perf.run.locust import protocol
 
@@ -55,7 +56,11 @@ def test_a_config_without_any_worker_is_refused() -> None:
         runner._setup(_Scenario, context, {})  # type: ignore[arg-type]
 
 
-def test_record_lines_become_rally_results_and_iteration_events() -> None:
+def test_record_lines_become_rally_results_and_iteration_events(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    logged: list[str] = []
+    monkeypatch.setattr(locust_engine.LOG, "info", logged.append)
     runner = _runner()
     record = {
         "duration": 0.1,
@@ -66,10 +71,14 @@ def test_record_lines_become_rally_results_and_iteration_events() -> None:
         "atomic_actions": [],
         protocol.ITERATION_KEY: 7,
     }
-    line = protocol.event_line("records", records=[record]).strip()
+    failed = record | {protocol.ITERATION_KEY: 8, "error": ["E", "boom", ""]}
+    line = protocol.event_line("records", records=[record, failed]).strip()
     assert runner._line(line) is None
     assert runner._line("a log line of the master") is None
-    assert list(runner.result_queue) == [[record]]
-    assert list(runner.event_queue) == [{"type": "iteration", "value": 7}]
+    assert list(runner.result_queue) == [[record], [failed]]  # batch_size 1
+    assert [e["value"] for e in runner.event_queue] == [7, 8]
+    # one progress line for the batch, as rally_runner's watcher reads it
+    uuid = runner.task["uuid"]
+    assert f"Task {uuid} | ITERATIONS: 2 END: 1 failed" in logged
     end = runner._line(protocol.event_line("end", error=None, lost=[]).strip())
     assert end == {"event": "end", "error": None, "lost": []}
