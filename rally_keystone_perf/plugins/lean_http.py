@@ -1,13 +1,15 @@
-"""A lean HTTP transport for the identity client: http.client, kept alive.
+"""A lean HTTP transport for the identity client: HTTP/1.1, kept alive.
 
 keystoneauth on requests costs about 2 ms of CPU per request on this
 suite's 2-core machines (requests' adapters, hooks, cookie merging, urllib3's
 pool and its typing checks), three times what :mod:`http.client` needs for
-the same request. Where the load generator's CPU competes with the server's
-(the Locust engine's workers exist to send as much as possible), the client
-uses this transport instead: the same one request per call, the same
-keep-alive, the same keystoneauth exceptions, so an iteration's record and
-its atomic action are what they are on keystoneauth.
+the same request, and http.client's own parsing is most of what is left
+(:mod:`.http_wire` speaks the protocol here). Where the load generator's
+CPU competes with the server's (the Locust engine's workers exist to send
+as much as possible), the client uses this transport instead: the same
+one request per call, the same keep-alive, the same keystoneauth
+exceptions, so an iteration's record and its atomic action are what they
+are on keystoneauth.
 
 What it leaves out, on purpose: proxies (the load goes straight to the
 Keystone under test, on loopback or the run's own namespaces), retries
@@ -17,7 +19,6 @@ and redirects (Keystone's v3 API sends neither to this client).
 
 from __future__ import annotations
 
-import http.client
 import json as jsonlib
 import socket
 import ssl
@@ -29,6 +30,8 @@ from urllib.parse import urlsplit
 from keystoneauth1 import exceptions as ks_exceptions
 from requests.structures import CaseInsensitiveDict
 from urllib3.util.wait import wait_for_read
+
+from rally_keystone_perf.plugins import http_wire
 
 USER_AGENT = "rally-keystone-perf"
 _Key = tuple[str, str, int]
@@ -84,7 +87,7 @@ class LeanSession:
         self.timeout = timeout
         self.pool_size = pool_size
         self._tls = _tls_context(verify, cert)
-        self._idle: dict[_Key, list[http.client.HTTPConnection]] = {}
+        self._idle: dict[_Key, list[http_wire.Connection]] = {}
         self._addresses: dict[_Key, tuple[tuple[Any, ...], ...]] = {}
         self._lock = threading.Lock()
 
@@ -107,85 +110,69 @@ class LeanSession:
             body = jsonlib.dumps(json).encode()
             sent["Content-Type"] = "application/json"
         sent.update(headers or {})
-        conn = self._take(key)
+        wire = http_wire.request_bytes(method, target, parts.netloc, sent, body)
+        conn = None
         try:
-            conn.request(method, target, body=body, headers=sent)
-            answer = conn.getresponse()
-            content = answer.read()
-        except TimeoutError as exc:
-            conn.close()
-            raise ks_exceptions.ConnectTimeout(
-                f"Request to {url} timed out: {exc}"
-            ) from exc
-        except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise ks_exceptions.ConnectFailure(
-                f"Unable to establish connection to {url}: {exc!r}"
-            ) from exc
+            conn = self._take(key)
+            answer = conn.exchange(wire, method)
+        except OSError as exc:  # http_wire.WireError and TimeoutError too
+            if conn is not None:
+                conn.close()
+            raise _failure(url, exc) from exc
         if answer.will_close:
             conn.close()
         else:
             self._give_back(key, conn)
         response = LeanResponse(
-            answer.status, answer.reason, answer.getheaders(), content
+            answer.status, answer.reason, answer.headers, answer.body
         )
         if raise_exc and response.status_code >= 400:
             raise ks_exceptions.from_response(response, method, url)  # type: ignore[arg-type]
         return response
 
-    def _take(self, key: _Key) -> http.client.HTTPConnection:
+    def _take(self, key: _Key) -> http_wire.Connection:
+        """An idle connection still open, else a new one (connected here, so
+        a refused connect is the request's ConnectFailure)."""
         with self._lock:
             idle = self._idle.get(key, [])
             while idle:
                 kept = idle.pop()
-                if kept.sock is not None and not wait_for_read(kept.sock, timeout=0):
+                if not wait_for_read(kept.sock, timeout=0):
                     return kept  # alive: nothing to read while idle
                 kept.close()  # the server closed it (or sent something unasked)
-        scheme, host, port = key
-        conn: http.client.HTTPConnection
-        if scheme == "https":
-            conn = http.client.HTTPSConnection(
-                host, port, timeout=self.timeout, context=self._tls
-            )
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
-        conn._create_connection = self._connector(key)  # type: ignore[attr-defined]
-        return conn
+        return http_wire.Connection(self._connect(key))
 
-    def _connector(self, key: _Key) -> Any:
-        """``socket.create_connection`` to the host's address, looked up once.
+    def _connect(self, key: _Key) -> socket.socket:
+        """A socket connected to the host's address, looked up once.
 
         A server that closes every connection (the uwsgi router) makes each
         request a connect; gevent resolves in a thread pool, which cost the
         Locust workers more CPU than the request. The Host header and TLS's
         server name stay the URL's host.
         """
+        scheme, host, port = key
+        found = self._addresses.get(key)
+        if found is None:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            found = self._addresses[key] = tuple(
+                (family, kind, proto, where) for family, kind, proto, _, where in infos
+            )
+        error: OSError = OSError(f"no address for {host}")
+        for family, kind, proto, where in found:  # as create_connection
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(self.timeout)
+                sock.connect(where)  # an address: nothing to resolve
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if scheme == "https":
+                    return self._tls.wrap_socket(sock, server_hostname=host)
+                return sock
+            except OSError as exc:
+                sock.close()
+                error = exc
+        raise error
 
-        def connect(address: Any, timeout: Any, source: Any = None) -> socket.socket:
-            found = self._addresses.get(key)
-            if found is None:
-                infos = socket.getaddrinfo(key[1], key[2], type=socket.SOCK_STREAM)
-                found = self._addresses[key] = tuple(
-                    (family, kind, proto, where)
-                    for family, kind, proto, _, where in infos
-                )
-            error: OSError = OSError(f"no address for {key[1]}")
-            for family, kind, proto, where in found:  # as create_connection
-                sock = socket.socket(family, kind, proto)
-                try:
-                    sock.settimeout(timeout)
-                    if source:
-                        sock.bind(source)
-                    sock.connect(where)  # an address: nothing to resolve
-                    return sock
-                except OSError as exc:
-                    sock.close()
-                    error = exc
-            raise error
-
-        return connect
-
-    def _give_back(self, key: _Key, conn: http.client.HTTPConnection) -> None:
+    def _give_back(self, key: _Key, conn: http_wire.Connection) -> None:
         with self._lock:
             idle = self._idle.setdefault(key, [])
             if len(idle) < self.pool_size:
@@ -200,6 +187,15 @@ class LeanSession:
         for conns in idle.values():
             for conn in conns:
                 conn.close()
+
+
+def _failure(url: str, exc: OSError) -> ks_exceptions.ConnectionError:
+    """keystoneauth's error for a request that got no response."""
+    if isinstance(exc, TimeoutError):
+        return ks_exceptions.ConnectTimeout(f"Request to {url} timed out: {exc}")
+    return ks_exceptions.ConnectFailure(
+        f"Unable to establish connection to {url}: {exc!r}"
+    )
 
 
 def _port(scheme: str) -> int:

@@ -8,6 +8,9 @@ CPU seconds are asserted, never timings.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -50,8 +53,10 @@ def parent(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
         [sys.executable, "-c", PARENT, code], stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
-    proc.stdout.readline()  # the child's pid: it runs
+    child = int(proc.stdout.readline())  # it runs
     yield proc, gate
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(child, signal.SIGKILL)  # a test that never opened its gate
     proc.kill()
     proc.wait()
     proc.stdout.close()

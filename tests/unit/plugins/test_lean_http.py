@@ -4,6 +4,9 @@ of the standard library (a transport test needs real sockets)."""
 from __future__ import annotations
 
 import json
+import shutil
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -130,10 +133,9 @@ def test_idle_connections_are_kept_up_to_the_pool_size(server) -> None:
     conns = [session._take(("http", "127.0.0.1", server.server_address[1]))]
     conns.append(session._take(("http", "127.0.0.1", server.server_address[1])))
     for conn in conns:
-        conn.connect()
         session._give_back(("http", "127.0.0.1", server.server_address[1]), conn)
     (kept,) = session._idle[("http", "127.0.0.1", server.server_address[1])]
-    assert kept is conns[0] and conns[1].sock is None  # the extra one closed
+    assert kept is conns[0] and conns[1].sock.fileno() == -1  # the extra closed
     session.close()
     assert session._idle == {}
 
@@ -155,3 +157,41 @@ def test_the_host_is_looked_up_once_however_many_connects(
         assert session.request(url, "GET").json() == {"closing": True}
     assert server.connections == 3  # type: ignore[attr-defined]
     assert lookups == ["localhost"]
+
+
+@pytest.fixture
+def tls_server(tmp_path) -> Iterator[tuple[ThreadingHTTPServer, str]]:
+    """The server behind TLS with a self-signed certificate for localhost."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    httpd.connections = 0  # type: ignore[attr-defined]
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd, str(cert)
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_https_checks_the_certificate_against_the_url_host(tls_server) -> None:
+    httpd, cert = tls_server
+    url = f"https://localhost:{httpd.server_address[1]}/tls"
+    trusting = lean_http.LeanSession(verify=cert)
+    assert trusting.request(url, "GET").json()["path"] == "/tls"
+    assert trusting.request(url, "GET").json()["path"] == "/tls"
+    assert httpd.connections == 1  # type: ignore[attr-defined]
+    with pytest.raises(ks_exc.ConnectFailure, match="CERTIFICATE_VERIFY_FAILED"):
+        lean_http.LeanSession().request(url, "GET")  # the system's CAs only
+    unverified = lean_http.LeanSession(verify=False)
+    assert unverified.request(url, "GET").status_code == 200
