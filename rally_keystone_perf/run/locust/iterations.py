@@ -32,6 +32,11 @@ class _NoEvents:
         return None
 
 
+class IterationTimeout(Exception):
+    """An iteration ran over the runner's ``timeout`` (not an OSError: the
+    client's transports must not take it for a request's timeout)."""
+
+
 @dataclass(frozen=True)
 class Share:
     """This worker's part of the load, from the master's go message.
@@ -128,25 +133,18 @@ class WorkerLoad:
         """Run one iteration as Rally's runner does and keep its record."""
         context = dict(self.setup.context)  # what the scenario sets stays here
         context["iteration"] = iteration
-        job = gevent.spawn(
-            rally_runner._run_scenario_once,
-            self.cls,
-            "run",
-            context,
-            self.setup.args,
-            _NoEvents(),
+        overdue = IterationTimeout(
+            f"iteration {iteration} ran over the runner's timeout "
+            f"({self.setup.timeout:g} s)"
         )
-        job.join(timeout=self.setup.timeout)
-        if job.ready() and job.successful():
-            record = dict(job.value)
-        else:
-            job.kill(block=False)
-            reason = job.exception or TimeoutError(
-                f"iteration {iteration} ran over the runner's timeout "
-                f"({self.setup.timeout:g} s)"
-            )
+        # raised where the iteration waits, in its own greenlet (a greenlet
+        # per iteration cost more than the scenario's Python); Rally records
+        # it as the iteration's error, with the atomic actions done by then
+        with gevent.Timeout(self.setup.timeout, overdue):
             record = dict(
-                rally_runner.format_result_on_timeout(reason, self.setup.timeout)
+                rally_runner._run_scenario_once(
+                    self.cls, "run", context, self.setup.args, _NoEvents()
+                )
             )
         record = protocol.shift_record(record, self.share.offset)
         record[protocol.ITERATION_KEY] = iteration
