@@ -9,7 +9,9 @@ column, the concurrency the runner reached (peak and mean iterations in
 flight, :mod:`.concurrency`), the ``rps`` runner's rate reached of the one
 asked, and a note when either fell short. Columns are the union over all
 rows; a row without a column shows ``-``, but for ``nodes`` a single-host
-run's 1 (:func:`.config.column`).
+run's 1 (:func:`.config.column`). When a row's load came from Locust, an
+``engine`` column follows the configuration (``rally`` or ``locust, N
+workers``), so the engines' rows of one task tell apart.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TextIO
 
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import LoadedReport, column
+from rally_keystone_perf.report.engines import engine_label
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.common import stats_cells, union_keys
@@ -43,6 +46,7 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
     pairs = [(report, w) for report in reports for w in report.workloads]
     config = [report.columns(w) for report, w in pairs]
     keys = union_keys(config)
+    engines = any(w.engine for _, w in pairs)
     rows = []
     for (_, workload), columns in zip(pairs, config, strict=True):
         rate = throughput(workload)
@@ -50,6 +54,7 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
         rows.append(
             [
                 *(column(columns, key, MISSING) for key in keys),
+                *([engine_label(workload.engine)] if engines else []),
                 workload.scenario_name,
                 *stats_cells(total_row(main_stats(workload))),
                 MISSING if rate is None else f"{rate:.2f}",
@@ -59,7 +64,7 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
                 concurrency.under_reached(load) or "",
             ]
         )
-    return [*keys, *FIGURES], rows
+    return [*keys, *(["engine"] if engines else []), *FIGURES], rows
 
 
 def _load_cells(load: concurrency.Achieved) -> list[str]:

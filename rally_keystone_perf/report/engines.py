@@ -23,3 +23,16 @@ def split_runner(runner_type: str, runner: Any) -> tuple[str, Any, dict[str, Any
         return runner_type, runner, {}
     spread = {k: v for k, v in runner.items() if k not in ("runner_type", "runner")}
     return inner_type, inner, {"name": "locust", **spread}
+
+
+def engine_label(engine: dict[str, Any]) -> str:
+    """``rally`` (Rally's own runners), or ``locust, N workers``: local,
+    in namespaces and expected from other hosts together."""
+    if not engine:
+        return "rally"
+    workers = (
+        int(engine.get("workers") or 0)
+        + len(engine.get("worker_hosts") or [])
+        + int(engine.get("expect_workers") or 0)
+    )
+    return f"{engine.get('name', 'locust')}, {workers} workers"

@@ -19,6 +19,7 @@ from prettytable import PrettyTable
 
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import config_warnings
+from rally_keystone_perf.report.engines import engine_label
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.hooks import hook_lines
 from rally_keystone_perf.report.load import Workload
@@ -59,10 +60,7 @@ def heading(workload: Workload) -> str:
         if key in workload.runner:
             parts.append(f"{key} {workload.runner[key]}")
     if workload.engine:
-        workers = workload.engine.get("workers", 0) + workload.engine.get(
-            "expect_workers", 0
-        )
-        parts.append(f"engine {workload.engine['name']} ({workers} workers)")
+        parts.append(f"engine {engine_label(workload.engine)}")
     return f"{workload.scenario_name} ({', '.join(parts)})"
 
 

@@ -49,6 +49,31 @@ def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
     assert by_column[0]["count"] == "50"
 
 
+def test_an_engine_column_when_a_row_ran_on_locust(tmp_path: Path) -> None:
+    locust = r.workload([0.1] * 4, concurrency=2)
+    locust["runner"] = {
+        "runner_type": "constant",
+        "runner": locust["runner"],
+        "workers": 0,
+        "worker_hosts": ["ns1", "ns2"],
+        "expect_workers": 1,
+    }
+    locust["runner_type"] = "keystone_perf_locust"
+    report = r.make_run(tmp_path, "locust", [locust], r.state())
+    reports = [*_reports(tmp_path), *config.load_reports([report])]
+    header, rows = combined.combined_rows(reports)
+    engine = header.index("engine")
+    assert header[engine + 1] == "scenario"  # after the configuration
+    assert [row[engine] for row in rows] == [
+        "rally",
+        "rally",
+        "rally",
+        "locust, 3 workers",
+    ]
+    assert dict(zip(header, rows[-1], strict=True))["concurrency"] == "2"
+    assert "engine" not in combined.combined_rows(_reports(tmp_path / "b"))[0]
+
+
 def test_missing_columns_show_a_dash(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "tags", [r.workload([0.1] * 3)], None, tags=["x:1"])
     (reports,) = config.load_reports([report])

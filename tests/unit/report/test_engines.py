@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rally_keystone_perf.report.engines import split_runner
+from rally_keystone_perf.report.engines import engine_label, split_runner
 
 
 def test_a_locust_workload_shows_the_tasks_runner_and_the_engine_apart() -> None:
@@ -25,3 +25,10 @@ def test_a_locust_runner_without_its_tasks_runner_stays_as_written() -> None:
         {"workers": 1},
         {},
     )
+
+
+def test_the_engine_label_counts_every_kind_of_worker() -> None:
+    assert engine_label({}) == "rally"
+    assert engine_label({"name": "locust", "workers": 2}) == "locust, 2 workers"
+    hosts = {"name": "locust", "workers": 0, "worker_hosts": ["a", "b"]}
+    assert engine_label(hosts | {"expect_workers": 3}) == "locust, 5 workers"
