@@ -3,36 +3,42 @@
 Starts one local Keystone (uwsgi, 2 processes, memcached: the cached server
 of the load ceiling, where the client's cost shows), then runs
 ``KeystonePerf.list_projects`` at each concurrency with each engine: Rally's
-``constant`` runner, and Locust with 1 and with 2 local workers, ``--times``
-iterations each. The client CPU per iteration is the one the report prints
-(``client CPU``): the CPU Rally's process and everything it started (its
-runner processes, Locust's master and workers, with the children they
-waited for) spent inside the workload's load window, sampled every half
-second into ``logs/resources-client.csv``, over the iterations; the server's
-CPU per iteration beside it, sampled the same way. Prints per engine the
-iterations/s, the median and p95 and those CPU figures, then per
-concurrency ``compare``'s table (Rally's the baseline): at a low
-concurrency, where the machine has CPU to spare, the engines must agree
-("not significant"); at 10 the client's CPU competes with the server's on
-2 cores.
+``constant`` runner, and Locust with 1 and with 2 local workers. Each engine
+runs ``--times`` iterations in ``--rounds`` rounds, the engines taking turns
+(Rally, Locust 1, Locust 2, Rally, ...): this machine's speed drifts by tens
+of percent over minutes, and turns spread the drift over every engine
+instead of handing it to whichever ran last.
+
+The client CPU per iteration is the one the report prints (``client
+CPU``): the CPU Rally's process and everything it started (its runner
+processes, Locust's master and workers, with the children they waited for)
+spent inside each round's load window, sampled every half second into
+``logs/resources-client.csv``, over the iterations; the server's beside it,
+sampled the same way. Prints per engine the iterations/s, the median and
+p95 of every round's iterations together and those CPU figures, then per
+concurrency each Locust engine against Rally's runner: the ratio of
+medians and the two-sided Mann-Whitney U test ``compare`` runs, on the
+rounds' iterations together. At a low concurrency, where the machine has
+CPU to spare, the engines must agree ("not significant"); at 10 the
+client's CPU competes with the server's on 2 cores.
 
 Usage: python -m benchmarks.engines [--concurrency 2,10] [--times 800]
-[--mode uwsgi] [--cache memcached]
+[--rounds 4] [--mode uwsgi] [--cache memcached]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import api, load, server_view, stats
+from rally_keystone_perf.report import compare, load, server_view, stats
 from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
@@ -40,23 +46,64 @@ from rally_keystone_perf.tasks.model import TaskFile
 WORKERS = (0, 1, 2)  # Rally's runner, Locust with 1 and with 2 workers
 
 
-@dataclass(frozen=True)
+@dataclass
 class EngineRun:
-    """One engine's run: its report and what its client and server spent."""
+    """One engine's rounds at one concurrency: their workloads and the CPU
+    its client and the server spent inside their load windows."""
 
     label: str
     concurrency: int
-    report: Path
-    workload: load.Workload
-    client: ResourceUsage | None  # the load generator, in the load window
-    server: ResourceUsage | None
+    workers: int  # 0: Rally's runner
+    workloads: list[load.Workload] = field(default_factory=list)
+    client_cpu: float | None = 0.0  # seconds; None once a round had no sample
+    server_cpu: float | None = 0.0
+
+    def add(self, report: Path) -> None:
+        """Take in one round's report and its run folder's CPU samples."""
+        (workload,) = load.load_report(report)
+        view = server_view.server_view(report, [workload])
+        sides = view.workloads[0] if view else None
+        self.workloads.append(workload)
+        self.client_cpu = _plus(self.client_cpu, sides.client if sides else None)
+        self.server_cpu = _plus(self.server_cpu, sides.resources if sides else None)
+
+    @property
+    def iterations(self) -> int:
+        return sum(len(w.iterations) for w in self.workloads)
+
+    def failures(self) -> int:
+        return sum(1 for w in self.workloads for i in w.iterations if i.error)
+
+    def load_seconds(self) -> float:
+        return sum(w.load_duration or 0.0 for w in self.workloads)
+
+    def rate(self) -> float:
+        """Successful iterations per second of load, every round together."""
+        seconds = self.load_seconds()
+        return (self.iterations - self.failures()) / seconds if seconds else 0.0
+
+    def durations(self) -> list[float]:
+        """Every round's iteration durations (the report's ``total`` samples)."""
+        return [d for w in self.workloads for d in stats.action_samples(w)[stats.TOTAL]]
 
     def client_ms(self) -> float | None:
         """Client CPU milliseconds per iteration (None: not sampled)."""
-        usage = self.client
-        if usage is None or usage.cpu_per_iteration is None:
-            return None
-        return usage.cpu_per_iteration * 1000
+        return _per_iteration_ms(self.client_cpu, self.iterations)
+
+    def server_ms(self) -> float | None:
+        return _per_iteration_ms(self.server_cpu, self.iterations)
+
+
+def _plus(total: float | None, usage: ResourceUsage | None) -> float | None:
+    if total is None or usage is None:
+        return None
+    return total + usage.cpu_seconds
+
+
+def _per_iteration_ms(seconds: float | None, iterations: int) -> float | None:
+    if seconds is None or not iterations:
+        return None
+    return seconds / iterations * 1000
 
 
 def task_file(bench: Bench, name: str, times: int, concurrency: int) -> Path:
@@ -87,41 +134,40 @@ def run_task(bench: Bench, path: Path, workers: int) -> Path:
     return outcome.report
 
 
-def run_engine(bench: Bench, workers: int, concurrency: int, times: int) -> EngineRun:
-    """One engine's run of ``times`` list_projects iterations, with the CPU
-    its client and the server spent in the load window.
-
-    ``workers`` 0 is Rally's runner; N, Locust with N local workers.
-    """
-    label = f"locust {workers} worker(s)" if workers else "rally"
-    name = (
-        label.replace(" ", "-").replace("(", "").replace(")", "") + f"-c{concurrency}"
-    )
-    echo(f"{label}, c{concurrency}: {times} iterations")
-    report = run_task(bench, task_file(bench, name, times, concurrency), workers)
-    workloads = load.load_report(report)
-    view = server_view.server_view(report, workloads)
-    sides = view.workloads[0] if view else None
-    return EngineRun(
-        label,
-        concurrency,
-        report,
-        workloads[0],
-        sides.client if sides else None,
-        sides.resources if sides else None,
-    )
+def engine_label(workers: int) -> str:
+    return f"locust {workers} worker(s)" if workers else "rally"
 
 
-def _ms(usage: ResourceUsage | None) -> str:
-    """CPU milliseconds per iteration, or ``n/a``."""
-    if usage is None or usage.cpu_per_iteration is None:
-        return "n/a"
-    return f"{usage.cpu_per_iteration * 1000:.2f}"
+def run_round(bench: Bench, run: EngineRun, times: int, round_no: int) -> None:
+    """One round of ``times`` list_projects iterations on ``run``'s engine."""
+    name = f"{run.label}-c{run.concurrency}-r{round_no}"
+    for char in " ()":
+        name = name.replace(char, "-" if char == " " else "")
+    echo(f"{run.label}, c{run.concurrency}, round {round_no}: {times} iterations")
+    path = task_file(bench, name, times, run.concurrency)
+    run.add(run_task(bench, path, run.workers))
+
+
+def run_engines(
+    bench: Bench, workers: list[int], concurrency: int, times: int, rounds: int
+) -> list[EngineRun]:
+    """Every engine's ``times`` iterations at ``concurrency``, in ``rounds``
+    rounds taken in turns."""
+    runs = [EngineRun(engine_label(w), concurrency, w) for w in workers]
+    for round_no in range(1, rounds + 1):
+        share = times // rounds + (round_no <= times % rounds)
+        for run in runs:
+            run_round(bench, run, share, round_no)
+    return runs
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def figures(runs: list[EngineRun]) -> PrettyTable:
     """Per engine: iterations/s, median, p95, client and server CPU per
-    iteration, the client's cores busy."""
+    iteration, the client's cores busy (every round together)."""
     table = PrettyTable(
         [
             "engine",
@@ -136,20 +182,42 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
         ]
     )
     for run in runs:
-        total = stats.total_row(stats.main_stats(run.workload))
+        median, p95 = stats.median_p95(run.durations())
+        seconds = run.load_seconds()
+        busy = None
+        if run.client_cpu is not None and seconds:
+            busy = run.client_cpu / seconds
         table.add_row(
             [
                 run.label,
                 run.concurrency,
-                total.count,
-                f"{stats.throughput(run.workload) or 0.0:.1f}",
-                f"{(total.median or 0.0) * 1000:.1f}",
-                f"{(total.p95 or 0.0) * 1000:.1f}",
-                _ms(run.client),
-                "n/a" if run.client is None else f"{run.client.busy_cores or 0:.2f}",
-                _ms(run.server),
+                run.iterations,
+                f"{run.rate():.1f}",
+                f"{(median or 0.0) * 1000:.1f}",
+                f"{(p95 or 0.0) * 1000:.1f}",
+                _ms(run.client_ms()),
+                _ms(busy),
+                _ms(run.server_ms()),
             ]
         )
+    return table
+
+
+def agreement(runs: list[EngineRun]) -> PrettyTable:
+    """Each Locust engine against Rally's runner at the same concurrency:
+    ratio of medians, Mann-Whitney p-value and ``compare``'s verdict."""
+    table = PrettyTable(["concurrency", "engine", "median ratio", "p-value", "verdict"])
+    for base in [r for r in runs if not r.workers]:
+        baseline = base.durations()
+        for run in runs:
+            if run.workers and run.concurrency == base.concurrency:
+                other = run.durations()
+                verdict, p_value = compare.verdict(baseline, other)
+                ratio = statistics.median(other) / statistics.median(baseline)
+                p_text = "n/a" if p_value is None else f"{p_value:.3g}"
+                table.add_row(
+                    [run.concurrency, run.label, f"{ratio:.3f}", p_text, verdict]
+                )
     return table
 
 
@@ -184,21 +252,24 @@ def main(argv: list[str] | None = None) -> int:
         default=[2, 10],
         help="levels, comma-separated (default: 2,10)",
     )
-    parser.add_argument("--times", type=int, default=800)
+    parser.add_argument("--times", type=int, default=800, help="per engine")
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="turns the engines take (default: 4)"
+    )
     add_server_options(parser)
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
+    if not 1 <= args.rounds <= args.times:
+        parser.error("--rounds must be between 1 and --times")
     with keystone(server_options(args), args.runs_dir) as bench:
         runs = [
-            run_engine(bench, workers, level, args.times)
+            run
             for level in args.concurrency
-            for workers in WORKERS
+            for run in run_engines(bench, list(WORKERS), level, args.times, args.rounds)
         ]
-        print(figures(runs))
-        for level in args.concurrency:  # the reports are in the run folder
-            print(f"compare at concurrency {level} (baseline: Rally's runner):")
-            same = [r.report for r in runs if r.concurrency == level]
-            api.compare(same, sys.stdout, "table")
+    print(figures(runs))
+    print("agreement with Rally's runner (every round's iterations together):")
+    print(agreement(runs))
     return 0
 
 

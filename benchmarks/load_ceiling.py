@@ -2,19 +2,21 @@
 
 Starts a local Keystone made cheap by memcached (uwsgi, 2 processes), drives
 ``GET /v3/projects`` (with a pre-issued admin token) with wrk (Debian's
-``wrk``) at concurrency C for D seconds, then runs
-``KeystonePerf.list_projects`` at the same concurrency with each engine
-(Rally's runner; Locust with 1 local worker), about as many iterations as
-wrk sent. Prints each tool's requests/s, its share of wrk's and the client
-CPU per iteration (the engine's processes' CPU time inside the load window,
-as the report prints it: :mod:`benchmarks.engines`), against issue 18's
-targets: Rally at most 2.5 ms and at least 85% of wrk, Locust at most 1 ms
-and at least 90%. Exit 2 when an
-engine misses one. The token reaches wrk through its environment, never a
+``wrk``) at concurrency C, then runs ``KeystonePerf.list_projects`` at the
+same concurrency with each engine (Rally's runner; Locust with 1 local
+worker), about as many iterations as wrk sent. The tools take turns over
+``--rounds`` rounds of D/rounds seconds each (wrk, Rally, Locust, wrk, ...):
+this machine's speed drifts over minutes, and a share of wrk's is only
+fair against wrk measured beside it. Prints each tool's requests/s (every
+round together), its share of wrk's and the client CPU per iteration (the
+engine's processes' CPU time inside the load windows, as the report prints
+it: :mod:`benchmarks.engines`), against issue 18's targets: Rally at most
+2.5 ms and at least 85% of wrk, Locust at most 1 ms and at least 90%. Exit
+2 when an engine misses one. The token reaches wrk through its environment, never a
 file or the terminal.
 
 Usage: python -m benchmarks.load_ceiling [--concurrency 10] [--duration 30]
-[--mode uwsgi] [--cache memcached] [--workers 0,1]
+[--rounds 3] [--mode uwsgi] [--cache memcached] [--workers 0,1]
 """
 
 from __future__ import annotations
@@ -31,9 +33,14 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone
-from benchmarks.engines import EngineRun, add_server_options, run_engine, server_options
+from benchmarks.engines import (
+    EngineRun,
+    add_server_options,
+    engine_label,
+    run_round,
+    server_options,
+)
 from rally_keystone_perf.plugins import client
-from rally_keystone_perf.report import stats
 
 WRK_SCRIPT = """
 wrk.method = "GET"
@@ -55,6 +62,7 @@ def admin_token(auth_url: str, secret_file: Path) -> str:
 
 def run_wrk(url: str, token: str, concurrency: int, duration: int) -> tuple[float, int]:
     """wrk's requests per second and its count of non-2xx answers."""
+    echo(f"wrk: GET /v3/projects, {concurrency} connections, {duration} s")
     wrk = shutil.which("wrk")
     if wrk is None:
         raise SystemExit("wrk is not installed; install it with: apt-get install wrk")
@@ -98,9 +106,8 @@ TARGETS = {  # issue 18: client CPU ms per iteration, share of wrk's req/s
 
 def engine_row(run: EngineRun, wrk_rps: float) -> tuple[list[str], bool]:
     """One engine's row and whether it meets its targets."""
-    rps = stats.throughput(run.workload) or 0.0
-    total = stats.total_row(stats.main_stats(run.workload))
-    failed = total.count - round((total.success or 0) * total.count)
+    rps = run.rate()
+    failed = run.failures()
     cpu_ms = run.client_ms()
     max_cpu, min_share = TARGETS[run.label.split()[0]]
     share = rps / wrk_rps if wrk_rps else 0.0
@@ -130,22 +137,29 @@ def main(argv: list[str] | None = None) -> int:
         help="engines: 0 is Rally's runner, N Locust with N local workers "
         "(default: 0,1)",
     )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="turns the tools take (default: 3)"
+    )
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
+    if not 1 <= args.rounds <= args.duration:
+        parser.error("--rounds must be between 1 and --duration")
+    seconds = args.duration / args.rounds
+    runs = [EngineRun(engine_label(w), args.concurrency, w) for w in args.workers]
+    wrk_rates, wrk_errors = [], 0
     with keystone(server_options(args), args.runs_dir) as bench:
         auth_url = str(bench.run.state().auth_url)
         token = admin_token(auth_url, bench.run.admin_secret)
-        echo(
-            f"wrk: GET /v3/projects, {args.concurrency} connections, {args.duration} s"
-        )
-        wrk_rps, wrk_errors = run_wrk(
-            f"{auth_url}/projects", token, args.concurrency, args.duration
-        )
-        times = max(4 * args.concurrency, round(wrk_rps * args.duration))
-        runs = [
-            run_engine(bench, workers, args.concurrency, times)
-            for workers in args.workers
-        ]
+        for round_no in range(1, args.rounds + 1):
+            rate, errors = run_wrk(
+                f"{auth_url}/projects", token, args.concurrency, round(seconds)
+            )
+            wrk_rates.append(rate)
+            wrk_errors += errors
+            times = max(4 * args.concurrency, round(rate * seconds))
+            for run in runs:
+                run_round(bench, run, times, round_no)
+    wrk_rps = sum(wrk_rates) / len(wrk_rates)  # rounds of equal length
     table = PrettyTable(
         [
             "tool",
