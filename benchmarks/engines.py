@@ -18,9 +18,12 @@ sampled the same way. Prints per engine the iterations/s, the median and
 p95 of every round's iterations together and those CPU figures, then per
 concurrency each Locust engine against Rally's runner: the ratio of
 medians and the two-sided Mann-Whitney U test ``compare`` runs, on the
-rounds' iterations together. At a low concurrency, where the machine has
-CPU to spare, the engines must agree ("not significant"); at 10 the
-client's CPU competes with the server's on 2 cores.
+rounds' iterations together, and the ratio of the server's own medians
+(uwsgi's access log, inside the same windows). At a low concurrency the
+engines should agree ("not significant"); where they do not, the server
+ratio says whether the server itself ran slower under one engine (its
+client's CPU competing for the same 2 cores) or the engines measure
+differently. At 10 the client's CPU competes with the server's.
 
 Usage: python -m benchmarks.engines [--concurrency 2,10] [--times 800]
 [--rounds 4] [--mode uwsgi] [--cache memcached]
@@ -38,7 +41,14 @@ from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import compare, load, server_view, stats
+from rally_keystone_perf.report import (
+    access_log,
+    compare,
+    load,
+    server_view,
+    stats,
+    windows,
+)
 from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
@@ -57,15 +67,21 @@ class EngineRun:
     workloads: list[load.Workload] = field(default_factory=list)
     client_cpu: float | None = 0.0  # seconds; None once a round had no sample
     server_cpu: float | None = 0.0
+    server_times: list[float] = field(default_factory=list)  # access log, s
 
-    def add(self, report: Path) -> None:
-        """Take in one round's report and its run folder's CPU samples."""
+    def add(self, report: Path, access: Path) -> None:
+        """Take in one round's report, its run folder's CPU samples and the
+        server's time of each successful request in its load window."""
         (workload,) = load.load_report(report)
         view = server_view.server_view(report, [workload])
         sides = view.workloads[0] if view else None
         self.workloads.append(workload)
         self.client_cpu = _plus(self.client_cpu, sides.client if sides else None)
         self.server_cpu = _plus(self.server_cpu, sides.resources if sides else None)
+        if access.is_file():
+            start, end = windows.load_window(workload)
+            requests = access_log.within(access_log.read(access), start, end)
+            self.server_times += [r.server_time for r in requests if r.ok]
 
     @property
     def iterations(self) -> int:
@@ -145,7 +161,7 @@ def run_round(bench: Bench, run: EngineRun, times: int, round_no: int) -> None:
         name = name.replace(char, "-" if char == " " else "")
     echo(f"{run.label}, c{run.concurrency}, round {round_no}: {times} iterations")
     path = task_file(bench, name, times, run.concurrency)
-    run.add(run_task(bench, path, run.workers))
+    run.add(run_task(bench, path, run.workers), bench.run.access_log)
 
 
 def run_engines(
@@ -176,6 +192,7 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
             "iterations/s",
             "median ms",
             "p95 ms",
+            "server median ms",
             "client CPU ms/iteration",
             "client cores busy",
             "server CPU ms/iteration",
@@ -183,6 +200,7 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
     )
     for run in runs:
         median, p95 = stats.median_p95(run.durations())
+        server, _ = stats.median_p95(run.server_times)
         seconds = run.load_seconds()
         busy = None
         if run.client_cpu is not None and seconds:
@@ -195,6 +213,7 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
                 f"{run.rate():.1f}",
                 f"{(median or 0.0) * 1000:.1f}",
                 f"{(p95 or 0.0) * 1000:.1f}",
+                "n/a" if server is None else f"{server * 1000:.1f}",
                 _ms(run.client_ms()),
                 _ms(busy),
                 _ms(run.server_ms()),
@@ -205,20 +224,35 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
 
 def agreement(runs: list[EngineRun]) -> PrettyTable:
     """Each Locust engine against Rally's runner at the same concurrency:
-    ratio of medians, Mann-Whitney p-value and ``compare``'s verdict."""
-    table = PrettyTable(["concurrency", "engine", "median ratio", "p-value", "verdict"])
+    ratio of medians, Mann-Whitney p-value and ``compare``'s verdict, and
+    the same ratio of the server's own times (access log): when the two
+    ratios match, the engines differ by the server they load, not by what
+    they measure."""
+    table = PrettyTable(
+        ["concurrency", "engine", "median ratio", "p-value", "verdict"]
+        + ["server median ratio"]
+    )
     for base in [r for r in runs if not r.workers]:
-        baseline = base.durations()
         for run in runs:
             if run.workers and run.concurrency == base.concurrency:
-                other = run.durations()
-                verdict, p_value = compare.verdict(baseline, other)
-                ratio = statistics.median(other) / statistics.median(baseline)
-                p_text = "n/a" if p_value is None else f"{p_value:.3g}"
+                verdict, p_value = compare.verdict(base.durations(), run.durations())
                 table.add_row(
-                    [run.concurrency, run.label, f"{ratio:.3f}", p_text, verdict]
+                    [
+                        run.concurrency,
+                        run.label,
+                        _ratio(run.durations(), base.durations()),
+                        "n/a" if p_value is None else f"{p_value:.3g}",
+                        verdict,
+                        _ratio(run.server_times, base.server_times),
+                    ]
                 )
     return table
+
+
+def _ratio(other: list[float], baseline: list[float]) -> str:
+    if not other or not baseline:
+        return "n/a"
+    return f"{statistics.median(other) / statistics.median(baseline):.3f}"
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
