@@ -25,18 +25,25 @@ ratio says whether the server itself ran slower under one engine (its
 client's CPU competing for the same 2 cores) or the engines measure
 differently. At 10 the client's CPU competes with the server's.
 
+``--pin`` puts the server's processes (every service of the run: uwsgi,
+memcached) on the first CPU and this benchmark, Rally and every process
+they start on the others: the client then cannot take the server's CPU, and
+what is left of a difference between the engines is in what they measure.
+
 Usage: python -m benchmarks.engines [--concurrency 2,10] [--times 800]
-[--rounds 4] [--mode uwsgi] [--cache memcached]
+[--rounds 4] [--pin] [--mode uwsgi] [--cache memcached]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone
@@ -277,6 +284,27 @@ def server_options(args: argparse.Namespace) -> LaunchOptions:
     )
 
 
+def pin(bench: Bench) -> str:
+    """The server's trees on CPU 0, this process (and all it will start) on
+    the others; what was done, in words."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs at least 2 CPUs")
+    server, client = {cpus[0]}, set(cpus[1:])
+    pinned = 0
+    for pid in (bench.run.state().services or {}).values():
+        try:
+            root = psutil.Process(int(pid))
+            for proc in [root, *root.children(recursive=True)]:
+                for thread in proc.threads():  # memcached's, uwsgi's
+                    os.sched_setaffinity(thread.id, server)
+                pinned += 1
+        except (psutil.Error, OSError) as exc:
+            raise SystemExit(f"--pin: cannot pin process {pid}: {exc}") from None
+    os.sched_setaffinity(0, client)
+    return f"server ({pinned} processes) on CPU {cpus[0]}, client on {sorted(client)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every engine on one Keystone; print the figures and the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -290,12 +318,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=4, help="turns the engines take (default: 4)"
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on one CPU, the client on the rest",
+    )
     add_server_options(parser)
     parser.add_argument("--runs-dir", type=Path, default=None)
     args = parser.parse_args(argv)
     if not 1 <= args.rounds <= args.times:
         parser.error("--rounds must be between 1 and --times")
     with keystone(server_options(args), args.runs_dir) as bench:
+        if args.pin:
+            echo(pin(bench))
         runs = [
             run
             for level in args.concurrency
