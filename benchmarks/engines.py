@@ -19,7 +19,9 @@ p95 of every round's iterations together and those CPU figures, then per
 concurrency each Locust engine against Rally's runner: the ratio of
 medians and the two-sided Mann-Whitney U test ``compare`` runs, on the
 rounds' iterations together, and the ratio of the server's own medians
-(uwsgi's access log, inside the same windows). At a low concurrency the
+(uwsgi's access log, inside the same windows; the figures' ``gap`` is the
+iterations' median minus the server's: what the engine, the client and the
+network add). At a low concurrency the
 engines should agree ("not significant"); where they do not, the server
 ratio says whether the server itself ran slower under one engine (its
 client's CPU competing for the same 2 cores) or the engines measure
@@ -200,6 +202,7 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
             "median ms",
             "p95 ms",
             "server median ms",
+            "gap ms",
             "client CPU ms/iteration",
             "client cores busy",
             "server CPU ms/iteration",
@@ -221,6 +224,7 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
                 f"{(median or 0.0) * 1000:.1f}",
                 f"{(p95 or 0.0) * 1000:.1f}",
                 "n/a" if server is None else f"{server * 1000:.1f}",
+                _ms(None if server is None else ((median or 0.0) - server) * 1000),
                 _ms(run.client_ms()),
                 _ms(busy),
                 _ms(run.server_ms()),
