@@ -120,32 +120,47 @@ def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
 def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
     """Server CPU per iteration and peak memory in the load window."""
     usage = view.resources
-    if usage is None:
-        if item.server is None or item.server.resources_csv is None:
-            return None
-        return "server CPU: n/a (no resource sample near the load window)"
-    per_iteration = (
-        "n/a" if usage.cpu_per_iteration is None else f"{usage.cpu_per_iteration:.4f}"
-    )
-    cores = "n/a" if usage.busy_cores is None else f"{usage.busy_cores:.2f}"
-    return (
-        f"server CPU: {per_iteration} s/iteration ({cores} cores busy), "
-        f"peak RSS: {usage.peak_rss_mb:.1f} MB ({usage.peak_processes} processes)"
+    per_iteration = None if usage is None else usage.cpu_per_iteration
+    return _usage_line(
+        "server CPU",
+        usage,
+        item.server is not None and item.server.resources_csv is not None,
+        "no resource sample near the load window",
+        f"{'n/a' if per_iteration is None else f'{per_iteration:.4f}'} s/iteration",
+        "",
     )
 
 
 def client_line(item: FileEntries, view: WorkloadServerView) -> str | None:
     """The load generator's CPU per iteration and peak memory in the load window."""
     usage = view.client
+    return _usage_line(
+        "client CPU",
+        usage,
+        item.server is not None and item.server.client_csv is not None,
+        "no sample of Rally's processes in the load window",
+        f"{_ms(None if usage is None else usage.cpu_per_iteration, 2)} ms/iteration",
+        ": Rally's and what it started",
+    )
+
+
+def _usage_line(
+    label: str,
+    usage: ResourceUsage | None,
+    sampled: bool,
+    missing: str,
+    per_iteration: str,
+    whose: str,
+) -> str | None:
+    """``label: <per iteration> (<cores> cores busy), peak RSS: ...``; when
+    the tree was ``sampled`` but not near the window, why not; else None."""
     if usage is None:
-        if item.server is None or item.server.client_csv is None:
-            return None
-        return "client CPU: n/a (no sample of Rally's processes in the load window)"
+        return f"{label}: n/a ({missing})" if sampled else None
     cores = "n/a" if usage.busy_cores is None else f"{usage.busy_cores:.2f}"
+    processes = f"{usage.peak_processes} processes{whose}"
     return (
-        f"client CPU: {_ms(usage.cpu_per_iteration, 2)} ms/iteration "
-        f"({cores} cores busy), peak RSS: {usage.peak_rss_mb:.1f} MB "
-        f"({usage.peak_processes} processes: Rally's and what it started)"
+        f"{label}: {per_iteration} ({cores} cores busy), "
+        f"peak RSS: {usage.peak_rss_mb:.1f} MB ({processes})"
     )
 
 
