@@ -22,6 +22,10 @@ CRLF = b"\r\n"
 HEADER_LIMIT = 64 * 1024  # bytes of status line and headers
 CHUNK = 64 * 1024  # bytes read per recv
 NO_BODY = (204, 304)
+# http.client's words (RemoteDisconnected), which keystoneauth's transport
+# reports too: the report counts failures with them as closed without an
+# answer (report/haproxy_log.py), whichever transport sent the request
+CLOSED_WITHOUT_RESPONSE = "Remote end closed connection without response"
 
 
 class WireError(OSError):
@@ -102,7 +106,7 @@ class Connection:
                 raise WireError("the response's head is too long")
             start = max(0, len(self._buffer) - len(marker) + 1)
             if not self._fill():
-                raise WireError("the server closed the connection without a response")
+                raise WireError(CLOSED_WITHOUT_RESPONSE)
 
     def _head(self) -> tuple[int, str, list[tuple[str, str]], str]:
         """Status, reason, headers and HTTP version of the next response."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.cluster import haproxy, names
+from rally_keystone_perf.plugins.http_wire import CLOSED_WITHOUT_RESPONSE
 from rally_keystone_perf.report import access_log
 from rally_keystone_perf.report.load import Iteration, ReportError
 from rally_keystone_perf.report.stats import Window, median_p95
@@ -38,8 +39,9 @@ _ACCEPTED = re.compile(
     r"(\d{1,2})/([A-Z][a-z]{2})/(\d{4}):(\d\d):(\d\d):(\d\d)(\.\d+)?"
 )
 _MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-# http.client's words for a connection closed before any answer
-SILENT_CLOSE = "Remote end closed connection without response"
+# the words of a connection closed before any answer, in either transport's
+# error (http.client's, which lean_http's http_wire uses too)
+SILENT_CLOSE = CLOSED_WITHOUT_RESPONSE
 
 
 @dataclass(frozen=True)

@@ -116,8 +116,8 @@ def test_bytes_after_the_response_make_it_unusable(pair) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (b"", "without a response"),
-        (b"HTTP/1.1 200 OK\r\nContent-Le", "without a response"),
+        (b"", http_wire.CLOSED_WITHOUT_RESPONSE),
+        (b"HTTP/1.1 200 OK\r\nContent-Le", http_wire.CLOSED_WITHOUT_RESPONSE),
         (b"SSH-2.0-OpenSSH\r\n\r\n", "not an HTTP/1.x status line"),
         (b"HTTP/1.1 abc OK\r\n\r\n", "not an HTTP/1.x status line"),
         (b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n", "without a colon"),
