@@ -31,7 +31,7 @@ from tests.functional.conftest import (
 
 pytestmark = pytest.mark.functional
 
-TIMES = 80
+TIMES = 300  # a load of several seconds: the kill must land inside it
 FAIL_WITHIN = 5.0
 WORKLOAD = {
     "scenario": {"KeystonePerf.list_projects": {}},
@@ -71,6 +71,8 @@ def _kill_mid_request(victim: psutil.Process) -> bool:
     """
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
+        if not victim.is_running():
+            raise AssertionError("the load ended before the kill: raise TIMES")
         if victim.status() == psutil.STATUS_RUNNING:
             victim.send_signal(signal.SIGKILL)
             return True
