@@ -69,6 +69,7 @@ def launch_options(
         db_cpus=args.db_cpus,
         # --engine locust --worker-hosts netns:K (run and matrix only)
         client_hosts=getattr(args, "worker_hosts", 0),
+        trace=getattr(args, "trace", None),  # --trace slowest:N | sample:P
     )
 
 

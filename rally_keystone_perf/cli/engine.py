@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.cli.options import at_least, positive
+from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.run.locust.local_workers import worker_argv
@@ -152,10 +153,12 @@ def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> Non
 
 
 def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> Path:
-    """The file Rally runs: the task itself, or its Locust form in the run."""
+    """The file Rally runs: the task itself, or its rewrite in the run (its
+    Locust form, the trace context of ``--trace``)."""
     if options is not None:
         options = options.on_hosts(run.state().client_network)
-    return locust_task.task_to_run(task, options, run.root)
+    contexts = tracing.client_contexts(run)
+    return locust_task.task_to_run(task, options, run.root, contexts)
 
 
 def engine_failures(run: RunDir) -> list[str]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
-from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy import modes, tracing
 from rally_keystone_perf.deploy.user_pool import parse_size
 from rally_keystone_perf.report.writers.registry import FORMATS
 
@@ -92,6 +92,36 @@ def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) 
     _add_backends(group)
     _add_cluster(group, node_list=not with_mode)
     _add_keystone_settings(group)
+    _add_trace(parser)
+
+
+def trace_choice(text: str) -> str:
+    """``--trace``'s value, checked: ``slowest:N`` or ``sample:P``."""
+    try:
+        return tracing.parse_spec(text).text
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_trace(parser: argparse.ArgumentParser) -> None:
+    """``--trace``: OSProfiler inside Keystone (deploy/tracing.py)."""
+    group = parser.add_argument_group(
+        "tracing",
+        "OSProfiler in every Keystone node (SQL statements included), its "
+        "traces in a redis started with the run; the report breaks the "
+        "server time of the slowest traced iterations down. Tracing costs "
+        "time: off by default",
+    )
+    group.add_argument(
+        "--trace",
+        type=trace_choice,
+        default=None,
+        metavar="slowest:N|sample:P",
+        help="slowest:N traces every iteration and breaks down the N slowest "
+        "of each workload; sample:P traces a share P (0-1, or N%%) of them, "
+        f"spread evenly, and breaks down the {tracing.DEFAULT_SLOWEST} slowest "
+        "traced",
+    )
 
 
 def _add_server_options(group: Group, with_mode: bool) -> None:

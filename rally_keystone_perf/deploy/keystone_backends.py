@@ -1,9 +1,10 @@
 """Start the backends a run's Keystone is configured to use, before Keystone.
 
 The database (``--db``: MariaDB or PostgreSQL; SQLite needs no server), the
-identity directory (``--identity ldap``: slapd) and the shared cache
-(``--cache memcached``), each on its own free loopback port; what Keystone's
-configuration needs to reach them is returned (passwords go to ``private/``).
+identity directory (``--identity ldap``: slapd), the shared cache
+(``--cache memcached``) and OSProfiler's redis (``--trace``), each on its
+own free loopback port; what Keystone's configuration needs to reach them
+is returned (passwords go to ``private/``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
+from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight, tracing
 from rally_keystone_perf.deploy.cluster import cgroups, names
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
@@ -24,6 +25,7 @@ class Started(NamedTuple):
 
     cache_servers: list[str] | None = None  # memcached's host:port
     ldap_url: str | None = None
+    trace_url: str | None = None  # --trace: OSProfiler's redis
 
 
 def start(
@@ -46,11 +48,30 @@ def start(
     ldap_url = None
     if deployment.options.identity == "ldap":
         ldap_url = _start_ldap(run, deployment, executables, admin_password, progress)
+    trace_url = _start_trace_backend(run, deployment, executables, progress)
     if clients:
-        return Started(None, ldap_url)
+        return Started(None, ldap_url, trace_url)
     port = _start_memcached(run, deployment, executables, progress)
     host = deployment.options.host
-    return Started(None if port is None else [f"{host}:{port}"], ldap_url)
+    caches = None if port is None else [f"{host}:{port}"]
+    return Started(caches, ldap_url, trace_url)
+
+
+def _start_trace_backend(
+    run: RunDir,
+    deployment: Deployment,
+    executables: dict[str, Path],
+    progress: Progress,
+) -> str | None:
+    """``--trace``: the HMAC key into ``private/`` and redis; redis's URL."""
+    options = deployment.options
+    if not options.trace:
+        return None
+    config.add_secret_section(run, tracing.secret_section(tracing.new_hmac_key(run)))
+    progress(f"starting redis on {options.host} (OSProfiler's traces, --trace)")
+    return tracing.start_redis(
+        run, executables["redis-server"], options.host, deployment.backend_timeout
+    )
 
 
 def _start_database(

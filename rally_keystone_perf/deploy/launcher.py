@@ -26,6 +26,7 @@ from rally_keystone_perf.deploy import (
     orphans,
     preflight,
     services,
+    trace_store,
 )
 from rally_keystone_perf.deploy.cluster import (
     cgroups,
@@ -295,6 +296,7 @@ def stop(run: RunDir, timeout: float = 20.0) -> bool:
     was_running = False
     if state.services or state.server_pid:
         with stop_signals.shielded():  # a stop cut short leaves processes
+            trace_store.collect_before_stop(run)  # --trace: before redis stops
             was_running = services.stop_all(run, timeout)
     if state.sockets_dir:
         shutil.rmtree(state.sockets_dir, ignore_errors=True)

@@ -114,6 +114,7 @@ POSTGRES = Requirement(
 INITDB = Requirement(
     "initdb", "apt-get install postgresql", in_venv=False, search_globs=POSTGRES_BIN
 )
+REDIS = Requirement("redis-server", "apt-get install redis-server", in_venv=False)
 SLAPD = Requirement("slapd", "apt-get install slapd", in_venv=False)
 HAPROXY = Requirement("haproxy", "apt-get install haproxy", in_venv=False)
 # --db galera: Debian's Galera provider (a library, found in its folder), the

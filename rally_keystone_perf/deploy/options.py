@@ -60,6 +60,8 @@ class LaunchOptions:
     # a keystone.conf template instead of deployments/common/keystone.conf.tmpl
     # (benchmarks.stock_keystone's minimal one); same $values
     keystone_conf_template: str | None = None
+    # --trace slowest:N | sample:P (deploy/tracing.py); None: no tracing
+    trace: str | None = None
 
     @property
     def clustered(self) -> bool:

@@ -70,6 +70,7 @@ def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
         *modes.DATABASES[options.db],
         *modes.IDENTITIES[options.identity],
         *(modes.CLUSTER_REQUIREMENTS if options.clustered else ()),
+        *((modes.REDIS,) if options.trace else ()),  # --trace's backend
     ):
         found.setdefault(req.executable, req)
     return tuple(found.values())

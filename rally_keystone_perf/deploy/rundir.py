@@ -171,6 +171,7 @@ class RunState:
     cpu_quota: dict[str, Any] | None = None  # deploy/cluster/cgroups.CpuQuota
     # --worker-hosts: the load generator's namespaces (deploy/cluster/client_hosts)
     client_network: dict[str, Any] | None = None
+    trace_backend: str | None = None  # --trace: OSProfiler's redis URL
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)
@@ -209,7 +210,8 @@ class RunState:
 
     def secrets(self) -> list[str]:
         """Every password the run generated: admin, user pool, a Nova stack,
-        the database's (MariaDB, PostgreSQL) and slapd's admin DN's.
+        the database's (MariaDB, PostgreSQL), slapd's admin DN's and
+        ``--trace``'s HMAC key.
 
         Each lives in a private file of its own format; none is in run.json.
         """
@@ -225,6 +227,9 @@ class RunState:
             path = self.run.private / name
             if path.is_file():
                 found.append(_read_json(path)["password"])
+        key = self.run.private / TRACE_KEY  # --trace's HMAC key
+        if key.is_file():
+            found.append(key.read_text().strip())
         return found
 
 
@@ -234,6 +239,7 @@ STACK_SECRETS = ("service_password", "db_password", "rabbit_password")
 # {"password": ...} files of the database (deploy/backends.py, postgresql.py)
 # and of slapd's admin DN (deploy/ldap.py)
 BACKEND_SECRETS = ("db.json", "ldap.json")
+TRACE_KEY = "profiler-hmac-key"  # --trace's HMAC key (deploy/tracing.py)
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -14,8 +14,14 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+# isort: off
+# before Keystone: OSProfiler finds --trace's driver among loaded classes
+from rally_keystone_perf.deploy.keystone import trace_driver  # noqa: F401
+import keystone.conf
 from keystone.common.rbac_enforcer import enforcer as _rbac
 from keystone.wsgi.api import application as keystone_application
+
+# isort: on
 
 LOG = logging.getLogger("keystone.wsgi.guard")
 
@@ -35,6 +41,20 @@ def load_policy_rules() -> None:
 
 
 load_policy_rules()
+
+
+def install_trace_points() -> None:
+    """``--trace``: spans for the cache, policy, password hashing and tokens
+    (:mod:`.keystone.trace_points`), when Keystone's ``[profiler]`` is on."""
+    if keystone.conf.CONF.profiler.enabled:
+        from rally_keystone_perf.deploy.keystone import (  # costly: wraps Keystone
+            trace_points,
+        )
+
+        trace_points.install()
+
+
+install_trace_points()
 
 _BODY = (
     b'{"error": {"code": 500, "title": "Internal Server Error", '

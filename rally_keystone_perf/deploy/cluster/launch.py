@@ -102,7 +102,7 @@ def prepare_and_start(
         run, shared, executables, sockets, password, progress, net.node_addresses
     )
     values = config.template_values(
-        run, deployment, port, executables, sockets, None, started.ldap_url
+        run, deployment, port, executables, sockets, None, *started[1:]
     )
     config.render_templates(run, mode, values, options.keystone_conf_template)
     progress(
@@ -118,7 +118,7 @@ def prepare_and_start(
     )
     init.create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
     caches = _start_memcacheds(run, deployment, net, executables)
-    tiers = keystone_backends.Started(caches, started.ldap_url)
+    tiers = started._replace(cache_servers=caches)
     for index in range(options.nodes):
         where = (index, ports[index])
         _start_node(run, deployment, net, where, executables, sockets, tiers)

@@ -9,7 +9,7 @@ from typing import Any
 from rally import exceptions
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.plugins import atomics, client
+from rally_keystone_perf.plugins import atomics, client, tracing
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 from rally_keystone_perf.plugins.contexts.tokens import TokenPool
 
@@ -25,8 +25,21 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
     """Base: a timed identity client and the pre-issued tokens (kept fresh).
 
     The client reuses this process's session, so an iteration opens no new
-    connection and sends nothing but the request it measures.
+    connection and sends nothing but the request it measures. An iteration
+    the ``keystone_perf_trace`` context samples carries an OSProfiler trace,
+    its id in the iteration's output.
     """
+
+    def __init__(
+        self,
+        context: dict[str, Any] | None = None,
+        admin_clients: Any = None,
+        clients: Any = None,
+    ) -> None:
+        super().__init__(context, admin_clients, clients)
+        trace_id = tracing.begin(context or {})
+        if trace_id is not None:
+            self.add_output(complete=tracing.output(context or {}, trace_id))
 
     def _credential(self) -> Any:
         if self.context.get("user"):

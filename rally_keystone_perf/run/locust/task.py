@@ -5,14 +5,16 @@ The task Rally runs is the user's, rendered and parsed once
 Rally's task format v2 with one change per workload: its runner becomes
 ``keystone_perf_locust``, which keeps the original (``runner_type`` and
 ``runner``) and adds how the load is spread. Scenario, arguments, contexts,
-SLA and hooks are untouched. The file keeps the original's name, so its
-results do too.
+SLA and hooks are untouched. ``--trace`` rewrites the task the same way
+(on either engine) to add its context to every workload. The file keeps
+the original's name, so its results do too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 ENGINES = ("rally", "locust")
 LOCUST_FOLDER = "locust-tasks"  # the run folder's rewritten task files
+REWRITTEN_FOLDER = "tasks"  # the same, on Rally's own runners (--trace)
 
 
 @dataclass(frozen=True)
@@ -78,25 +81,40 @@ def _hook(hook: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _workload(workload: dict[str, Any], options: LocustOptions) -> dict[str, Any]:
-    runner = options.runner(workload["runner_type"], dict(workload["runner"]))
+def _workload(
+    workload: dict[str, Any],
+    options: LocustOptions | None,
+    contexts: Mapping[str, Any],
+) -> dict[str, Any]:
+    runner = {workload["runner_type"]: workload["runner"]}
+    if options is not None:
+        runner = {
+            RUNNER: options.runner(workload["runner_type"], dict(workload["runner"]))
+        }
     return {
         "description": workload.get("description") or "",
         "scenario": {workload["name"]: workload["args"]},
-        "runner": {RUNNER: runner},
-        "contexts": workload["contexts"],
+        "runner": runner,
+        "contexts": {**workload["contexts"], **contexts},
         "sla": workload["sla"],
         "hooks": [_hook(h) for h in workload.get("hooks") or []],
     }
 
 
-def locust_document(task: TaskFile, options: LocustOptions) -> dict[str, Any]:
-    """``task`` in Rally's format v2, each workload's runner handed to Locust.
+def locust_document(
+    task: TaskFile,
+    options: LocustOptions | None,
+    contexts: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``task`` in Rally's format v2, each workload's runner handed to Locust
+    (unless ``options`` is None) and ``contexts`` added to each workload.
 
     :raises PlanError: a workload the engine cannot run (checked first).
     """
-    task_plans(task)
+    if options is not None:
+        task_plans(task)
     config = task.config
+    contexts = contexts or {}
     return {
         "version": 2,
         "title": config.title,
@@ -107,18 +125,26 @@ def locust_document(task: TaskFile, options: LocustOptions) -> dict[str, Any]:
                 "title": subtask["title"],
                 "description": subtask.get("description", ""),
                 "tags": list(subtask.get("tags", [])),
-                "workloads": [_workload(w, options) for w in subtask["workloads"]],
+                "workloads": [
+                    _workload(w, options, contexts) for w in subtask["workloads"]
+                ],
             }
             for subtask in config.subtasks
         ],
     }
 
 
-def write_locust_task(task: TaskFile, options: LocustOptions, folder: Path) -> Path:
+def write_locust_task(
+    task: TaskFile,
+    options: LocustOptions | None,
+    folder: Path,
+    contexts: Mapping[str, Any] | None = None,
+) -> Path:
     """Write :func:`locust_document` as ``folder/<the task's name>.json``."""
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / f"{task.path.stem}.json"
-    out.write_text(json.dumps(locust_document(task, options), indent=2) + "\n")
+    document = locust_document(task, options, contexts)
+    out.write_text(json.dumps(document, indent=2) + "\n")
     return out
 
 
@@ -127,11 +153,18 @@ def tags(options: LocustOptions | None) -> list[str]:
     return [] if options is None else ["engine:locust"]
 
 
-def task_to_run(task: TaskFile, options: LocustOptions | None, run_root: Path) -> Path:
-    """The file Rally runs: the task itself, or its Locust form in the run."""
-    if options is None:
+def task_to_run(
+    task: TaskFile,
+    options: LocustOptions | None,
+    run_root: Path,
+    contexts: Mapping[str, Any] | None = None,
+) -> Path:
+    """The file Rally runs: the task itself, or its rewrite in the run with
+    Locust's runners (``options``) and/or ``contexts`` added (``--trace``)."""
+    if options is None and not contexts:
         return task.path
-    return write_locust_task(task, options, run_root / LOCUST_FOLDER)
+    folder = LOCUST_FOLDER if options is not None else REWRITTEN_FOLDER
+    return write_locust_task(task, options, run_root / folder, contexts)
 
 
 def engine_failures(results: Path) -> list[str]:

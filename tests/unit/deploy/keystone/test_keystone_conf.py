@@ -42,6 +42,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("identity", "driver"): "--identity ldap: the run's slapd, read-only",
     ("ldap", "url"): "--identity ldap: the run's slapd",
     ("ldap", "suffix"): "--identity ldap: the run's directory's suffix",
+    ("profiler", "enabled"): "--trace only: OSProfiler traces signed requests",
+    ("profiler", "trace_sqlalchemy"): "--trace only: SQL statements as spans",
+    ("profiler", "connection_string"): "--trace only: the run's redis",
 }
 
 VARIANTS: list[dict[str, Any]] = [
@@ -53,6 +56,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"token_provider": "jws"},
     {"identity": "ldap"},
     {"db": "postgresql"},
+    {"trace": "sample:0.1"},
 ]
 
 DEFAULTS_SCRIPT = textwrap.dedent(
@@ -83,6 +87,7 @@ def _rendered(run: RunDir, mode: str, options: dict[str, Any]) -> str:
         5000,
         cache_servers=["127.0.0.1:11211"],
         ldap_url="ldap://127.0.0.1:389",
+        trace_url="redis://127.0.0.1:6379" if opts.trace else None,
     )
     config.render_templates(run, modes.get_mode(mode), values)
     return (run.conf / "keystone.conf").read_text()

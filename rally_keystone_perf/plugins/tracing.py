@@ -1,0 +1,73 @@
+"""The client's half of ``--trace``: which iterations carry a trace, and how.
+
+An iteration the ``keystone_perf_trace`` context samples starts an
+OSProfiler trace of its own: :func:`begin` signs the trace headers once,
+before any timer, with the run's HMAC key, and every request of that
+iteration sends them (:func:`headers`, read by the identity client). Keystone,
+with ``[profiler] enabled``, then records its spans under the trace's id,
+which the iteration keeps in its output as rally-openstack's scenarios do.
+With no such context nothing here imports OSProfiler.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+CONTEXT_NAME = "keystone_perf_trace"
+OUTPUT_TITLE = "OSProfiler Trace-ID"  # rally-openstack's title for it
+OUTPUT_CHART = "OSProfiler"  # rally-openstack's chart: Rally's report shows the id
+
+_LOCAL = threading.local()  # this thread's (greenlet's, under Locust) headers
+
+
+def sampled(iteration: int, fraction: float) -> bool:
+    """True when iteration ``iteration`` (from 1) carries a trace.
+
+    Spread evenly: the iterations where ``floor(i * fraction)`` steps up,
+    so any run of ``n`` iterations traces ``floor(n * fraction)`` or one
+    more, whichever runner or worker runs them.
+    """
+    return math.floor(iteration * fraction) > math.floor((iteration - 1) * fraction)
+
+
+def begin(context: Mapping[str, Any]) -> str | None:
+    """Start this iteration's trace when the context samples it; its id.
+
+    Called once per iteration, before anything is timed: a previous
+    iteration's headers are dropped first.
+    """
+    _LOCAL.headers = None
+    config = context.get(CONTEXT_NAME)
+    iteration = context.get("iteration")
+    if not config or iteration is None or not sampled(iteration, config["sample"]):
+        return None
+    from osprofiler import profiler, web  # costly: only a traced run needs it
+
+    trace = profiler.init(config["hmac_key"])
+    _LOCAL.headers = web.get_trace_id_headers()
+    profiler.clean()  # the headers are all a request needs; nothing leaks on
+    return str(trace.get_base_id())
+
+
+def headers() -> dict[str, str] | None:
+    """The current iteration's trace headers; None when it carries none."""
+    return getattr(_LOCAL, "headers", None)
+
+
+def output(context: Mapping[str, Any], trace_id: str) -> dict[str, Any]:
+    """The iteration's ``complete`` output naming its trace (Rally's report
+    shows the id; the suite's report reads it back)."""
+    return {
+        "title": OUTPUT_TITLE,
+        "chart_plugin": OUTPUT_CHART,
+        "data": {
+            "trace_id": trace_id,
+            # a Task object's get() is a database lookup: index it
+            "taskID": context["task"]["uuid"] if "task" in context else None,
+            "workload_uuid": context.get("owner_id"),
+            "iteration": context.get("iteration"),
+        },
+    }

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from osprofiler.drivers import base
+
+from rally_keystone_perf.deploy import tracing
+from rally_keystone_perf.deploy.keystone.trace_driver import BufferedRedis
+
+
+class _FakeDb:
+    def __init__(self) -> None:
+        self.pushed: list[tuple[str, tuple[str, ...]]] = []
+        self.done = threading.Event()
+
+    def lpush(self, key: str, *values: str) -> None:
+        self.pushed.append((key, values))
+        self.done.set()
+
+
+def _event(name: str) -> dict[str, Any]:
+    return {"name": name, "base_id": "b1", "timestamp": "t", "info": {}}
+
+
+def test_osprofiler_picks_the_driver_by_its_scheme() -> None:
+    driver = base.get_driver(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1", project="k")
+    assert isinstance(driver, BufferedRedis)
+
+
+def test_a_requests_events_go_in_one_push_when_its_outer_span_ends() -> None:
+    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1", project="k")
+    fake = _FakeDb()
+    driver.db = fake
+    for name in ("wsgi-start", "db-start", "db-stop"):
+        driver.notify(_event(name))
+    time.sleep(0.05)
+    assert fake.pushed == []  # the request is still open
+    driver.notify(_event("wsgi-stop"))
+    assert fake.done.wait(5)
+    ((key, values),) = fake.pushed
+    assert key == "osprofiler_opt:b1"
+    names = [json.loads(v)["name"] for v in values]
+    # LPUSH of these in order leaves the newest first, as OSProfiler's driver
+    assert names == ["wsgi-start", "db-start", "db-stop", "wsgi-stop"]
+    assert json.loads(values[0])["project"] == "k"
