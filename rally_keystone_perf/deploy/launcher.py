@@ -119,6 +119,7 @@ def _record_start(
         somaxconn=settings.somaxconn,
         sockets_dir=str(sockets),
         versions={d: _version(d) for d in VERSIONED},
+        cpus=os.cpu_count(),
         created_at=time.time(),
     )
 

@@ -172,6 +172,7 @@ class RunState:
     # --worker-hosts: the load generator's namespaces (deploy/cluster/client_hosts)
     client_network: dict[str, Any] | None = None
     trace_backend: str | None = None  # --trace: OSProfiler's redis URL
+    cpus: int | None = None  # the machine's CPUs (the report's bottleneck line)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

@@ -71,3 +71,17 @@ def output(context: Mapping[str, Any], trace_id: str) -> dict[str, Any]:
             "iteration": context.get("iteration"),
         },
     }
+
+
+def trace_id(output: Any) -> str | None:
+    """The trace id an iteration's Rally ``output`` holds (:func:`output`'s),
+    if any; anything malformed reads as none."""
+    complete = output.get("complete") if isinstance(output, dict) else None
+    for item in complete if isinstance(complete, list) else ():
+        if not isinstance(item, dict) or item.get("title") != OUTPUT_TITLE:
+            continue
+        data = item.get("data")
+        if isinstance(data, dict):
+            found = data.get("trace_id")
+            return found if isinstance(found, str) else None
+    return None

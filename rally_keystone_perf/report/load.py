@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.plugins import tracing
 from rally_keystone_perf.report.engines import split_runner
 from rally_keystone_perf.report.hooks import HookRun, flat_error, hook_runs
 
@@ -52,6 +53,7 @@ class Iteration:
     idle_duration: float
     error: list
     atomic_actions: list[dict]
+    trace_id: str | None = None  # --trace: its OSProfiler trace (report.traces)
 
 
 @dataclass(frozen=True)
@@ -306,6 +308,7 @@ def _iteration(raw: Any, where: str) -> Iteration:
                 idle_duration=float(idle),
                 error=list(error),
                 atomic_actions=atomics,
+                trace_id=tracing.trace_id(raw.get("output")),
             )
     atomics = _list(raw, "atomic_actions", where)
     _check_atomics(atomics, f"{where}.atomic_actions")
@@ -315,6 +318,7 @@ def _iteration(raw: Any, where: str) -> Iteration:
         idle_duration=_number(raw, "idle_duration", where),
         error=list(_list(raw, "error", where)),
         atomic_actions=atomics,
+        trace_id=tracing.trace_id(raw.get("output")),
     )
 
 

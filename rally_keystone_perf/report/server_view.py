@@ -13,6 +13,8 @@ the run folder may also hold
   and total RSS, sampled during the run (:mod:`..deploy.sampler`). Per
   workload, the CPU the server used during the load window per iteration
   (and as cores busy on average) and the peak RSS.
+* ``traces/traces.jsonl.gz`` (``--trace``): where the slowest traced
+  iterations' server time went (:mod:`.traces`).
 * ``logs/resources-client.csv``: the same of the load generator (Rally's
   process and everything it started: its runner processes, or Locust's
   master and workers): the client's CPU per iteration, what issue 18's
@@ -30,6 +32,7 @@ seconds and bytes, unrounded; every function here is pure (reads files only).
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +52,7 @@ from rally_keystone_perf.report.resources import (
     resource_usage,
 )
 from rally_keystone_perf.report.stats import median_p95
+from rally_keystone_perf.report.traces import WorkloadTraces, trace_source
 
 RESULTS = "results"
 
@@ -90,11 +94,13 @@ class WorkloadServerView:
     resources: ResourceUsage | None
     cluster: cluster_view.WorkloadClusterView | None = None  # a cluster run's
     client: ResourceUsage | None = None  # the load generator's tree
+    traces: WorkloadTraces | None = None  # --trace: the slowest traced iterations
 
     @property
     def empty(self) -> bool:
         return (
-            not self.routes
+            self.traces is None
+            and not self.routes
             and not self.actions
             and self.resources is None
             and self.cluster is None
@@ -112,6 +118,7 @@ class ServerView:
     workloads: list[WorkloadServerView]
     cluster: cluster_view.ClusterLogs | None = None  # a cluster run's files
     client_csv: Path | None = None  # the load generator's samples
+    cpus: int | None = None  # the machine's, as run.json recorded them
 
 
 def run_folder(report_path: Path) -> Path | None:
@@ -207,7 +214,7 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
 
     None when the report is not in a run folder's ``results/`` or the run has
     neither ``logs/access.log`` nor ``logs/resources.csv`` nor, for a
-    cluster, any of its tiers' files, nor the client's samples.
+    cluster, any of its tiers' files, nor the client's samples, nor traces.
 
     :raises ReportError: one of them exists but cannot be read.
     """
@@ -220,19 +227,25 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
     has_log, has_csv = log_path.is_file(), csv_path.is_file()
     cluster = _cluster(run, report_path)
     client = read_if_present(client_path)
-    if not (has_log or has_csv or cluster or client is not None):
+    source = trace_source(run)
+    if not (has_log or has_csv or cluster or client is not None or source):
         return None
     requests = read_requests(log_path) if has_log else None
     if requests is None and cluster is not None:
         requests = cluster.all_requests()  # every node's
     samples = read_resources(csv_path) if has_csv else None
+    views = [workload_view(w, requests, samples, cluster, client) for w in workloads]
+    if source is not None:
+        views = [
+            dataclasses.replace(view, traces=source.of(workload))
+            for view, workload in zip(views, workloads, strict=True)
+        ]
     return ServerView(
         run=run,
         access_log=log_path if has_log else None,
         resources_csv=csv_path if has_csv else None,
-        workloads=[
-            workload_view(w, requests, samples, cluster, client) for w in workloads
-        ],
+        workloads=views,
         cluster=cluster,
         client_csv=client_path if client is not None else None,
+        cpus=RunDir(run).state().cpus,
     )

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rally_keystone_perf import cli
+from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import trace_store, tracing
 from rally_keystone_perf.deploy.keystone import trace_points
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.plugins import tracing as client_tracing
+from rally_keystone_perf.report import access_log, traces
+from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.run import session
+from rally_keystone_perf.run.locust import task as locust_task
+from rally_keystone_perf.tasks.model import TaskFile
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 pytestmark = pytest.mark.functional
@@ -99,3 +107,90 @@ def test_without_trace_no_redis_no_profiler(tmp_path: Path) -> None:
     assert not tracing.hmac_key_file(run).exists()
     assert not (run.logs / f"{tracing.REDIS_SERVICE}-stdout.log").exists()
     assert "OSProfiler is enabled" not in (run.logs / "keystone.log").read_text()
+
+
+# keystone.log's records of SQLAlchemy's engine logger (oslo.db's
+# connection_debug): time (ms), message
+_SQL_RECORD = re.compile(
+    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d{3}) \d+ INFO "
+    r"sqlalchemy\.engine\.Engine \[[^\]]*\] (.*)$"
+)
+_STATEMENT = re.compile(r"^(SELECT|INSERT|UPDATE|DELETE)\b|^BEGIN$")
+
+
+def _logged_statements(log: Path) -> list[float]:
+    """When Keystone's own log says each SQL statement ran (epoch seconds).
+
+    By time, not by the records' request ids: a request's first statements
+    (its token's validation, before Keystone sets the request's context)
+    carry the previous request's id.
+    """
+    found = []
+    for line in log.read_text().splitlines():
+        match = _SQL_RECORD.match(line)
+        if match and _STATEMENT.match(match.group(3).strip()):
+            second = time.mktime(time.strptime(match.group(1), "%Y-%m-%d %H:%M:%S"))
+            found.append(second + int(match.group(2)) / 1e3)
+    return found
+
+
+def _debug_template(tmp_path: Path) -> Path:
+    """The shared keystone.conf template with every statement logged."""
+    template = tmp_path / "keystone.conf.tmpl"
+    shared = paths.deployments_dir() / "common" / "keystone.conf.tmpl"
+    template.write_text(
+        shared.read_text() + "\n[database]\n# the test's reference\n"
+        "connection_debug = 100\n"
+    )
+    return template
+
+
+def _enclosing(
+    requests: list[access_log.ServerRequest], span: traces.Span
+) -> access_log.ServerRequest:
+    """The access log's request around ``span`` (1 ms of clock slack)."""
+    (request,) = [
+        r
+        for r in requests
+        if r.start - 1e-3 <= span.start and span.stop <= r.start + r.server_time + 1e-3
+    ]
+    return request
+
+
+def test_breakdowns_add_up_to_server_time_and_count_keystones_sql(
+    tmp_path: Path,
+) -> None:
+    options = LaunchOptions(
+        password_hash_rounds=FAST_HASH_ROUNDS,
+        trace="sample:1",
+        keystone_conf_template=str(_debug_template(tmp_path)),
+    )
+    task = TaskFile.load(_validate_task(tmp_path / "validate.json"))
+    with session.keystone_session(tmp_path / "runs", options, print) as (run, rally):
+        contexts = tracing.client_contexts(run)
+        path = locust_task.task_to_run(task, None, run.root, contexts)
+        outcome = rally.start_task(path)
+    assert outcome.exit_code == 0 and outcome.report is not None
+    (workload,) = load_report(outcome.report)
+    source = traces.trace_source(run.root)
+    assert source is not None
+    requests = access_log.read_requests(run.access_log)
+    traced_counts, roots = [], []
+    for iteration in workload.iterations:
+        assert iteration.trace_id is not None
+        trace = traces.spans(source.traces[iteration.trace_id])
+        (root,) = [s for s in trace if s.name == "wsgi"]
+        server_time = _enclosing(requests, root).server_time
+        result = traces.breakdown(trace)
+        assert abs(sum(result.seconds.values()) - server_time) <= 0.1 * server_time
+        traced_counts.append(result.sql_count)
+        roots.append(root)
+    # Keystone's own count of the statements inside each traced request (one
+    # at a time: concurrency 1; the log's clock has milliseconds)
+    logged = _logged_statements(run.logs / "keystone.log")
+    inside = [
+        sum(1 for t in logged if root.start - 1e-3 <= t <= root.stop + 1e-3)
+        for root in roots
+    ]
+    assert inside == traced_counts
+    assert min(traced_counts) > 0

@@ -61,6 +61,18 @@ A cluster run's ``"server"`` also has a ``"cluster"`` object (see
       "saturated": [{"tier": "database", "use": 0.98, "quota": 0.5}],
       "saturation": "saturated: database (98% of its 0.5-CPU quota)"}
 
+A traced run's (``--trace``) ``"server"`` also has ``"traces"`` (see
+:mod:`..traces`; seconds)::
+
+    "traces": {"spec": "sample:0.1", "sampled": 10, "found": 10,
+               "slowest": [{"number": 7, "duration": 0.2, "trace_id": "...",
+                            "breakdown": {"server": 0.19,
+                                          "seconds": {"sql": 0.04, ...},
+                                          "sql_count": 96, "cache_gets": 166,
+                                          "cache_misses": 48,
+                                          "top_sql": [[32, "BEGIN"], ...]}}],
+               "median": {...a breakdown...}, "median_duration": 0.19}
+
 and the CSV adds ``client_median`` ... ``client_peak_rss_mb`` columns
 (:mod:`.server`).
 

@@ -15,11 +15,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rally_keystone_perf.report.bottleneck import bottleneck_line
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.stats import StatsRow
-from rally_keystone_perf.report.writers import cluster
+from rally_keystone_perf.report.writers import cluster, traces
 from rally_keystone_perf.report.writers.common import (
     markdown_table,
     md_cell,
@@ -179,11 +180,18 @@ def _parts(
     if view.actions is not None:
         rows = server_rows(view, len(entry.workload.iterations))
         parts.append(table(SERVER_COLUMNS, rows, LEFT_SERVER))
-    for text in (resources_line(item, view), client_line(item, view)):
+    cpus = item.server.cpus if item.server is not None else None
+    for text in (
+        resources_line(item, view),
+        client_line(item, view),
+        bottleneck_line(view, cpus),
+    ):
         if text:
             parts.append(line(text))
     if view.cluster is not None:
         parts += cluster.parts(view.cluster, table, line)
+    if view.traces is not None:
+        parts += traces.parts(view.traces, table, line)
     return parts
 
 
@@ -248,4 +256,5 @@ def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
             "client": cluster.usage_document(view.client),
         }
         | ({} if view.cluster is None else {"cluster": cluster.document(view.cluster)})
+        | ({} if view.traces is None else {"traces": traces.document(view.traces)})
     }

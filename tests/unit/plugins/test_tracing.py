@@ -58,3 +58,23 @@ def test_the_output_is_rally_openstacks() -> None:
     assert output["title"] == "OSProfiler Trace-ID"
     assert output["chart_plugin"] == "OSProfiler"
     assert output["data"]["trace_id"] == "abc" and output["data"]["iteration"] == 4
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        None,
+        {},
+        {"complete": "x"},
+        {"complete": [{"title": "other", "data": {"trace_id": "a"}}]},
+        {"complete": [{"title": tracing.OUTPUT_TITLE, "data": {"trace_id": 3}}]},
+        {"complete": ["junk"]},
+    ],
+)
+def test_no_trace_id_in_other_outputs(output: Any) -> None:
+    assert tracing.trace_id(output) is None
+
+
+def test_the_trace_id_reads_back() -> None:
+    output = {"complete": [tracing.output({"iteration": 1}, "abc")]}
+    assert tracing.trace_id(output) == "abc"

@@ -1,0 +1,112 @@
+"""The bottleneck line of a workload: which tier was busy, from measurements.
+
+Each tier's busy cores in the load window (the sampled process trees:
+Keystone, or each node and the database of a cluster, and the load
+generator) over the CPUs it may use (its cgroup quota, else the machine's)
+name the busiest; tiers without a quota share the machine, so their sum is
+checked against its CPUs too. A traced run adds where the server's time
+went (:mod:`.traces`): the median traced iteration's largest category and
+its SQL statements. No tier at 80% of its CPUs: ``none`` with each use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rally_keystone_perf.report.server_view import WorkloadServerView
+from rally_keystone_perf.report.traces import Breakdown
+
+BUSY = 0.8  # a tier using this share of its CPUs is busy
+CATEGORY_WORDS = {
+    "sql": "SQL",
+    "cache": "cache lookups",
+    "policy": "policy checks",
+    "password": "password hashing",
+    "token": "token encoding",
+    "rest": "other Keystone code",
+}
+
+
+@dataclass(frozen=True)
+class TierUse:
+    """A tier's busy cores against the CPUs it may use."""
+
+    name: str
+    cores: float
+    capacity: float
+    quota: bool  # capacity is its own cgroup's, not the shared machine's
+
+    @property
+    def use(self) -> float:
+        return self.cores / self.capacity
+
+    def text(self) -> str:
+        whose = (
+            f"its {self.capacity:g}-CPU quota"
+            if self.quota
+            else (f"{self.capacity:g} cores")
+        )
+        return f"{self.name} CPU {self.use:.0%} of {whose}"
+
+
+def tier_uses(view: WorkloadServerView, cpus: int | None) -> list[TierUse]:
+    """Every sampled tier's use, the server's first."""
+    found: list[tuple[str, float | None, float | None]] = []  # name, cores, quota
+    if view.cluster is not None:
+        tiers = [*view.cluster.nodes, *view.cluster.members]
+        tiers += [t for t in (view.cluster.database,) if t is not None]
+        found += [
+            (t.tier, t.usage.busy_cores if t.usage else None, t.quota) for t in tiers
+        ]
+    elif view.resources is not None:
+        found.append(("Keystone", view.resources.busy_cores, None))
+    if view.client is not None:
+        found.append(("client", view.client.busy_cores, None))
+    return [
+        TierUse(name, cores, quota or float(cpus or 0), quota is not None)
+        for name, cores, quota in found
+        if cores is not None and (quota or cpus)
+    ]
+
+
+def server_time_words(median: Breakdown) -> str:
+    """The largest share of a traced iteration's server time, with counts."""
+    if median.server <= 0:
+        return ""
+    category = max(median.seconds, key=lambda c: median.seconds[c])
+    share = median.seconds[category] / median.server
+    return (
+        f"server time {share:.0%} {CATEGORY_WORDS[category]}, "
+        f"{median.sql_count:g} SQL statements"
+    )
+
+
+def bottleneck_line(view: WorkloadServerView, cpus: int | None) -> str | None:
+    """``bottleneck: ...`` or ``no tier busy: ...``; None with no figure."""
+    uses = sorted(tier_uses(view, cpus), key=lambda u: u.use, reverse=True)
+    parts = []
+    shared = [u for u in uses if not u.quota]
+    machine = sum(u.cores for u in shared)
+    if cpus and len(shared) > 1 and machine / cpus >= BUSY > max(u.use for u in shared):
+        each = ", ".join(f"{u.name} {u.cores:.2f}" for u in shared)
+        parts.append(f"the machine's {cpus} CPUs {machine / cpus:.0%} busy ({each})")
+    elif uses and uses[0].use >= BUSY:
+        parts.append(uses[0].text())
+    traced = view.traces.median if view.traces is not None else None
+    words = server_time_words(traced) if traced is not None else ""
+    if parts:
+        return "bottleneck: " + "; ".join([*parts, *([words] if words else [])])
+    if not uses and not words:
+        return None
+    busy = f"none ({_compact(uses)})" if uses else "n/a"
+    return "bottleneck: " + "; ".join(p for p in (busy, words) if p)
+
+
+def _compact(uses: list[TierUse]) -> str:
+    """``CPU: Keystone 46%, client 1% of 2 cores`` (quotas said per tier)."""
+    shared = [u for u in uses if not u.quota]
+    texts = [f"{u.name} {u.use:.0%} of {u.capacity:g}" for u in uses if u.quota]
+    if shared:
+        each = ", ".join(f"{u.name} {u.use:.0%}" for u in shared)
+        texts.append(f"{each} of {shared[0].capacity:g} cores")
+    return "CPU: " + ", ".join(texts)

@@ -1,0 +1,70 @@
+"""The bottleneck line: the busiest tier and where the traced time went."""
+
+from __future__ import annotations
+
+from rally_keystone_perf.report import cluster_view
+from rally_keystone_perf.report.bottleneck import bottleneck_line
+from rally_keystone_perf.report.resources import ResourceUsage
+from rally_keystone_perf.report.server_view import WorkloadServerView
+from rally_keystone_perf.report.traces import CATEGORIES, Breakdown, WorkloadTraces
+
+
+def _usage(cores: float) -> ResourceUsage:
+    return ResourceUsage(cores * 10, 0.01, cores, 100 << 20, 3, 5)
+
+
+def _view(
+    server: float | None, client: float | None, **more: object
+) -> WorkloadServerView:
+    return WorkloadServerView(
+        None,
+        None,
+        _usage(server) if server is not None else None,
+        client=_usage(client) if client is not None else None,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def _traces(sql: float, rest: float) -> WorkloadTraces:
+    seconds = dict.fromkeys(CATEGORIES, 0.0) | {"sql": sql, "rest": rest}
+    median = Breakdown(sql + rest, seconds, 96, 166, 48)
+    return WorkloadTraces("sample:0.1", 10, 10, [], median, 0.1)
+
+
+def test_a_busy_keystone_is_named() -> None:
+    line = bottleneck_line(_view(1.9, 0.05), 2)
+    assert line == "bottleneck: Keystone CPU 95% of 2 cores"
+
+
+def test_server_and_client_together_fill_the_machine() -> None:
+    line = bottleneck_line(_view(1.2, 0.6), 2)
+    assert line == (
+        "bottleneck: the machine's 2 CPUs 90% busy (Keystone 1.20, client 0.60)"
+    )
+
+
+def test_no_busy_tier_says_each_use() -> None:
+    line = bottleneck_line(_view(0.9, 0.1), 2)
+    assert line == "bottleneck: none (CPU: Keystone 45%, client 5% of 2 cores)"
+
+
+def test_a_traced_run_says_where_the_server_time_went() -> None:
+    line = bottleneck_line(_view(1.9, 0.05, traces=_traces(0.061, 0.039)), 2)
+    assert line == (
+        "bottleneck: Keystone CPU 95% of 2 cores; server time 61% SQL, "
+        "96 SQL statements"
+    )
+
+
+def test_a_node_at_its_quota() -> None:
+    node = cluster_view.TierView("node1", 10, 1.0, 0.01, 0.02, _usage(0.48), 0.5, None)
+    cluster = cluster_view.WorkloadClusterView(
+        [node], None, None, None, cluster_view.Quotas(node=0.5), []
+    )
+    line = bottleneck_line(_view(None, 0.2, cluster=cluster), 2)
+    assert line == "bottleneck: node1 CPU 96% of its 0.5-CPU quota"
+
+
+def test_nothing_measured() -> None:
+    assert bottleneck_line(_view(None, None), 2) is None
+    assert bottleneck_line(_view(1.9, 0.1), None) is None  # no CPU count recorded

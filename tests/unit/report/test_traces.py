@@ -1,0 +1,183 @@
+"""The traced iterations' breakdown (report.traces) and its table."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.plugins import tracing
+from rally_keystone_perf.report import api, traces
+from rally_keystone_perf.report.load import ReportError, load_report
+from tests.unit.report import factory as f
+from tests.unit.report import runs as r
+
+BASE = "2026-11-24T04:00:00."
+
+
+def _table(report: Path) -> str:
+    stream = io.StringIO()
+    api.report([report], stream, "table")
+    return stream.getvalue()
+
+
+def _event(name: str, span: str, parent: str, micros: int, **info: Any) -> dict:
+    return {
+        "name": name,
+        "trace_id": span,
+        "parent_id": parent,
+        "timestamp": f"{BASE}{micros:06d}",
+        "info": info,
+    }
+
+
+def _validation(trace: str, sql: int = 2, slow: int = 0) -> list[dict]:
+    """wsgi 0-10000 us: policy 1000-5000 (one SQL 2000-3000 inside), a cache
+    miss 5000-5500, ``sql - 1`` more statements of 1000 us, token 9000-9500.
+    ``slow`` adds as much to the wsgi span's own time."""
+    end = 10000 + slow
+    events = [
+        _event("wsgi-start", "w", trace, 0),
+        _event("policy-start", "p", "w", 1000),
+        _event("db-start", "d0", "p", 2000, db={"statement": "SELECT a", "params": {}}),
+        _event("db-stop", "d0", "p", 3000),
+        _event("policy-stop", "p", "w", 5000),
+        _event("cache-start", "c", "w", 5000, cache={"call": "get"}),
+        _event("cache-stop", "c", "w", 5500, cache={"outcome": "miss"}),
+    ]
+    for k in range(1, sql):
+        start = 5500 + (k - 1) * 1000 // max(sql - 1, 1)
+        stop = start + 1000 // max(sql - 1, 1)
+        events += [
+            _event("db-start", f"d{k}", "w", start, db={"statement": "SELECT  b\n"}),
+            _event("db-stop", f"d{k}", "w", stop),
+        ]
+    events += [
+        _event("token-start", "t", "w", 9000),
+        _event("token-stop", "t", "w", 9500),
+        _event("wsgi-stop", "w", trace, end),
+    ]
+    return events
+
+
+def test_each_span_counts_its_own_time_once() -> None:
+    result = traces.breakdown(traces.spans(_validation("x", sql=3)))
+    assert result.server == pytest.approx(0.010, abs=1e-6)
+    seconds = {k: round(v * 1e6) for k, v in result.seconds.items()}
+    assert seconds == {
+        "sql": 2000,  # 1000 inside the policy check, 2 x 500 outside
+        "cache": 500,
+        "policy": 3000,  # 4000 less its statement
+        "password": 0,
+        "token": 500,
+        "rest": 4000,  # the wsgi span's own
+    }
+    assert sum(result.seconds.values()) == pytest.approx(result.server, abs=1e-6)
+    assert (result.sql_count, result.cache_gets, result.cache_misses) == (3, 1, 1)
+    assert result.top_sql == [(2, "SELECT b"), (1, "SELECT a")]
+
+
+def test_a_span_without_its_stop_is_left_out() -> None:
+    events = _validation("x")[:-1]  # no wsgi-stop
+    assert "wsgi" not in {s.name for s in traces.spans(events)}
+
+
+def _traced_iteration(timestamp: float, duration: float, trace: str) -> dict:
+    item = f.iteration(timestamp, duration)
+    item["output"]["complete"].append(tracing.output({"iteration": 1}, trace))
+    return item
+
+
+def _traced_run(tmp_path: Path, spec: str = "slowest:2") -> Path:
+    data = [
+        _traced_iteration(1000.0, 0.011, "t1"),
+        f.iteration(1001.0, 0.5),  # not traced
+        _traced_iteration(1002.0, 0.030, "t2"),
+        _traced_iteration(1003.0, 0.012, "t3"),
+        _traced_iteration(1004.0, 0.040, "lost"),  # its trace is not in the file
+    ]
+    state = r.state()
+    state["options"]["trace"] = spec
+    report = r.make_run(tmp_path, "run", [f.workload(data)], state)
+    folder = tmp_path / "run" / "traces"
+    folder.mkdir()
+    with gzip.open(folder / "traces.jsonl.gz", "wt") as stream:
+        for trace, slow in (("t1", 0), ("t2", 19000), ("t3", 1000)):
+            line = {"id": trace, "events": _validation(trace, slow=slow)}
+            stream.write(json.dumps(line) + "\n")
+    return report
+
+
+def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
+    report = _traced_run(tmp_path)
+    (workload,) = load_report(report)
+    assert [it.trace_id for it in workload.iterations] == [
+        "t1",
+        None,
+        "t2",
+        "t3",
+        "lost",
+    ]
+    source = traces.trace_source(tmp_path / "run")
+    assert source is not None
+    result = source.of(workload)
+    assert result is not None
+    assert (result.sampled, result.found, result.spec) == (4, 3, "slowest:2")
+    assert [t.number for t in result.slowest] == [3, 4]  # by iteration time
+    assert result.slowest[0].breakdown.server == pytest.approx(0.029, abs=1e-6)
+    assert result.median is not None
+    assert result.median.server == pytest.approx(0.011, abs=1e-6)
+    assert result.median_duration == pytest.approx(0.012)
+
+
+def test_the_table_under_the_workload(tmp_path: Path) -> None:
+    report = _traced_run(tmp_path)
+    out = _table(report)
+    assert "slowest traced iterations (--trace slowest:2: 4 traced, 1 not found)" in out
+    rows = [line for line in out.splitlines() if line.startswith("| #")]
+    assert [row.split("|")[1].strip() for row in rows] == ["#3", "#4"]
+    assert "| median of 3 |" in out
+    assert "#3 SQL: 1 x SELECT a; 1 x SELECT b" in out
+    # the untraced iteration (500 ms) against the traced ones' median (21 ms)
+    assert (
+        "tracing cost: median iteration 21.0 ms traced (4) vs 500.0 ms untraced "
+        "(1): -479.0 ms" in out
+    )
+    section = out[out.index("slowest traced") :].splitlines()
+    assert max(len(line) for line in section) <= 120
+
+
+def test_the_json_report_has_the_traces(tmp_path: Path) -> None:
+    report = _traced_run(tmp_path)
+    stream = io.StringIO()
+    api.report([report], stream, "json")
+    (workload,) = json.loads(stream.getvalue())["reports"][0]["workloads"]
+    found = workload["server"]["traces"]
+    assert (found["spec"], found["sampled"], found["found"]) == ("slowest:2", 4, 3)
+    assert [t["number"] for t in found["slowest"]] == [3, 4]
+    assert found["slowest"][0]["breakdown"]["sql_count"] == 2
+
+
+def test_an_untraced_run_has_no_section(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
+    assert traces.trace_source(tmp_path / "run") is None
+    assert "slowest traced" not in _table(report)
+
+
+def test_an_unreadable_traces_file_is_a_report_error(tmp_path: Path) -> None:
+    report = _traced_run(tmp_path)
+    (tmp_path / "run" / "traces" / "traces.jsonl.gz").write_text("not gzip")
+    with pytest.raises(ReportError, match="cannot read the traces"):
+        _table(report)
+
+
+def test_every_iteration_traced_has_no_cost_to_show(tmp_path: Path) -> None:
+    data = [_traced_iteration(1000.0, 0.011, "t1")]
+    (workload,) = load_report(
+        r.make_run(tmp_path, "run", [f.workload(data)], r.state())
+    )
+    assert traces.tracing_cost(workload) is None
