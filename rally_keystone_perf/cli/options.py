@@ -119,8 +119,8 @@ def _add_trace(parser: argparse.ArgumentParser) -> None:
         metavar="slowest:N|sample:P",
         help="slowest:N traces every iteration and breaks down the N slowest "
         "of each workload; sample:P traces a share P (0-1, or N%%) of them, "
-        f"spread evenly, and breaks down the {tracing.DEFAULT_SLOWEST} slowest "
-        "traced",
+        "spread evenly without a period, and breaks down the "
+        f"{tracing.DEFAULT_SLOWEST} slowest traced",
     )
 
 

@@ -25,6 +25,7 @@ REDIS_SERVICE = "redis"
 # Keystone's OSProfiler driver: deploy/keystone/trace_driver.py's, on redis
 DRIVER_SCHEME = "ksp-redis"
 HMAC_KEY_FILE = TRACE_KEY  # in private/
+HOST_PARAM = "host"  # the driver's connection string: the spans' host
 DEFAULT_SLOWEST = 5  # sample:P reports this many slowest traced iterations
 
 
@@ -34,7 +35,7 @@ class TraceSpec:
 
     ``slowest:N`` traces every iteration and the report breaks down the N
     slowest of each workload; ``sample:P`` traces a fraction P of them
-    (spread evenly over the iterations) and shows the 5 slowest traced.
+    (spread evenly without a period over the iterations) and shows the 5 slowest traced.
     """
 
     fraction: float  # of the iterations whose requests carry trace headers
@@ -94,11 +95,21 @@ def redis_url(host: str, port: int) -> str:
     return f"redis://{host}:{port}"
 
 
+def node_url(url: str | None, node: str) -> str | None:
+    """A cluster node's ``url``: its spans name ``node`` as their host.
+
+    The nodes share the machine's host name (network namespaces keep it),
+    which OSProfiler puts in every span; the suite's driver replaces it
+    with the ``host`` of its connection string.
+    """
+    return None if url is None else f"{url}?{HOST_PARAM}={node}"
+
+
 def profiler_section(url: str | None) -> str:
     """keystone.conf's ``[profiler]`` for ``--trace`` (empty without it).
 
-    ``url``: the run's redis. The HMAC key is not here: it is in the
-    private secrets file.
+    ``url``: the run's redis (a cluster node's :func:`node_url`). The HMAC
+    key is not here: it is in the private secrets file.
     """
     if url is None:
         return ""
@@ -111,7 +122,8 @@ def profiler_section(url: str | None) -> str:
         "# with every SQL statement a span of the trace (default: off)\n"
         "trace_sqlalchemy = true\n"
         "# the run's redis, through the suite's driver, which sends a request's\n"
-        "# events at once (default: messaging://, which needs a notifier)\n"
+        "# events at once (default: messaging://, which needs a notifier); in a\n"
+        "# cluster, ?host= names the node in its spans\n"
         f"connection_string = {driver_url}\n"
     )
 

@@ -20,17 +20,21 @@ CONTEXT_NAME = "keystone_perf_trace"
 OUTPUT_TITLE = "OSProfiler Trace-ID"  # rally-openstack's title for it
 OUTPUT_CHART = "OSProfiler"  # rally-openstack's chart: Rally's report shows the id
 
+_GOLDEN = (math.sqrt(5) - 1) / 2  # sampled(): the most irrational step
 _LOCAL = threading.local()  # this thread's (greenlet's, under Locust) headers
 
 
 def sampled(iteration: int, fraction: float) -> bool:
     """True when iteration ``iteration`` (from 1) carries a trace.
 
-    Spread evenly: the iterations where ``floor(i * fraction)`` steps up,
-    so any run of ``n`` iterations traces ``floor(n * fraction)`` or one
-    more, whichever runner or worker runs them.
+    Spread evenly without a period: the iterations whose ``i * phi``
+    (golden ratio) falls, modulo 1, below ``fraction``. Any ``n``
+    iterations trace ``n * fraction`` within one, whichever runner or worker
+    runs them, and no round robin over nodes (haproxy's) lines up with the
+    traced ones: a stride (every other iteration for 0.5) would trace only
+    the iterations that one of two nodes serves.
     """
-    return math.floor(iteration * fraction) > math.floor((iteration - 1) * fraction)
+    return (iteration * _GOLDEN) % 1.0 < fraction
 
 
 def begin(context: Mapping[str, Any]) -> str | None:

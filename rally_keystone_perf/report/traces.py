@@ -9,6 +9,8 @@ then the cache, policy, password hashing and token spans the suite adds
 (:mod:`rally_keystone_perf.deploy.keystone.trace_points`), everything else
 (Keystone's own Python, the ``wsgi`` span's own time) to ``rest``. The
 categories thus add up to the trace's server time: the ``wsgi`` spans'.
+In a cluster each span names its node as its host, and the median is also
+given per node, over each iteration's spans on that node.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ class Span:
     def duration(self) -> float:
         return self.stop - self.start
 
+    @property
+    def host(self) -> str:
+        """The host OSProfiler recorded: a cluster's node name."""
+        return str(self.info.get("host", ""))
+
 
 @dataclass(frozen=True)
 class Breakdown:
@@ -75,6 +82,16 @@ class TracedIteration:
     duration: float  # seconds, as Rally measured the iteration
     trace_id: str
     breakdown: Breakdown
+    spans: tuple[Span, ...] = ()  # for the HTML waterfall; not in the JSON
+
+
+@dataclass(frozen=True)
+class HostMedian:
+    """A cluster node's median breakdown over the traces that reached it."""
+
+    host: str
+    count: int  # traced iterations with spans on this host
+    median: Breakdown
 
 
 @dataclass(frozen=True)
@@ -88,6 +105,7 @@ class WorkloadTraces:
     median: Breakdown | None  # each figure the median over the found ones
     median_duration: float | None  # the found ones' iterations' (client side)
     cost: TracingCost | None = None  # None: every iteration was traced
+    hosts: list[HostMedian] = field(default_factory=list)  # 2 hosts or more
 
 
 @dataclass(frozen=True)
@@ -215,7 +233,7 @@ def workload_traces(
     if not sampled:
         return None
     found = [
-        TracedIteration(number, it.duration, it.trace_id, breakdown(spans(events)))
+        _traced(number, it.duration, it.trace_id, spans(events))
         for number, it in sampled
         if it.trace_id is not None and (events := traces.get(it.trace_id))
     ]
@@ -229,7 +247,30 @@ def workload_traces(
         median=median_breakdown([t.breakdown for t in found]),
         median_duration=median_duration,
         cost=tracing_cost(workload),
+        hosts=host_medians(found),
     )
+
+
+def _traced(
+    number: int, duration: float, trace_id: str, found: list[Span]
+) -> TracedIteration:
+    return TracedIteration(number, duration, trace_id, breakdown(found), tuple(found))
+
+
+def host_medians(found: Sequence[TracedIteration]) -> list[HostMedian]:
+    """Each host's median breakdown of its own spans, by host name (none
+    when every span ran on one host)."""
+    by_host: dict[str, list[Breakdown]] = collections.defaultdict(list)
+    for item in found:
+        for host in sorted({s.host for s in item.spans}):
+            by_host[host].append(breakdown([s for s in item.spans if s.host == host]))
+    if len(by_host) < 2:
+        return []
+    return [
+        HostMedian(host, len(items), median)
+        for host, items in sorted(by_host.items())
+        if (median := median_breakdown(items)) is not None
+    ]
 
 
 def tracing_cost(workload: Workload) -> TracingCost | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 import requests
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy import launcher, trace_store
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import access_log, api, config
@@ -76,16 +77,23 @@ def _token_on(address: str, port: int, run: RunDir) -> str:
 
 
 @pytest.mark.parametrize(
-    ("mode", "db", "expected_db"),
+    ("mode", "db", "expected_db", "trace"),
     [
-        ("uwsgi", "sqlite", "mysql"),  # a cluster's SQLite becomes one MariaDB
-        ("apache", "postgresql", "postgresql"),  # seed 001's nodes and database
+        # a cluster's SQLite becomes one MariaDB; each node's spans traced
+        ("uwsgi", "sqlite", "mysql", ["--trace", "sample:0.5"]),
+        ("apache", "postgresql", "postgresql", []),  # seed 001's nodes and database
     ],
 )
 def test_two_nodes_behind_haproxy(
-    tmp_path: Path, runs_dir: Path, capsys, mode: str, db: str, expected_db: str
+    tmp_path: Path,
+    runs_dir: Path,
+    capsys,
+    mode: str,
+    db: str,
+    expected_db: str,
+    trace: list[str],
 ) -> None:
-    chosen = ["--mode", mode, "--db", db]
+    chosen = ["--mode", mode, "--db", db, *trace]
     require_mode(cli_options(["--nodes", "2", *chosen]))
     task = write_task(
         tmp_path / "cluster.json",
@@ -125,10 +133,30 @@ def test_two_nodes_behind_haproxy(
         assert admin_client(run)[1]  # and through haproxy
     finally:
         launcher.stop(run)
+    if trace:
+        _traced_per_node(run)
     assert not run_processes(run), "server processes were left running"
     for name in net.namespaces:
         assert name is None or name not in _namespaces()
     assert net.bridge is None or net.bridge not in _links()
+
+
+def _traced_per_node(run: RunDir) -> None:
+    """Both nodes' spans are in the run's traces, each named by its node, and
+    the report gives each node's median (``--trace sample:0.5``)."""
+    with gzip.open(trace_store.traces_file(run), "rt") as stream:
+        kept = [json.loads(line)["events"] for line in stream]
+    assert len(kept) == 20  # half of each workload's 20 iterations
+    hosts = {e["info"]["host"] for events in kept for e in events}
+    assert hosts == {"node1", "node2"}
+    for workload in _report_json(run)["workloads"]:
+        found = workload["server"]["traces"]
+        assert found["found"] == found["sampled"] == 10
+        per_node = {h["host"]: h for h in found["hosts"]}
+        assert set(per_node) == {"node1", "node2"}
+        assert sum(h["count"] for h in per_node.values()) >= 10
+        for node in per_node.values():
+            assert node["median"]["server"] > 0
 
 
 def _report_json(run: RunDir) -> dict:

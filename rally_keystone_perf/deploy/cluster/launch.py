@@ -26,6 +26,7 @@ from rally_keystone_perf.deploy import (
     preflight,
     probes,
     services,
+    tracing,
 )
 from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, names, network
 from rally_keystone_perf.deploy.keystone import config, init
@@ -185,8 +186,9 @@ def _start_node(
     node_sockets = sockets / node
     node_sockets.mkdir(mode=0o755)
     (run.logs / node).mkdir()
+    traced = tiers._replace(trace_url=tracing.node_url(tiers.trace_url, node))
     values = config.template_values(
-        node_run, deployment, port, executables, node_sockets, *tiers
+        node_run, deployment, port, executables, node_sockets, *traced
     )
     values |= {"host": address, "log_dir": str(run.logs / node)}
     options = deployment.options

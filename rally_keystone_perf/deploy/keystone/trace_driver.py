@@ -9,7 +9,8 @@ and format as OSProfiler's driver (``osprofiler_opt:<trace id>``, newest
 first). Keystone selects it by its connection string's scheme
 (:data:`~rally_keystone_perf.deploy.tracing.DRIVER_SCHEME`); the suite's
 WSGI entry point imports this module before Keystone so that OSProfiler
-finds it.
+finds it. A cluster node's connection string names the node
+(``?host=node2``), which replaces the machine's host name in its spans.
 """
 
 from __future__ import annotations
@@ -18,21 +19,31 @@ import logging
 import os
 import queue
 import threading
+import urllib.parse
 from typing import Any
 
 from oslo_serialization import jsonutils
 from osprofiler.drivers import redis_driver
 
-from rally_keystone_perf.deploy.tracing import DRIVER_SCHEME
+from rally_keystone_perf.deploy.tracing import DRIVER_SCHEME, HOST_PARAM
 
 LOG = logging.getLogger(__name__)
+
+
+def split_host(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``host`` query parameter, and that parameter."""
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query)
+    hosts = [value for name, value in query if name == HOST_PARAM]
+    rest = urllib.parse.urlencode([(n, v) for n, v in query if n != HOST_PARAM])
+    return parts._replace(query=rest).geturl(), (hosts[-1] if hosts else None)
 
 
 class BufferedRedis(redis_driver.Redis):
     """A request's events in one redis command, sent off the request's thread."""
 
     def __init__(self, connection_str: str, *args: Any, **kwargs: Any) -> None:
-        url = "redis" + connection_str[len(DRIVER_SCHEME) :]
+        url, self._host = split_host("redis" + connection_str[len(DRIVER_SCHEME) :])
         super().__init__(url, *args, **kwargs)
         self._local = threading.local()
         self._queue: queue.SimpleQueue[tuple[str, list[dict[str, Any]]]] = (
@@ -51,6 +62,8 @@ class BufferedRedis(redis_driver.Redis):
         data = info.copy()
         data["project"] = self.project
         data["service"] = self.service
+        if self._host is not None:
+            data["info"] = {**data.get("info", {}), "host": self._host}
         local = self._local
         events = getattr(local, "events", None)
         if events is None:

@@ -19,9 +19,10 @@ class KeystonePerfTrace(context.Context):
     Keystone with ``[profiler] enabled`` and the same key records its spans
     (SQL statements included with ``trace_sqlalchemy``) under the trace id
     the iteration keeps in its output ("OSProfiler Trace-ID"). ``sample``:
-    the share of iterations traced, spread evenly (1: every one). The
-    suite's ``--trace`` adds this context to every workload, with the run's
-    key; iterations not sampled send nothing more than without it.
+    the share of iterations traced, spread evenly without a period (1:
+    every one). The suite's ``--trace`` adds this context to every
+    workload, with the run's key; iterations not sampled send nothing more
+    than without it.
     """
 
     CONFIG_SCHEMA = {

@@ -73,6 +73,7 @@ LEGEND = (
     "stmts: SQL statements; gets, misses: cache lookups; policy, token: their "
     "own time; rest: Keystone outside these"
 )
+HOSTS_LEGEND = "nodeK: N: node K's own spans, median over the N iterations it served"
 
 
 def cost_line(traces: WorkloadTraces) -> str:
@@ -112,14 +113,25 @@ def parts(
     if traces.median is not None:
         label = f"median of {traces.found}"
         rows.append(_cells(label, traces.median_duration, traces.median))
+    for host in traces.hosts:  # a cluster: where each node's time went
+        rows.append(_cells(f"{host.host}: {host.count}", None, host.median))
     if not rows:
         return [line(heading(traces)), line(cost_line(traces))]
-    texts = [LEGEND, cost_line(traces), *sql_lines(traces)]
+    legend = [LEGEND, HOSTS_LEGEND] if traces.hosts else [LEGEND]
+    texts = [*legend, cost_line(traces), *sql_lines(traces)]
     return [line(heading(traces)), table(COLUMNS, rows, LEFT)] + [
         line(text) for text in texts
     ]
 
 
 def document(traces: WorkloadTraces) -> dict[str, Any]:
-    """The JSON report's ``"traces"`` (seconds; see :mod:`.data`)."""
-    return dataclasses.asdict(traces)
+    """The JSON report's ``"traces"`` (seconds; see :mod:`.data`), without
+    the spans (they are in the run's traces file)."""
+    found = dataclasses.asdict(dataclasses.replace(traces, slowest=[]))
+    found["slowest"] = [
+        dataclasses.asdict(dataclasses.replace(item, spans=()))
+        for item in traces.slowest
+    ]
+    for item in found["slowest"]:
+        del item["spans"]
+    return found

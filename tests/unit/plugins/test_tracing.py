@@ -15,10 +15,22 @@ def test_sampling_traces_the_share_asked_spread_evenly(
     fraction: float, count: int
 ) -> None:
     picked = [i for i in range(1, count + 1) if tracing.sampled(i, fraction)]
-    assert int(count * fraction) <= len(picked) <= int(count * fraction) + 1
-    if len(picked) > 2:  # no two traced iterations closer than 1/fraction - 1
+    assert abs(len(picked) - count * fraction) <= 1
+    if count >= 100 and fraction >= 0.1:  # no long gap, no crowd
         gaps = [b - a for a, b in zip(picked, picked[1:], strict=False)]
-        assert min(gaps) >= int(1 / fraction)
+        assert max(gaps) <= 2 / fraction and min(gaps) >= 0.5 / fraction
+
+
+@pytest.mark.parametrize("fraction", [0.5, 1 / 3, 0.25, 0.1])
+@pytest.mark.parametrize("nodes", [2, 3, 4])
+def test_sampling_does_not_line_up_with_a_round_robin(
+    fraction: float, nodes: int
+) -> None:
+    """haproxy sends iteration i to node i mod n: each node gets its share of
+    the traced ones (a stride of 2 would trace one node of two only)."""
+    picked = [i for i in range(1, 601) if tracing.sampled(i, fraction)]
+    shares = [sum(1 for i in picked if i % nodes == k) for k in range(nodes)]
+    assert min(shares) >= len(picked) / nodes / 2, shares
 
 
 def _context(iteration: int, sample: float = 1.0) -> dict[str, Any]:

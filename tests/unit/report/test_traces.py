@@ -181,3 +181,50 @@ def test_every_iteration_traced_has_no_cost_to_show(tmp_path: Path) -> None:
         r.make_run(tmp_path, "run", [f.workload(data)], r.state())
     )
     assert traces.tracing_cost(workload) is None
+
+
+def _on(host: str, events: list[dict]) -> list[dict]:
+    return [e | {"info": {**e["info"], "host": host}} for e in events]
+
+
+def test_a_clusters_median_per_node(tmp_path: Path) -> None:
+    second = [  # the same request again, on node 2, with its own span ids
+        e | {"trace_id": e["trace_id"] + "2", "parent_id": e["parent_id"] + "2"}
+        for e in _validation("a")
+    ]
+    second[0]["parent_id"] = second[-1]["parent_id"] = "a"
+    two_nodes = _on("node1", _validation("a")) + _on("node2", second)
+    found = [
+        traces._traced(1, 0.03, "a", traces.spans(two_nodes)),
+        traces._traced(
+            2, 0.02, "b", traces.spans(_on("node2", _validation("b", slow=4000)))
+        ),
+        traces._traced(3, 0.01, "c", traces.spans(_on("node2", _validation("c")))),
+    ]
+    medians = {
+        h.host: (h.count, round(h.median.server * 1e6))
+        for h in traces.host_medians(found)
+    }
+    # node1 served one request of iteration 1; node2 one in each iteration
+    assert medians == {"node1": (1, 10000), "node2": (3, 10000)}
+    assert found[0].breakdown.server == pytest.approx(0.020, abs=1e-6)
+    assert traces.host_medians(found[1:]) == []  # one host: no rows
+
+
+def test_a_clusters_table_has_a_row_per_node(tmp_path: Path) -> None:
+    report = _traced_run(tmp_path)
+    path = tmp_path / "run" / "traces" / "traces.jsonl.gz"
+    with gzip.open(path, "wt") as stream:
+        for trace, host in (("t1", "node1"), ("t2", "node2"), ("t3", "node2")):
+            line = {"id": trace, "events": _on(host, _validation(trace))}
+            stream.write(json.dumps(line) + "\n")
+    out = _table(report)
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if "| node" in line]
+    assert rows == ["node1: 1", "node2: 2"]
+    assert "node K's own spans" in out
+    stream = io.StringIO()
+    api.report([report], stream, "json")
+    (workload,) = json.loads(stream.getvalue())["reports"][0]["workloads"]
+    found = workload["server"]["traces"]
+    assert [h["host"] for h in found["hosts"]] == ["node1", "node2"]
+    assert "spans" not in found["slowest"][0]

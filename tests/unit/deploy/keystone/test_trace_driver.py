@@ -5,10 +5,13 @@ import threading
 import time
 from typing import Any
 
+from osprofiler import opts
 from osprofiler.drivers import base
 
 from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.keystone.trace_driver import BufferedRedis
+
+assert opts.list_opts()  # importing it registers [profiler], which the driver reads
 
 
 class _FakeDb:
@@ -46,3 +49,33 @@ def test_a_requests_events_go_in_one_push_when_its_outer_span_ends() -> None:
     # LPUSH of these in order leaves the newest first, as OSProfiler's driver
     assert names == ["wsgi-start", "db-start", "db-stop", "wsgi-stop"]
     assert json.loads(values[0])["project"] == "k"
+
+
+def test_a_cluster_nodes_spans_name_the_node_as_their_host() -> None:
+    url = tracing.node_url("redis://198.18.0.1:6380", "node2")
+    assert url is not None
+    section = tracing.profiler_section(url)
+    assert f"{tracing.DRIVER_SCHEME}://198.18.0.1:6380?host=node2" in section
+    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://198.18.0.1:6380?host=node2")
+    assert driver.connection_str == "redis://198.18.0.1:6380"  # what redis reads
+    fake = _FakeDb()
+    driver.db = fake
+    start = _event("wsgi-start") | {"info": {"host": "vm", "request": {}}}
+    driver.notify(start)
+    driver.notify(_event("wsgi-stop"))
+    assert fake.done.wait(5)
+    ((_, values),) = fake.pushed
+    assert [json.loads(v)["info"]["host"] for v in values] == ["node2", "node2"]
+    assert start["info"]["host"] == "vm"  # the caller's event is left alone
+    assert tracing.node_url(None, "node2") is None
+
+
+def test_without_a_host_the_spans_keep_osprofilers() -> None:
+    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1")
+    fake = _FakeDb()
+    driver.db = fake
+    driver.notify(_event("wsgi-start") | {"info": {"host": "vm"}})
+    driver.notify(_event("wsgi-stop"))
+    assert fake.done.wait(5)
+    ((_, values),) = fake.pushed
+    assert json.loads(values[0])["info"] == {"host": "vm"}
