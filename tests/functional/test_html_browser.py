@@ -30,6 +30,7 @@ from rally_keystone_perf.report import api, compare, config
 from rally_keystone_perf.report.writers import compare as compare_writer
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
+from tests.unit.report import traced
 
 pytestmark = pytest.mark.functional
 
@@ -155,6 +156,16 @@ def test_report_page_renders(tmp_path: Path) -> None:
     stream = io.StringIO()
     api.write_report(reports, stream, "html")
     render_and_check(binary, tmp_path, "report", stream.getvalue(), 3, 3)
+
+
+def test_traced_report_page_renders(tmp_path: Path) -> None:
+    """A traced run's page: its table, the slowest traced iterations' table,
+    the durations plot and a waterfall per slow iteration (``--trace``)."""
+    binary = chromium()
+    report = traced.traced_run(tmp_path / "runs")
+    stream = io.StringIO()
+    api.report([report], stream, "html")
+    render_and_check(binary, tmp_path, "traced", stream.getvalue(), 2, 3)
 
 
 def test_compare_page_renders(tmp_path: Path) -> None:

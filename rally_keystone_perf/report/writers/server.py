@@ -54,7 +54,7 @@ SERVER_CSV_FIELDS = (
 HEADING = "server side (inside the load window):"
 
 
-def _view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView | None:
+def workload_view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView | None:
     """The server side of ``entry``, when its run folder has server files."""
     if item.server is None:
         return None
@@ -173,7 +173,7 @@ def _parts(
 ) -> list[str]:
     """Heading, route table, resource line and a cluster's tiers (none without
     server files)."""
-    view = _view(item, entry)
+    view = workload_view(item, entry)
     if view is None:
         return []
     parts = [HEADING]
@@ -213,7 +213,7 @@ def markdown_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
 
 def csv_cells(item: FileEntries, entry: ReportEntry, row: StatsRow) -> list[Any]:
     """The server columns of one CSV row (action figures on its action's row)."""
-    view = _view(item, entry)
+    view = workload_view(item, entry)
     if view is None:
         return [None] * len(SERVER_CSV_FIELDS)
     routes = {r.route: r for r in view.routes or []}
@@ -241,7 +241,7 @@ def _usage_cells(usage: ResourceUsage | None) -> list[float | None]:
 
 def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
     """``{"server": {...}}`` for a workload's JSON object, or ``{}``."""
-    view = _view(item, entry)
+    view = workload_view(item, entry)
     if view is None:
         return {}
     return {

@@ -105,22 +105,32 @@ def sql_lines(traces: WorkloadTraces) -> list[str]:
     return lines
 
 
+def rows(traces: WorkloadTraces) -> list[list[str]]:
+    """The slowest iterations, the median of all, then each node's median."""
+    found = [_cells(f"#{t.number}", t.duration, t.breakdown) for t in traces.slowest]
+    if traces.median is not None:
+        label = f"median of {traces.found}"
+        found.append(_cells(label, traces.median_duration, traces.median))
+    for host in traces.hosts:  # a cluster: where each node's time went
+        found.append(_cells(f"{host.host}: {host.count}", None, host.median))
+    return found
+
+
+def notes(traces: WorkloadTraces) -> list[str]:
+    """The lines under the table: legend, tracing cost, frequent SQL."""
+    legend = [LEGEND, HOSTS_LEGEND] if traces.hosts else [LEGEND]
+    return [*legend, cost_line(traces), *sql_lines(traces)]
+
+
 def parts(
     traces: WorkloadTraces, table: Table, line: Callable[[str], str]
 ) -> list[str]:
-    """Heading, the table (slowest, then medians) and the SQL lines."""
-    rows = [_cells(f"#{t.number}", t.duration, t.breakdown) for t in traces.slowest]
-    if traces.median is not None:
-        label = f"median of {traces.found}"
-        rows.append(_cells(label, traces.median_duration, traces.median))
-    for host in traces.hosts:  # a cluster: where each node's time went
-        rows.append(_cells(f"{host.host}: {host.count}", None, host.median))
-    if not rows:
+    """Heading, the table (slowest, then medians) and the notes."""
+    found = rows(traces)
+    if not found:
         return [line(heading(traces)), line(cost_line(traces))]
-    legend = [LEGEND, HOSTS_LEGEND] if traces.hosts else [LEGEND]
-    texts = [*legend, cost_line(traces), *sql_lines(traces)]
-    return [line(heading(traces)), table(COLUMNS, rows, LEFT)] + [
-        line(text) for text in texts
+    return [line(heading(traces)), table(COLUMNS, found, LEFT)] + [
+        line(text) for text in notes(traces)
     ]
 
 

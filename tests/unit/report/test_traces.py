@@ -6,17 +6,14 @@ import gzip
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from rally_keystone_perf.plugins import tracing
 from rally_keystone_perf.report import api, traces
 from rally_keystone_perf.report.load import ReportError, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
-
-BASE = "2026-11-24T04:00:00."
+from tests.unit.report import traced as t
 
 
 def _table(report: Path) -> str:
@@ -25,47 +22,8 @@ def _table(report: Path) -> str:
     return stream.getvalue()
 
 
-def _event(name: str, span: str, parent: str, micros: int, **info: Any) -> dict:
-    return {
-        "name": name,
-        "trace_id": span,
-        "parent_id": parent,
-        "timestamp": f"{BASE}{micros:06d}",
-        "info": info,
-    }
-
-
-def _validation(trace: str, sql: int = 2, slow: int = 0) -> list[dict]:
-    """wsgi 0-10000 us: policy 1000-5000 (one SQL 2000-3000 inside), a cache
-    miss 5000-5500, ``sql - 1`` more statements of 1000 us, token 9000-9500.
-    ``slow`` adds as much to the wsgi span's own time."""
-    end = 10000 + slow
-    events = [
-        _event("wsgi-start", "w", trace, 0),
-        _event("policy-start", "p", "w", 1000),
-        _event("db-start", "d0", "p", 2000, db={"statement": "SELECT a", "params": {}}),
-        _event("db-stop", "d0", "p", 3000),
-        _event("policy-stop", "p", "w", 5000),
-        _event("cache-start", "c", "w", 5000, cache={"call": "get"}),
-        _event("cache-stop", "c", "w", 5500, cache={"outcome": "miss"}),
-    ]
-    for k in range(1, sql):
-        start = 5500 + (k - 1) * 1000 // max(sql - 1, 1)
-        stop = start + 1000 // max(sql - 1, 1)
-        events += [
-            _event("db-start", f"d{k}", "w", start, db={"statement": "SELECT  b\n"}),
-            _event("db-stop", f"d{k}", "w", stop),
-        ]
-    events += [
-        _event("token-start", "t", "w", 9000),
-        _event("token-stop", "t", "w", 9500),
-        _event("wsgi-stop", "w", trace, end),
-    ]
-    return events
-
-
 def test_each_span_counts_its_own_time_once() -> None:
-    result = traces.breakdown(traces.spans(_validation("x", sql=3)))
+    result = traces.breakdown(traces.spans(t.validation("x", sql=3)))
     assert result.server == pytest.approx(0.010, abs=1e-6)
     seconds = {k: round(v * 1e6) for k, v in result.seconds.items()}
     assert seconds == {
@@ -82,38 +40,12 @@ def test_each_span_counts_its_own_time_once() -> None:
 
 
 def test_a_span_without_its_stop_is_left_out() -> None:
-    events = _validation("x")[:-1]  # no wsgi-stop
+    events = t.validation("x")[:-1]  # no wsgi-stop
     assert "wsgi" not in {s.name for s in traces.spans(events)}
 
 
-def _traced_iteration(timestamp: float, duration: float, trace: str) -> dict:
-    item = f.iteration(timestamp, duration)
-    item["output"]["complete"].append(tracing.output({"iteration": 1}, trace))
-    return item
-
-
-def _traced_run(tmp_path: Path, spec: str = "slowest:2") -> Path:
-    data = [
-        _traced_iteration(1000.0, 0.011, "t1"),
-        f.iteration(1001.0, 0.5),  # not traced
-        _traced_iteration(1002.0, 0.030, "t2"),
-        _traced_iteration(1003.0, 0.012, "t3"),
-        _traced_iteration(1004.0, 0.040, "lost"),  # its trace is not in the file
-    ]
-    state = r.state()
-    state["options"]["trace"] = spec
-    report = r.make_run(tmp_path, "run", [f.workload(data)], state)
-    folder = tmp_path / "run" / "traces"
-    folder.mkdir()
-    with gzip.open(folder / "traces.jsonl.gz", "wt") as stream:
-        for trace, slow in (("t1", 0), ("t2", 19000), ("t3", 1000)):
-            line = {"id": trace, "events": _validation(trace, slow=slow)}
-            stream.write(json.dumps(line) + "\n")
-    return report
-
-
 def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
-    report = _traced_run(tmp_path)
+    report = t.traced_run(tmp_path)
     (workload,) = load_report(report)
     assert [it.trace_id for it in workload.iterations] == [
         "t1",
@@ -135,7 +67,7 @@ def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
 
 
 def test_the_table_under_the_workload(tmp_path: Path) -> None:
-    report = _traced_run(tmp_path)
+    report = t.traced_run(tmp_path)
     out = _table(report)
     assert "slowest traced iterations (--trace slowest:2: 4 traced, 1 not found)" in out
     rows = [line for line in out.splitlines() if line.startswith("| #")]
@@ -152,7 +84,7 @@ def test_the_table_under_the_workload(tmp_path: Path) -> None:
 
 
 def test_the_json_report_has_the_traces(tmp_path: Path) -> None:
-    report = _traced_run(tmp_path)
+    report = t.traced_run(tmp_path)
     stream = io.StringIO()
     api.report([report], stream, "json")
     (workload,) = json.loads(stream.getvalue())["reports"][0]["workloads"]
@@ -169,14 +101,14 @@ def test_an_untraced_run_has_no_section(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_traces_file_is_a_report_error(tmp_path: Path) -> None:
-    report = _traced_run(tmp_path)
+    report = t.traced_run(tmp_path)
     (tmp_path / "run" / "traces" / "traces.jsonl.gz").write_text("not gzip")
     with pytest.raises(ReportError, match="cannot read the traces"):
         _table(report)
 
 
 def test_every_iteration_traced_has_no_cost_to_show(tmp_path: Path) -> None:
-    data = [_traced_iteration(1000.0, 0.011, "t1")]
+    data = [t.traced_iteration(1000.0, 0.011, "t1")]
     (workload,) = load_report(
         r.make_run(tmp_path, "run", [f.workload(data)], r.state())
     )
@@ -190,16 +122,16 @@ def _on(host: str, events: list[dict]) -> list[dict]:
 def test_a_clusters_median_per_node(tmp_path: Path) -> None:
     second = [  # the same request again, on node 2, with its own span ids
         e | {"trace_id": e["trace_id"] + "2", "parent_id": e["parent_id"] + "2"}
-        for e in _validation("a")
+        for e in t.validation("a")
     ]
     second[0]["parent_id"] = second[-1]["parent_id"] = "a"
-    two_nodes = _on("node1", _validation("a")) + _on("node2", second)
+    two_nodes = _on("node1", t.validation("a")) + _on("node2", second)
     found = [
         traces._traced(1, 0.03, "a", traces.spans(two_nodes)),
         traces._traced(
-            2, 0.02, "b", traces.spans(_on("node2", _validation("b", slow=4000)))
+            2, 0.02, "b", traces.spans(_on("node2", t.validation("b", slow=4000)))
         ),
-        traces._traced(3, 0.01, "c", traces.spans(_on("node2", _validation("c")))),
+        traces._traced(3, 0.01, "c", traces.spans(_on("node2", t.validation("c")))),
     ]
     medians = {
         h.host: (h.count, round(h.median.server * 1e6))
@@ -212,11 +144,11 @@ def test_a_clusters_median_per_node(tmp_path: Path) -> None:
 
 
 def test_a_clusters_table_has_a_row_per_node(tmp_path: Path) -> None:
-    report = _traced_run(tmp_path)
+    report = t.traced_run(tmp_path)
     path = tmp_path / "run" / "traces" / "traces.jsonl.gz"
     with gzip.open(path, "wt") as stream:
         for trace, host in (("t1", "node1"), ("t2", "node2"), ("t3", "node2")):
-            line = {"id": trace, "events": _on(host, _validation(trace))}
+            line = {"id": trace, "events": _on(host, t.validation(trace))}
             stream.write(json.dumps(line) + "\n")
     out = _table(report)
     rows = [line.split("|")[1].strip() for line in out.splitlines() if "| node" in line]

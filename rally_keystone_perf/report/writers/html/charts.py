@@ -56,12 +56,12 @@ def _step(span: float, count: int = 5) -> float:
     return 10 * power
 
 
-def _tick_text(value: float) -> str:
+def tick_text(value: float) -> str:
     """A tick label without floating-point noise."""
     return f"{round(value, 9):.6g}"
 
 
-def _axis(low: float, high: float) -> tuple[float, float, list[float]]:
+def nice_axis(low: float, high: float) -> tuple[float, float, list[float]]:
     """A nice domain covering ``low..high`` and its ticks."""
     if high <= low:
         pad = abs(high) * 0.5 or 1.0
@@ -83,7 +83,7 @@ def _x_domain(
         pad = (x_high - x_low) * 0.04 or 1.0  # markers off the axes
         return x_low - pad, x_high + pad, ticks
     start = min(xs) if x_min is None else min(x_min, min(xs))
-    return _axis(start, max(xs))
+    return nice_axis(start, max(xs))
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class _Frame:
         return MARGINS[2] + self.plot_h - y / self.y_high * self.plot_h
 
 
-def _legend(data: Sequence[Line]) -> list[str]:
+def legend(data: Sequence[Line]) -> list[str]:
     """The legend on one line under the title."""
     parts = []
     lx = float(MARGINS[0])
@@ -143,7 +143,7 @@ def _axes(
         parts.append(
             f'<path class="grid" d="M{left} {y:.1f}H{left + frame.plot_w}"/>'
             f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">'
-            f"{esc(_tick_text(tick))}</text>"
+            f"{esc(tick_text(tick))}</text>"
         )
     last_label = -math.inf
     for tick in sorted(x_ticks):
@@ -152,7 +152,7 @@ def _axes(
         if x - last_label >= 26:
             parts.append(
                 f'<text x="{x:.1f}" y="{bottom + 18}" text-anchor="middle">'
-                f"{esc(_tick_text(tick))}</text>"
+                f"{esc(tick_text(tick))}</text>"
             )
             last_label = x
     parts.append(
@@ -203,8 +203,8 @@ def _polyline(frame: _Frame, line: Line) -> list[str]:
     for (x, y), (vx, vy) in zip(coords, line.points, strict=True):
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{line.color}">'
-            f"<title>{esc(line.label)}: {esc(_tick_text(vx))}, "
-            f"{esc(_tick_text(vy))}</title></circle>"
+            f"<title>{esc(line.label)}: {esc(tick_text(vx))}, "
+            f"{esc(tick_text(vy))}</title></circle>"
         )
     return parts
 
@@ -236,17 +236,17 @@ def chart(
         return ""
     x_low, x_high, ticks = _x_domain([x for x, _ in points], x_ticks, x_min)
     if y_max is not None:
-        y_high, y_ticks = y_max, _axis(0.0, y_max)[2]
+        y_high, y_ticks = y_max, nice_axis(0.0, y_max)[2]
     else:
         top = max(y for _, y in points)
-        _, y_high, y_ticks = _axis(0.0, top if top > 0 else 1.0)
+        _, y_high, y_ticks = nice_axis(0.0, top if top > 0 else 1.0)
     frame = _Frame(width, height, x_low, x_high, y_high)
     parts = [
         f'<svg class="plot" role="img" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}">',
         f"<title>{esc(title)}</title>",
         f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
-        *_legend(data),
+        *legend(data),
         *_axes(frame, y_ticks, ticks),
         *_labels(frame, x_label, y_label),
     ]

@@ -17,6 +17,7 @@ from rally_keystone_perf.report.writers.html.charts import (
     chart,
 )
 from rally_keystone_perf.report.writers.html.kit import config_line, esc, page, table
+from rally_keystone_perf.report.writers.html.traced import server_parts
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,
@@ -65,8 +66,8 @@ def durations_plot(workload: Workload) -> str:
     )
 
 
-def _workload_section(entry: ReportEntry, anchor: str) -> list[str]:
-    """Heading, table, summary, errors and plot of one workload."""
+def _workload_section(item: FileEntries, entry: ReportEntry, anchor: str) -> list[str]:
+    """Heading, table, summary, errors, plot and server side of one workload."""
     workload = entry.workload
     header = [*COLUMNS, THROUGHPUT, *entry.columns]
     attrs = [_row_attr(row.depth, row.name) for row in entry.rows]
@@ -94,6 +95,7 @@ def _workload_section(entry: ReportEntry, anchor: str) -> list[str]:
     plot = durations_plot(workload)
     if plot:
         parts.append(f'<div class="plots">{plot}</div>')
+    parts += server_parts(item, entry)
     parts.append("</section>")
     return parts
 
@@ -118,7 +120,7 @@ def report_page(files: Sequence[FileEntries]) -> str:
             toc.append(
                 f'<li><a href="#{anchor}">{esc(heading(entry.workload))}</a></li>'
             )
-            sections += _workload_section(entry, anchor)
+            sections += _workload_section(item, entry, anchor)
     body.append(
         f'<p class="meta">{len(files)} report file(s). Figures are Rally\'s own '
         "statistics (failed iterations included); durations in seconds.</p>"
