@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.traces import Breakdown
 
+PREFIX = "bottleneck: "
 BUSY = 0.8  # a tier using this share of its CPUs is busy
 CATEGORY_WORDS = {
     "sql": "SQL",
@@ -95,11 +96,11 @@ def bottleneck_line(view: WorkloadServerView, cpus: int | None) -> str | None:
     traced = view.traces.median if view.traces is not None else None
     words = server_time_words(traced) if traced is not None else ""
     if parts:
-        return "bottleneck: " + "; ".join([*parts, *([words] if words else [])])
+        return PREFIX + "; ".join([*parts, *([words] if words else [])])
     if not uses and not words:
         return None
     busy = f"none ({_compact(uses)})" if uses else "n/a"
-    return "bottleneck: " + "; ".join(p for p in (busy, words) if p)
+    return PREFIX + "; ".join(p for p in (busy, words) if p)
 
 
 def _compact(uses: list[TierUse]) -> str:

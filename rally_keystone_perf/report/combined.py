@@ -11,7 +11,9 @@ asked, and a note when either fell short. Columns are the union over all
 rows; a row without a column shows ``-``, but for ``nodes`` a single-host
 run's 1 (:func:`.config.column`). When a row's load came from Locust, an
 ``engine`` column follows the configuration (``rally`` or ``locust, N
-workers``), so the engines' rows of one task tell apart.
+workers``), so the engines' rows of one task tell apart. The last column,
+``bottleneck``, is the workload's bottleneck line (:mod:`.bottleneck`) when
+its run folder has the server's files.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rally_keystone_perf.report import concurrency
+from rally_keystone_perf.report.bottleneck import PREFIX, bottleneck_line
 from rally_keystone_perf.report.config import LoadedReport, column
 from rally_keystone_perf.report.engines import engine_label
+from rally_keystone_perf.report.server_view import server_view
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.common import stats_cells, union_keys
@@ -37,6 +41,7 @@ FIGURES = (
     "setup (s)",
     "load (s)",
     "note",
+    "bottleneck",
 )
 MISSING = "-"
 
@@ -45,10 +50,11 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
     """Header and rows: configuration columns, then the total's figures."""
     pairs = [(report, w) for report in reports for w in report.workloads]
     config = [report.columns(w) for report, w in pairs]
+    bottlenecks = [line for report in reports for line in _bottlenecks(report)]
     keys = union_keys(config)
     engines = any(w.engine for _, w in pairs)
     rows = []
-    for (_, workload), columns in zip(pairs, config, strict=True):
+    for (_, workload), columns, busy in zip(pairs, config, bottlenecks, strict=True):
         rate = throughput(workload)
         load = concurrency.achieved(workload)
         rows.append(
@@ -62,9 +68,19 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
                 _seconds(workload.setup_duration),
                 _seconds(workload.load_duration),
                 concurrency.under_reached(load) or "",
+                busy,
             ]
         )
     return [*keys, *(["engine"] if engines else []), *FIGURES], rows
+
+
+def _bottlenecks(report: LoadedReport) -> list[str]:
+    """Each workload's bottleneck line, without its ``bottleneck:`` word."""
+    view = server_view(report.path, report.workloads)
+    if view is None:
+        return [MISSING] * len(report.workloads)
+    lines = [bottleneck_line(w, view.cpus) for w in view.workloads]
+    return [MISSING if line is None else line.removeprefix(PREFIX) for line in lines]
 
 
 def _load_cells(load: concurrency.Achieved) -> list[str]:

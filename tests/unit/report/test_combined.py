@@ -9,6 +9,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.report import combined, config, stats
 from rally_keystone_perf.report.load import load_report
 from tests.unit.report import runs as r
+from tests.unit.report import traced
 
 
 def _reports(tmp_path: Path) -> list[config.LoadedReport]:
@@ -117,3 +118,16 @@ def test_cli_report_combined(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out.count("| KeystonePerf.create_token") == 3
     assert cli.main([*argv, "--format", "csv"]) == 1
     assert "--combined writes table or markdown only" in capsys.readouterr().err
+
+
+def test_a_bottleneck_column_from_the_runs_server_files(tmp_path: Path) -> None:
+    traced_report = traced.traced_run(tmp_path / "traced")
+    plain = _reports(tmp_path / "plain")
+    header, rows = combined.combined_rows(
+        [*config.load_reports([traced_report]), *plain]
+    )
+    assert header[-1] == "bottleneck"
+    cells = [row[-1] for row in rows]
+    # the traced run: no CPU sampled, its median traced iteration's largest share
+    assert cells[0] == "n/a; server time 45% other Keystone code, 2 SQL statements"
+    assert cells[1:] == ["-", "-", "-"]  # no server files
