@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from rally_keystone_perf.cli.common import (
     EXIT_NOT_RUNNING,
@@ -11,7 +12,7 @@ from rally_keystone_perf.cli.common import (
     launch_options,
     resolve_run,
 )
-from rally_keystone_perf.deploy import launcher, orphans, probes, services
+from rally_keystone_perf.deploy import launcher, orphans, probes, services, tracing
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.config import run_config_line
 
@@ -28,6 +29,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(
             "user pool (private; for the keystone_perf_users context): "
             f"export {POOL_ENV}={run.user_pool}"
+        )
+    contexts = tracing.client_contexts(run)
+    if contexts:
+        print(
+            "tracing (--trace; add to your task's contexts, the key file is "
+            f"private): {json.dumps(contexts)}"
         )
     print("stop it with: rally-keystone-perf down")
     return EXIT_OK

@@ -4,20 +4,25 @@ Each tier's busy cores in the load window (the sampled process trees:
 Keystone, or each node and the database of a cluster, and the load
 generator) over the CPUs it may use (its cgroup quota, else the machine's)
 name the busiest; tiers without a quota share the machine, so their sum is
-checked against its CPUs too. A traced run adds where the server's time
-went (:mod:`.traces`): the median traced iteration's largest category and
-its SQL statements. No tier at 80% of its CPUs: ``none`` with each use.
+checked against its CPUs too. Requests that waited in haproxy's queue
+(its log's ``%Tw``, p95 of 1 ms or more) name haproxy's queue. A traced
+run adds where the server's time went (:mod:`.traces`): the median traced
+iteration's largest category, its SQL statements and its cache misses (a
+get that neither the request's memo nor the shared cache answered). No
+tier at 80% of its CPUs and no queue: ``none`` with each use.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rally_keystone_perf.report.haproxy_log import ALL
 from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.traces import Breakdown
 
 PREFIX = "bottleneck: "
 BUSY = 0.8  # a tier using this share of its CPUs is busy
+QUEUED_MS = 1.0  # haproxy's queue time (p95) that names its queue
 CATEGORY_WORDS = {
     "sql": "SQL",
     "cache": "cache lookups",
@@ -76,9 +81,27 @@ def server_time_words(median: Breakdown) -> str:
         return ""
     category = max(median.seconds, key=lambda c: median.seconds[c])
     share = median.seconds[category] / median.server
+    misses = (
+        f", {median.cache_misses:g} of {median.cache_gets:g} cache gets missed"
+        if median.cache_misses
+        else ""
+    )
     return (
         f"server time {share:.0%} {CATEGORY_WORDS[category]}, "
-        f"{median.sql_count:g} SQL statements"
+        f"{median.sql_count:g} SQL statements{misses}"
+    )
+
+
+def queue_words(view: WorkloadServerView) -> str:
+    """``haproxy queue p95 X ms`` when requests waited there (else empty)."""
+    backends = view.cluster.backends if view.cluster is not None else None
+    every = [b for b in backends or [] if b.server == ALL]
+    if not every or every[0].queue_p95 is None or every[0].queue_p95 < QUEUED_MS:
+        return ""
+    times = every[0]
+    return (
+        f"haproxy queue p95 {times.queue_p95:g} ms (median "
+        f"{times.queue_median:g} ms): requests waited for a node"
     )
 
 
@@ -93,6 +116,7 @@ def bottleneck_line(view: WorkloadServerView, cpus: int | None) -> str | None:
         parts.append(f"the machine's {cpus} CPUs {machine / cpus:.0%} busy ({each})")
     elif uses and uses[0].use >= BUSY:
         parts.append(uses[0].text())
+    parts += [queue] if (queue := queue_words(view)) else []
     traced = view.traces.median if view.traces is not None else None
     words = server_time_words(traced) if traced is not None else ""
     if parts:

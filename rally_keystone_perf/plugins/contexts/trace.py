@@ -45,7 +45,8 @@ class KeystonePerfTrace(context.Context):
         "additionalProperties": False,
     }
 
-    DEFAULT_CONFIG = {"sample": 1.0}
+    DEFAULT_SAMPLE = 1.0
+    DEFAULT_CONFIG = {"sample": DEFAULT_SAMPLE}
 
     def setup(self) -> None:
         """Read the key; scenarios find it with the share in the context."""
@@ -57,7 +58,7 @@ class KeystonePerfTrace(context.Context):
                 f"{tracing.CONTEXT_NAME}: cannot read an HMAC key from {path}"
             ) from None
         self.context[tracing.CONTEXT_NAME] = {
-            "sample": float(self.config.get("sample", 1.0)),
+            "sample": float(self.config.get("sample", self.DEFAULT_SAMPLE)),
             "hmac_key": key,
         }
 
@@ -65,4 +66,5 @@ class KeystonePerfTrace(context.Context):
         """Nothing to undo: the traces stay in Keystone's backend."""
 
     def __repr__(self) -> str:  # never show the key
-        return f"<{tracing.CONTEXT_NAME} sample={self.config.get('sample', 1.0)}>"
+        sample = self.config.get("sample", self.DEFAULT_SAMPLE)
+        return f"<{tracing.CONTEXT_NAME} sample={sample}>"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rally_keystone_perf.report import cluster_view
+from rally_keystone_perf.report import cluster_view, haproxy_log
 from rally_keystone_perf.report.bottleneck import bottleneck_line
 from rally_keystone_perf.report.resources import ResourceUsage
 from rally_keystone_perf.report.server_view import WorkloadServerView
@@ -52,7 +52,7 @@ def test_a_traced_run_says_where_the_server_time_went() -> None:
     line = bottleneck_line(_view(1.9, 0.05, traces=_traces(0.061, 0.039)), 2)
     assert line == (
         "bottleneck: Keystone CPU 95% of 2 cores; server time 61% SQL, "
-        "96 SQL statements"
+        "96 SQL statements, 48 of 166 cache gets missed"
     )
 
 
@@ -68,3 +68,19 @@ def test_a_node_at_its_quota() -> None:
 def test_nothing_measured() -> None:
     assert bottleneck_line(_view(None, None), 2) is None
     assert bottleneck_line(_view(1.9, 0.1), None) is None  # no CPU count recorded
+
+
+def _queued(p95: float | None) -> cluster_view.WorkloadClusterView:
+    every = haproxy_log.BackendTimes(haproxy_log.ALL, 40, 0, 2.0, p95, 0.1, 0.2)
+    return cluster_view.WorkloadClusterView(
+        [], None, None, [every], cluster_view.Quotas(), []
+    )
+
+
+def test_requests_that_waited_in_haproxys_queue() -> None:
+    line = bottleneck_line(_view(None, 0.2, cluster=_queued(12.0)), 2)
+    assert line == (
+        "bottleneck: haproxy queue p95 12 ms (median 2 ms): requests waited for a node"
+    )
+    quiet = bottleneck_line(_view(None, 0.2, cluster=_queued(0.0)), 2)
+    assert quiet == "bottleneck: none (CPU: client 10% of 2 cores)"

@@ -129,5 +129,8 @@ def test_a_bottleneck_column_from_the_runs_server_files(tmp_path: Path) -> None:
     assert header[-1] == "bottleneck"
     cells = [row[-1] for row in rows]
     # the traced run: no CPU sampled, its median traced iteration's largest share
-    assert cells[0] == "n/a; server time 45% other Keystone code, 2 SQL statements"
+    assert cells[0] == (
+        "n/a; server time 45% other Keystone code, 2 SQL statements, "
+        "1 of 1 cache gets missed"
+    )
     assert cells[1:] == ["-", "-", "-"]  # no server files
