@@ -23,6 +23,7 @@ from rally_keystone_perf.deploy import sampler, services
 from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
+from rally_keystone_perf.run import workload_label
 
 ENV_NAME = "keystone-perf"
 EXIT_INTERRUPTED = 130
@@ -39,6 +40,8 @@ _SHOWN = re.compile(
     r"Load duration is|Finished workload|Task validation|ERROR|CRITICAL|"
     r"locust: )"
 )
+# lines that end the collection of a workload's logged config
+_OWN_LINE = re.compile(rf"{_TASK_STARTED.pattern}|{_ITER_END.pattern}|{_SHOWN.pattern}")
 PROGRESS_EVERY = 25
 SERIAL_SETUP = """
 [openstack]
@@ -260,6 +263,7 @@ class _ProgressWatcher:
         self.uuid: str | None = None
         self.done = 0
         self.failed = 0
+        self.label = workload_label.WorkloadLabel()
 
     def _count(self, done: int, failed: int) -> None:
         before = self.done
@@ -269,6 +273,14 @@ class _ProgressWatcher:
             self.echo(f"  {self.done} iterations done ({self.failed} failed)")
 
     def feed(self, line: str) -> None:
+        if self.label.collecting and not _OWN_LINE.search(line):
+            found = self.label.feed(line)
+            if found is not None:
+                self.echo(f"  Running workload: {found or '(name not logged)'}")
+            return
+        if self.label.collecting:  # Rally's config did not end as expected
+            self.label.stop()
+            self.echo("  Running workload: (name not logged)")
         started = _TASK_STARTED.search(line)
         if started and not self.uuid:
             self.uuid = started.group(1)
@@ -284,6 +296,8 @@ class _ProgressWatcher:
             return
         if _SHOWN.search(line):
             message = line.split(" [-] ", 1)[-1]
-            if "Running workload" in message:
+            if message.startswith(workload_label.START):
                 self.done = self.failed = 0
+                self.label.start()  # named once its config is logged
+                return
             self.echo(f"  {message}")

@@ -141,13 +141,53 @@ def test_iteration_start_lines_are_not_counted(echoed: list[str]) -> None:
     assert echoed == []
 
 
-def test_running_workload_resets_the_counters(echoed: list[str]) -> None:
+def _running_workload(runner: dict) -> str:
+    """Rally's engine's message (rally/task/engine.py), as its log prints it."""
+    config = {
+        "version": 2,
+        "title": "A cropped version of a bigger task.",
+        "subtasks": [
+            {
+                "title": "KeystonePerf.create_token",
+                "scenario": {"KeystonePerf.create_token": {}},
+                "contexts": {"users": {"tenants": 1}},
+                "runner": runner,
+                "hooks": [],
+            }
+        ],
+    }
+    return (
+        f"{PREFIX}Running workload: \n  position = 0\n"
+        f"  config = {json.dumps(config, indent=3)}"
+    )
+
+
+def test_running_workload_resets_the_counters_and_names_it(
+    echoed: list[str],
+) -> None:
     watcher = _ProgressWatcher(echoed.append)
     for n in range(1, 5):
         watcher.feed(_iter_end(n, ok=False))
-    watcher.feed(f"{PREFIX}Running workload: ")
+    runner = {"constant": {"times": 100, "concurrency": 4}}
+    _feed(_running_workload(runner), watcher)
     assert (watcher.done, watcher.failed) == (0, 0)
-    assert echoed == ["  Running workload: "]
+    assert echoed == [
+        "  Running workload: KeystonePerf.create_token (constant, times 100, "
+        "concurrency 4)"
+    ]
+    watcher.feed(_iter_end(1, ok=True))
+    assert watcher.done == 1
+
+
+def test_a_workload_whose_config_is_cut_short_is_still_announced(
+    echoed: list[str],
+) -> None:
+    watcher = _ProgressWatcher(echoed.append)
+    text = _running_workload({"rps": {"times": 10, "rps": 5}})
+    _feed("\n".join(text.splitlines()[:6]), watcher)  # no closing brace
+    watcher.feed(_iter_end(1, ok=True))
+    assert echoed == ["  Running workload: (name not logged)"]
+    assert watcher.done == 1
 
 
 @pytest.mark.parametrize(
@@ -292,7 +332,8 @@ def test_start_task(
 ) -> None:
     fake_rally["output"].write_text(
         _header(UUID, ["mode:uwsgi"])
-        + f"{PREFIX}Running workload: \n"
+        + _running_workload({"constant": {"times": 25}})
+        + "\n"
         + "".join(_iter_end(n) + "\n" for n in range(1, 26))
         + f"{PREFIX}auth with password {SECRET}\n"
         + f"{PREFIX}Finished workload 1/1\n"
@@ -336,7 +377,7 @@ def test_start_task(
     ]
     assert echoed == [
         f"rally task {UUID} started",
-        "  Running workload: ",
+        "  Running workload: KeystonePerf.create_token (constant, times 25)",
         "  25 iterations done (0 failed)",
         "  Finished workload 1/1",
     ]
