@@ -33,7 +33,8 @@ from rally_keystone_perf.report.writers.text import COLUMNS
 
 FIGURES = (
     "scenario",
-    *COLUMNS[1:],
+    *(f"{name} (s)" for name in COLUMNS[1:7]),  # the durations
+    *COLUMNS[7:],  # success, count
     "throughput (iter/s)",
     "peak in flight",
     "mean in flight",

@@ -36,13 +36,15 @@ def format_p(value: float | None) -> str:
 
 
 def stats_cells(row: StatsRow) -> list[str]:
-    """The figures of one row, formatted: min, avg, max, p90, p95, success, count."""
+    """The figures of one row, formatted, in Rally's order: min, median, p90,
+    p95, max, avg, success, count."""
     return [
         format_number(row.min),
-        format_number(row.avg),
-        format_number(row.max),
+        format_number(row.median),
         format_number(row.p90),
         format_number(row.p95),
+        format_number(row.max),
+        format_number(row.avg),
         format_success(row.success),
         str(row.count),
     ]

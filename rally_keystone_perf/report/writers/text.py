@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
@@ -23,7 +24,8 @@ from rally_keystone_perf.report.engines import engine_label
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.hooks import hook_lines
 from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.setup_note import setup_note
+from rally_keystone_perf.report.stats import TOTAL, StatsRow, main_stats, throughput
 from rally_keystone_perf.report.writers import server
 from rally_keystone_perf.report.writers.common import (
     format_number,
@@ -33,17 +35,21 @@ from rally_keystone_perf.report.writers.common import (
     text_table,
 )
 
+# Rally's columns, durations in seconds (said under the table), so that a
+# table fits 120 columns
 COLUMNS = (
     "action",
-    "min (sec)",
-    "avg (sec)",
-    "max (sec)",
-    "90 percentile",
-    "95 percentile",
+    "min",
+    "median",
+    "p90",
+    "p95",
+    "max",
+    "avg",
     "success",
     "count",
 )
-THROUGHPUT = "throughput (iter/s)"
+THROUGHPUT = "throughput"  # iterations/s, on the total's row: the workload's
+WIDTH = 120  # the terminal report's lines
 MAX_ERROR_LINES = 5
 MAX_MESSAGE_CHARS = 160
 # OpenStack clients append the request id to their error messages: dropped,
@@ -108,23 +114,55 @@ def error_summary(workload: Workload) -> list[str]:
     return lines
 
 
-def build_table(
-    rows: Iterable[StatsRow], extra_columns: dict[str, str] | None = None
-) -> PrettyTable:
-    """Build the statistics table; extra columns repeat their value per row."""
-    extra = dict(extra_columns or {})
-    clash = sorted(set(extra) & set(COLUMNS))
-    if clash:
-        raise ValueError(f"extra column names clash with table columns: {clash}")
+def shown_rows(rows: Sequence[StatsRow]) -> list[StatsRow]:
+    """``rows`` without the total's ``duration`` and ``idle_duration`` when
+    no iteration idled: ``duration`` then repeats the total."""
+    idle = [r for r in rows if r.depth == 1 and r.name == "idle_duration"]
+    if idle and idle[0].max:
+        return list(rows)
+    children = {"duration", "idle_duration"}
+    total = next(
+        (i for i, r in enumerate(rows) if r.depth == 0 and r.name == TOTAL), None
+    )
+    return [
+        row
+        for i, row in enumerate(rows)
+        if total is None or i <= total or row.depth == 0 or row.name not in children
+    ]
+
+
+def throughput_cell(row: StatsRow, throughput: str) -> str:
+    """The workload's throughput on the total's row, nothing on the others."""
+    return throughput if row.depth == 0 and row.name == TOTAL else ""
+
+
+def build_table(rows: Iterable[StatsRow], throughput: str | None = None) -> PrettyTable:
+    """The statistics table; the throughput column when ``throughput`` is given."""
     cells = [
         [
             INDENT * row.depth + row.name,
             *stats_cells(row),
-            *(str(value) for value in extra.values()),
+            *([] if throughput is None else [throughput_cell(row, throughput)]),
         ]
-        for row in rows
+        for row in shown_rows(list(rows))
     ]
-    return text_table([*COLUMNS, *extra], cells)
+    header = [*COLUMNS, *([] if throughput is None else [THROUGHPUT])]
+    return text_table(header, cells)
+
+
+def config_lines(columns: dict[str, str] | None) -> list[str]:
+    """``config: mode uwsgi, processes 2, ...``: once per workload, wrapped."""
+    text = config_text(columns)
+    if not text:
+        return []
+    return textwrap.wrap(text, WIDTH, subsequent_indent=INDENT, break_long_words=False)
+
+
+def config_text(columns: dict[str, str] | None) -> str:
+    """``config: mode uwsgi, processes 2, ...`` on one line (empty: none)."""
+    if not columns:
+        return ""
+    return "config: " + ", ".join(f"{key} {value}" for key, value in columns.items())
 
 
 def _phase(workload: Workload, phase: str) -> str:
@@ -149,12 +187,22 @@ def context_lines(workload: Workload) -> list[str]:
     lines = [
         f"setup: {_phase(workload, 'setup')}, cleanup: {_phase(workload, 'cleanup')}"
     ]
+    note = setup_note(workload)
+    lines += [note] if note else []
     lines += [
         f"{INDENT}context {t.name} failed: {_one_line(t.error)}"
         for t in workload.context_timings
         if t.error
     ]
     return lines
+
+
+def load_line(duration: float | None, rate: float | None) -> str:
+    """The load's duration and throughput, and the table's units."""
+    return (
+        f"load duration: {format_number(duration)} s, throughput: "
+        f"{format_number(rate)} iterations/s (durations in seconds)"
+    )
 
 
 def load_lines(workload: Workload) -> list[str]:
@@ -172,14 +220,15 @@ def render_workload(
     workload: Workload,
     rows: list[StatsRow],
     stream: TextIO,
-    extra_columns: dict[str, str] | None = None,
+    columns: dict[str, str] | None = None,
 ) -> None:
-    """Write heading, table, load/throughput and concurrency lines, error summary."""
+    """Write heading, configuration, table, load/throughput and concurrency
+    lines, setup time, hooks and error summary."""
     lines = [
         heading(workload),
-        build_table(rows, extra_columns).get_string(),
-        f"load duration: {format_number(workload.load_duration)} s, "
-        f"throughput: {format_number(throughput(workload))} iterations/s",
+        *config_lines(columns),
+        build_table(rows, format_number(throughput(workload))).get_string(),
+        load_line(workload.load_duration, throughput(workload)),
         *load_lines(workload),
         *context_lines(workload),
         *hook_lines(workload.hooks, workload.start_time),
@@ -191,13 +240,13 @@ def render_workload(
 def render_report(
     workloads: Iterable[Workload],
     stream: TextIO,
-    extra_columns: dict[str, str] | None = None,
+    columns: dict[str, str] | None = None,
 ) -> None:
     """Render every workload (computing its rows), separated by blank lines."""
     for index, workload in enumerate(workloads):
         if index:
             stream.write("\n")
-        render_workload(workload, main_stats(workload), stream, extra_columns)
+        render_workload(workload, main_stats(workload), stream, columns)
 
 
 def write_table(files: Sequence[FileEntries], stream: TextIO) -> None:
@@ -213,8 +262,7 @@ def write_table(files: Sequence[FileEntries], stream: TextIO) -> None:
         for number, entry in enumerate(item.entries):
             if number:
                 stream.write("\n")
-            extra = {THROUGHPUT: format_number(entry.throughput), **entry.columns}
-            render_workload(entry.workload, entry.rows, stream, extra)
+            render_workload(entry.workload, entry.rows, stream, entry.columns)
             parts = server.table_parts(item, entry)
             if parts:
                 stream.write("\n".join(parts) + "\n")
@@ -222,27 +270,27 @@ def write_table(files: Sequence[FileEntries], stream: TextIO) -> None:
 
 def _md_rows(entry: ReportEntry) -> list[list[str]]:
     """Table rows of one workload (nested rows as Rally's ``-> name``)."""
-    extra = [format_number(entry.throughput), *entry.columns.values()]
+    rate = format_number(entry.throughput)
     return [
         [
             f"{'-' * row.depth}> {row.name}" if row.depth else row.name,
             *stats_cells(row),
-            *extra,
+            throughput_cell(row, rate),
         ]
-        for row in entry.rows
+        for row in shown_rows(entry.rows)
     ]
 
 
 def _md_workload(entry: ReportEntry) -> list[str]:
-    """Heading, table and summary paragraphs of one workload."""
-    header = [*COLUMNS, THROUGHPUT, *entry.columns]
+    """Heading, configuration, table and summary paragraphs of one workload."""
     summary = error_summary(entry.workload)
-    rate = format_number(entry.throughput)
     parts = [
         f"### {md_cell(heading(entry.workload))}",
-        markdown_table(header, _md_rows(entry)),
-        f"load duration: {format_number(entry.workload.load_duration)} s, "
-        f"throughput: {rate} iterations/s; " + md_cell(summary[0]),
+        *([md_cell(config_text(entry.columns))] if entry.columns else []),
+        markdown_table([*COLUMNS, THROUGHPUT], _md_rows(entry)),
+        md_cell(load_line(entry.workload.load_duration, entry.throughput))
+        + "; "
+        + md_cell(summary[0]),
     ]
     achieved, *note = load_lines(entry.workload)
     parts += [md_cell(achieved), *(f"**{md_cell(line)}**" for line in note)]

@@ -46,7 +46,8 @@ def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
     # the figures are the report's total row
     workload = load_report(reports[0].path)[0]
     total = stats.total_row(stats.main_stats(workload))
-    assert by_column[0]["95 percentile"] == str(round(total.p95, 3))
+    assert by_column[0]["p95 (s)"] == str(round(total.p95, 3))
+    assert by_column[0]["median (s)"] == str(round(total.median or 0, 3))
     assert by_column[0]["count"] == "50"
 
 

@@ -8,7 +8,7 @@ from typing import TextIO
 from rally_keystone_perf.report.config import config_warnings
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import TOTAL
+from rally_keystone_perf.report.stats import TOTAL, StatsRow
 from rally_keystone_perf.report.writers.common import format_number, stats_cells
 from rally_keystone_perf.report.writers.html.charts import (
     FAILED_COLOR,
@@ -24,13 +24,15 @@ from rally_keystone_perf.report.writers.text import (
     error_summary,
     heading,
     load_lines,
+    shown_rows,
+    throughput_cell,
 )
 
 
-def _report_rows(entry: ReportEntry) -> list[list[str]]:
+def _report_rows(rows: list[StatsRow], entry: ReportEntry) -> list[list[str]]:
     """The ``table`` format's cells of one workload (action names unindented)."""
-    extra = [format_number(entry.throughput), *entry.columns.values()]
-    return [[row.name, *stats_cells(row), *extra] for row in entry.rows]
+    rate = format_number(entry.throughput)
+    return [[row.name, *stats_cells(row), throughput_cell(row, rate)] for row in rows]
 
 
 def _row_attr(depth: int, name: str) -> str:
@@ -69,17 +71,22 @@ def durations_plot(workload: Workload) -> str:
 def _workload_section(item: FileEntries, entry: ReportEntry, anchor: str) -> list[str]:
     """Heading, table, summary, errors, plot and server side of one workload."""
     workload = entry.workload
-    header = [*COLUMNS, THROUGHPUT, *entry.columns]
-    attrs = [_row_attr(row.depth, row.name) for row in entry.rows]
-    depths = [row.depth for row in entry.rows]
+    rows = shown_rows(entry.rows)
+    attrs = [_row_attr(row.depth, row.name) for row in rows]
+    depths = [row.depth for row in rows]
     body = table(
-        heading(workload), header, _report_rows(entry), row_attrs=attrs, indents=depths
+        heading(workload),
+        [*COLUMNS, THROUGHPUT],
+        _report_rows(rows, entry),
+        row_attrs=attrs,
+        indents=depths,
     )
     summary = error_summary(workload)
     achieved, *note = load_lines(workload)
     parts = [
         f'<section class="workload" id="{anchor}">',
         body,
+        config_line(entry.columns),
         f'<p class="summary">load duration: '
         f"{esc(format_number(workload.load_duration))} s, throughput: "
         f"{esc(format_number(entry.throughput))} iterations/s; "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -15,11 +14,11 @@ from rally_keystone_perf.report.stats import main_stats
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,
-    build_table,
     context_lines,
     error_summary,
     render_report,
     render_workload,
+    shown_rows,
 )
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -68,8 +67,11 @@ def test_heading_table_and_footer(nested: Workload) -> None:
         f"{f.SCENARIO} (position 3, runner constant, times 4, concurrency 2)"
     )
     header = [cell.strip() for cell in lines[2].strip("|").split("|")]
-    assert header == list(COLUMNS)
-    assert "load duration: 0.5 s, throughput: 2.0 iterations/s" in lines
+    assert header == [*COLUMNS, THROUGHPUT]
+    assert (
+        "load duration: 0.5 s, throughput: 2.0 iterations/s (durations in seconds)"
+        in lines
+    )
 
 
 def test_nested_rows_are_indented(nested: Workload) -> None:
@@ -87,23 +89,48 @@ def test_numbers_rounded_like_rally(nested: Workload) -> None:
         line for line in _render(nested).splitlines() if "|   duration " in line
     )
     cells = [cell.strip() for cell in duration_row.strip("|").split("|")]
-    # min, avg, max, p90, p95, success, count
-    assert cells[1:] == ["0.123", "0.162", "0.2", "0.192", "0.196", "50.0%", "2"]
+    # min, median, p90, p95, max, avg, success, count; the throughput is the
+    # total's, on its row only
+    assert cells[1:] == [
+        "0.123",
+        "0.162",
+        "0.192",
+        "0.196",
+        "0.2",
+        "0.162",
+        "50.0%",
+        "2",
+        "",
+    ]
+    total = next(line for line in _render(nested).splitlines() if "| total " in line)
+    assert total.rstrip("|").split("|")[-1].strip() == "2.0"
 
 
-def test_extra_columns_repeated_on_every_row(nested: Workload) -> None:
-    out = _render(nested, {"mode": "uwsgi", "processes": "4", "concurrency": "8"})
-    table_rows = [line for line in out.splitlines() if line.startswith("| ")]
-    header, *body = table_rows
-    names = [cell.strip() for cell in header.split("|")[-4:-1]]
-    assert names == ["mode", "processes", "concurrency"]
-    assert len(body) == len(main_stats(nested))
-    assert all(row.endswith("| uwsgi |         4 |           8 |") for row in body)
+def test_configuration_once_per_workload(nested: Workload) -> None:
+    columns = {"mode": "uwsgi", "processes": "4", "concurrency": "8"}
+    lines = _render(nested, columns).splitlines()
+    assert lines[1] == "config: mode uwsgi, processes 4, concurrency 8"
+    header = next(line for line in lines if line.startswith("| action"))
+    assert "uwsgi" not in header and "uwsgi" not in "".join(lines[2:])
 
 
-def test_extra_column_clash_is_rejected(nested: Workload) -> None:
-    with pytest.raises(ValueError, match="clash"):
-        build_table(main_stats(nested), {"count": "1"})
+def test_a_long_configuration_wraps_and_the_table_fits_120_columns(
+    nested: Workload,
+) -> None:
+    columns = {f"setting{k}": f"value-{k}" * 2 for k in range(12)}
+    lines = _render(nested, columns).splitlines()
+    assert max(len(line) for line in lines) <= 120
+    wrapped = [line for line in lines if "setting" in line]
+    assert len(wrapped) > 1 and all(line.startswith("  ") for line in wrapped[1:])
+
+
+def test_total_children_only_when_iterations_idled(tmp_path: Path) -> None:
+    busy = [it(float(i), 0.1 + i / 100) for i in range(5)]  # no idle time
+    (workload,) = _load(tmp_path, f.workload(busy))
+    names = [row.name for row in shown_rows(main_stats(workload))]
+    assert names[-1] == "total" and "duration" not in names
+    assert "|   duration " not in _render(workload)
+    assert len(main_stats(workload)) == len(names) + 2  # computed, not shown
 
 
 def test_empty_workload_shows_na(tmp_path: Path) -> None:
@@ -111,7 +138,7 @@ def test_empty_workload_shows_na(tmp_path: Path) -> None:
     out = _render(workload)
     assert out.splitlines()[0] == f"{f.SCENARIO} (position 0, runner constant)"
     total = next(line for line in out.splitlines() if line.startswith("| total"))
-    assert total.count("n/a") == 6
+    assert total.count("n/a") == 8  # 6 durations, success and the throughput
     assert "load duration: 0.0 s, throughput: n/a iterations/s" in out
     assert "errors: none" in out
 
@@ -170,8 +197,11 @@ def test_setup_and_cleanup_times_apart_from_the_load(tmp_path: Path) -> None:
     assert context_lines(workload) == [
         "setup: 31.0 s (users@openstack 30.25 s, keystone_perf_tokens@openstack "
         "0.75 s), cleanup: 5.0 s (users@openstack 5.0 s)",
+        "setup (31.0 s) outlasted the load (2.0 s), not in the figures: "
+        "users@openstack 30.2 s creating users, hashing passwords",
         "  context keystone_perf_tokens@openstack failed: setup: E: m",
     ]
+    assert max(len(line) for line in context_lines(workload)) <= 120
     assert context_lines(workload)[0] in _render(workload)
 
 
@@ -202,10 +232,11 @@ def test_report_table_columns(reports: list[config.LoadedReport]) -> None:
     headers = [line for line in out.splitlines() if line.startswith("| action")]
     assert len(headers) == 2
     cells = [cell.strip() for cell in headers[0].strip("|").split("|")]
-    assert cells == [*COLUMNS, THROUGHPUT, *CONFIG_KEYS]
+    assert cells == [*COLUMNS, THROUGHPUT]
     assert "SECRET_TRACEBACK_LINE" not in out
-    row = r"\| uwsgi \| +stock \| +4 \| +2 \| +request-local \| +sqlite \| +default \|"
-    assert re.search(row, out)
+    config = "config: mode uwsgi, profile stock, processes 4, threads 2, cache "
+    assert config + "request-local, db sqlite, hash rounds default" in out
+    assert max(len(line) for line in out.splitlines()) <= 120
 
 
 def test_report_markdown(reports: list[config.LoadedReport]) -> None:
@@ -213,7 +244,8 @@ def test_report_markdown(reports: list[config.LoadedReport]) -> None:
     tables = r.md_tables(out)
     assert len(tables) == 2
     header = tables[0][0]
-    assert header == [*COLUMNS, THROUGHPUT, *CONFIG_KEYS]
+    assert header == [*COLUMNS, THROUGHPUT]
+    assert "config: mode uwsgi, profile stock, processes 4" in out
     names = [row[0] for row in tables[0][2:]]
     assert names[:2] == ["keystone.create_user", "-> inner"]
     assert "- 1 x Err\\|or: pipe \\| in message" in out
