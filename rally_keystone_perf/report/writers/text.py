@@ -184,9 +184,10 @@ def context_lines(workload: Workload) -> list[str]:
     """
     if not workload.context_timings:
         return []
-    lines = [
+    phases = (
         f"setup: {_phase(workload, 'setup')}, cleanup: {_phase(workload, 'cleanup')}"
-    ]
+    )
+    lines = textwrap.wrap(phases, WIDTH, subsequent_indent=INDENT)
     note = setup_note(workload)
     lines += [note] if note else []
     lines += [
