@@ -17,6 +17,7 @@ from rally_keystone_perf.cli import (
     options,
     report_commands,
     run_commands,
+    study_commands,
 )
 from rally_keystone_perf.cli.common import DEFAULT_TASK, EXIT_ERROR
 from rally_keystone_perf.report.writers.registry import GATE_FORMATS
@@ -288,5 +289,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare(sub)
     _add_gate(sub)
     _add_tasks(sub)
+    study_commands.add_study_command(sub)
     engine.add_worker_command(sub)
     return parser

@@ -14,10 +14,13 @@ tier at 80% of its CPUs and no queue: ``none`` with each use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rally_keystone_perf.report.haproxy_log import ALL
-from rally_keystone_perf.report.server_view import WorkloadServerView
+from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.server_view import WorkloadServerView, server_view
 from rally_keystone_perf.report.traces import Breakdown
 
 PREFIX = "bottleneck: "
@@ -40,23 +43,38 @@ class TierUse:
     name: str
     cores: float
     capacity: float
-    quota: bool  # capacity is its own cgroup's, not the shared machine's
+    # what bounds it: its cgroup's quota, its processes (fewer than the
+    # machine's CPUs: a Python process runs on one core at most) or the
+    # machine it shares with the other unbounded tiers
+    limit: str = "machine"  # quota, processes, machine
+
+    @property
+    def quota(self) -> bool:
+        """Bounded by its own limit, not by the shared machine's CPUs."""
+        return self.limit != "machine"
 
     @property
     def use(self) -> float:
         return self.cores / self.capacity
 
+    def whose(self) -> str:
+        """``its 1-CPU quota``, ``its 1 process``, ``2 cores``."""
+        if self.limit == "quota":
+            return f"its {self.capacity:g}-CPU quota"
+        if self.limit == "processes":
+            plural = "" if self.capacity == 1 else "es"
+            return f"its {self.capacity:g} process{plural}"
+        return f"{self.capacity:g} cores"
+
     def text(self) -> str:
-        whose = (
-            f"its {self.capacity:g}-CPU quota"
-            if self.quota
-            else (f"{self.capacity:g} cores")
-        )
-        return f"{self.name} CPU {self.use:.0%} of {whose}"
+        return f"{self.name} CPU {self.use:.0%} of {self.whose()}"
 
 
-def tier_uses(view: WorkloadServerView, cpus: int | None) -> list[TierUse]:
-    """Every sampled tier's use, the server's first."""
+def tier_uses(
+    view: WorkloadServerView, cpus: int | None, processes: int | None = None
+) -> list[TierUse]:
+    """Every sampled tier's use, the server's first; a single host's
+    Keystone with fewer ``processes`` than ``cpus`` is bounded by them."""
     found: list[tuple[str, float | None, float | None]] = []  # name, cores, quota
     if view.cluster is not None:
         tiers = [*view.cluster.nodes, *view.cluster.members]
@@ -68,11 +86,17 @@ def tier_uses(view: WorkloadServerView, cpus: int | None) -> list[TierUse]:
         found.append(("Keystone", view.resources.busy_cores, None))
     if view.client is not None:
         found.append(("client", view.client.busy_cores, None))
-    return [
-        TierUse(name, cores, quota or float(cpus or 0), quota is not None)
-        for name, cores, quota in found
-        if cores is not None and (quota or cpus)
-    ]
+    uses = []
+    for name, cores, quota in found:
+        if cores is None or not (quota or cpus):
+            continue
+        if quota:
+            uses.append(TierUse(name, cores, quota, "quota"))
+        elif name == "Keystone" and processes and cpus and processes < cpus:
+            uses.append(TierUse(name, cores, float(processes), "processes"))
+        else:
+            uses.append(TierUse(name, cores, float(cpus or 0)))
+    return uses
 
 
 def server_time_words(median: Breakdown) -> str:
@@ -105,9 +129,12 @@ def queue_words(view: WorkloadServerView) -> str:
     )
 
 
-def bottleneck_line(view: WorkloadServerView, cpus: int | None) -> str | None:
-    """``bottleneck: ...`` or ``no tier busy: ...``; None with no figure."""
-    uses = sorted(tier_uses(view, cpus), key=lambda u: u.use, reverse=True)
+def bottleneck_line(
+    view: WorkloadServerView, cpus: int | None, processes: int | None = None
+) -> str | None:
+    """``bottleneck: ...`` or ``no tier busy: ...``; None with no figure
+    (``processes``: a single host's Keystone processes, see :func:`tier_uses`)."""
+    uses = sorted(tier_uses(view, cpus, processes), key=lambda u: u.use, reverse=True)
     parts = []
     shared = [u for u in uses if not u.quota]
     machine = sum(u.cores for u in shared)
@@ -130,8 +157,20 @@ def bottleneck_line(view: WorkloadServerView, cpus: int | None) -> str | None:
 def _compact(uses: list[TierUse]) -> str:
     """``CPU: Keystone 46%, client 1% of 2 cores`` (quotas said per tier)."""
     shared = [u for u in uses if not u.quota]
-    texts = [f"{u.name} {u.use:.0%} of {u.capacity:g}" for u in uses if u.quota]
+    texts = [f"{u.name} {u.use:.0%} of {u.whose()}" for u in uses if u.quota]
     if shared:
         each = ", ".join(f"{u.name} {u.use:.0%}" for u in shared)
         texts.append(f"{each} of {shared[0].capacity:g} cores")
     return "CPU: " + ", ".join(texts)
+
+
+def workload_bottlenecks(
+    report: Path, workloads: Sequence[Workload]
+) -> list[str | None]:
+    """Each workload's bottleneck line without ``bottleneck:`` (None: the run
+    folder has no server files, or nothing was measured)."""
+    view = server_view(report, workloads)
+    if view is None:
+        return [None] * len(workloads)
+    lines = [bottleneck_line(w, view.cpus, view.processes) for w in view.workloads]
+    return [None if line is None else line.removeprefix(PREFIX) for line in lines]

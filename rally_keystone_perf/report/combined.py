@@ -22,10 +22,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rally_keystone_perf.report import concurrency
-from rally_keystone_perf.report.bottleneck import PREFIX, bottleneck_line
+from rally_keystone_perf.report.bottleneck import workload_bottlenecks
 from rally_keystone_perf.report.config import LoadedReport, column
 from rally_keystone_perf.report.engines import engine_label
-from rally_keystone_perf.report.server_view import server_view
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.common import stats_cells, union_keys
@@ -77,11 +76,8 @@ def combined_rows(reports: Sequence[LoadedReport]) -> tuple[list[str], list[list
 
 def _bottlenecks(report: LoadedReport) -> list[str]:
     """Each workload's bottleneck line, without its ``bottleneck:`` word."""
-    view = server_view(report.path, report.workloads)
-    if view is None:
-        return [MISSING] * len(report.workloads)
-    lines = [bottleneck_line(w, view.cpus) for w in view.workloads]
-    return [MISSING if line is None else line.removeprefix(PREFIX) for line in lines]
+    lines = workload_bottlenecks(report.path, report.workloads)
+    return [MISSING if line is None else line for line in lines]
 
 
 def _load_cells(load: concurrency.Achieved) -> list[str]:

@@ -36,6 +36,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import CLIENT_TIER, RESOURCES_CSV, tier_csv
@@ -119,6 +120,7 @@ class ServerView:
     cluster: cluster_view.ClusterLogs | None = None  # a cluster run's files
     client_csv: Path | None = None  # the load generator's samples
     cpus: int | None = None  # the machine's, as run.json recorded them
+    processes: int | None = None  # a single host's Keystone processes (run.json)
 
 
 def run_folder(report_path: Path) -> Path | None:
@@ -209,6 +211,14 @@ def _cluster(run: Path, report_path: Path) -> cluster_view.ClusterLogs | None:
     return None if logs is None or logs.empty else logs
 
 
+def _processes(options: dict[str, Any]) -> int | None:
+    """The Keystone processes a single host ran (None: a cluster, unknown)."""
+    value = options.get("processes")
+    if options.get("nodes", 1) != 1 or not isinstance(value, int):
+        return None
+    return value
+
+
 def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView | None:
     """The server side of a report's workloads from its run folder's logs.
 
@@ -230,6 +240,7 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
     source = trace_source(run)
     if not (has_log or has_csv or cluster or client is not None or source):
         return None
+    state = RunDir(run).state()
     requests = read_requests(log_path) if has_log else None
     if requests is None and cluster is not None:
         requests = cluster.all_requests()  # every node's
@@ -247,5 +258,6 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
         workloads=views,
         cluster=cluster,
         client_csv=client_path if client is not None else None,
-        cpus=RunDir(run).state().cpus,
+        cpus=state.cpus,
+        processes=_processes(state.options),
     )

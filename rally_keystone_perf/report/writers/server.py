@@ -180,11 +180,13 @@ def _parts(
     if view.actions is not None:
         rows = server_rows(view, len(entry.workload.iterations))
         parts.append(table(SERVER_COLUMNS, rows, LEFT_SERVER))
-    cpus = item.server.cpus if item.server is not None else None
+    server = item.server
+    cpus = server.cpus if server is not None else None
+    processes = server.processes if server is not None else None
     for text in (
         resources_line(item, view),
         client_line(item, view),
-        bottleneck_line(view, cpus),
+        bottleneck_line(view, cpus, processes),
     ):
         if text:
             parts.append(line(text))

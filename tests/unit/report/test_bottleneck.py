@@ -84,3 +84,16 @@ def test_requests_that_waited_in_haproxys_queue() -> None:
     )
     quiet = bottleneck_line(_view(None, 0.2, cluster=_queued(0.0)), 2)
     assert quiet == "bottleneck: none (CPU: client 10% of 2 cores)"
+
+
+def test_a_single_process_keystone_is_bounded_by_its_process() -> None:
+    """keystone-all with one worker: one core of two busy is its limit."""
+    line = bottleneck_line(_view(0.98, 0.05), 2, processes=1)
+    assert line == "bottleneck: Keystone CPU 98% of its 1 process"
+    quiet = bottleneck_line(_view(0.5, 0.05), 2, processes=1)
+    assert quiet == (
+        "bottleneck: none (CPU: Keystone 50% of its 1 process, client 2% of 2 cores)"
+    )
+    assert bottleneck_line(_view(0.98, 0.05), 2, processes=4) == (
+        "bottleneck: none (CPU: Keystone 49%, client 2% of 2 cores)"
+    )

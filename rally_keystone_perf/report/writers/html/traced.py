@@ -32,8 +32,9 @@ def server_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
     view = workload_view(item, entry)
     if view is None:
         return []
-    cpus = item.server.cpus if item.server is not None else None
-    line = bottleneck_line(view, cpus)
+    server = item.server
+    cpus = server.cpus if server is not None else None
+    line = bottleneck_line(view, cpus, server.processes if server else None)
     parts = [] if line is None else [f'<p class="summary">{esc(line)}</p>']
     if view.traces is not None:
         parts += traces_parts(view.traces)

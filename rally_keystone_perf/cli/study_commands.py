@@ -1,0 +1,187 @@
+"""``study SEED``: run a seed's study and print its table beside the seed's."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.cli import options as cli_options
+from rally_keystone_perf.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    combined_exit,
+    echo,
+    launch_options,
+)
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.report import study as study_report
+from rally_keystone_perf.report.writers import study as study_writer
+from rally_keystone_perf.run import study as study_run
+from rally_keystone_perf.run.matrix import MatrixError
+from rally_keystone_perf.studies import registry
+from rally_keystone_perf.studies.model import Config, Study
+from rally_keystone_perf.tasks import check, generate
+from rally_keystone_perf.tasks.model import TaskFile
+
+
+def _levels(text: str) -> list[int]:
+    """argparse type of ``--levels``: concurrency levels, comma-separated."""
+    try:
+        levels = [int(word) for word in text.split(",") if word.strip()]
+    except ValueError:
+        levels = []
+    if not levels or min(levels) < 1:
+        raise argparse.ArgumentTypeError(
+            f"not concurrency levels: {text!r} (e.g. 4,16)"
+        )
+    return list(dict.fromkeys(levels))
+
+
+def _list() -> int:
+    """``study --list``: every study, its configs and levels."""
+    for study in registry.STUDIES.values():
+        print(f"{study.seed}: {study.title}")
+        print(f"    source: {study.source}")
+        configs = ", ".join(c.label for c in study.configs)
+        print(f"    configs: {configs}; levels: {study.levels()}")
+        for size, patterns in study.patterns.items():
+            print(f"    {size}: tasks/<mode>/{{{','.join(patterns)}}}-{size}.json")
+    return EXIT_OK
+
+
+def _study(seed: str) -> Study:
+    try:
+        return registry.study(seed)
+    except KeyError as exc:
+        raise MatrixError(str(exc.args[0])) from None
+
+
+def _checked_tasks(
+    cells: dict[str, list[Any]], study: Study, args: argparse.Namespace
+) -> dict[Path, TaskFile]:
+    """Every task file loaded and checked, every config's programs there:
+    bad input and missing packages before any server starts."""
+    loaded: dict[Path, TaskFile] = {}
+    for label, chosen in cells.items():
+        config = study.config(label)
+        tasks = []
+        for cell in chosen:
+            if cell.task not in loaded:
+                loaded[cell.task] = TaskFile.load(cell.task)
+                check.validate(loaded[cell.task])
+            tasks.append(loaded[cell.task])
+        options = _options(args, config, tasks)
+        preflight.check_requirements(preflight.requirements(options))
+        for task in tasks:
+            check.check_deployment(task, options)
+    return loaded
+
+
+def _options(
+    args: argparse.Namespace, config: Config, tasks: Sequence[TaskFile]
+) -> LaunchOptions:
+    """The launch options of ``config``: the command's, with its mode and own."""
+    base = launch_options(args, tasks)
+    return dataclasses.replace(base, mode=config.mode, port=None, **config.options)
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    """Run a seed's study, then print the seed's table beside ours.
+
+    Each deployment the seed compared runs as a matrix of its own (its mode
+    and settings, the study's task files of --size) in
+    <study-dir>/<config>/, resumable like matrix. Then the seed's rows (typed
+    in with their source) beside ours with the concurrency reached and the
+    bottleneck measured, and the ratios comparable across hardware (ours
+    only from this study's runs), printed and written to
+    <study-dir>/study-<seed>.md and .html. --list describes every study.
+    """
+    if args.list or args.seed is None:
+        return _list()
+    study = _study(args.seed)
+    tasks_dir = args.tasks_dir or paths.tasks_dir()
+    cells = study_run.study_cells(study, args.size, tasks_dir, args.levels)
+    loaded = _checked_tasks(cells, study, args)
+    total = sum(len(c) for c in cells.values())
+    echo(f"study {study.seed} ({args.size}): {total} cells, all task files valid")
+    folder = args.study_dir or args.runs_dir / f"study-{study.seed}-{args.size}"
+
+    def options_for(config: Config, tasks: Sequence[Path]) -> LaunchOptions:
+        return _options(args, config, [loaded[t] for t in tasks])
+
+    result = study_run.run_study(cells, study, folder, options_for, echo, args.restart)
+    levels = sorted(
+        {lv for cs in cells.values() for c in cs if (lv := study_run.level(c.task))}
+    )
+    ours = study_report.measured(result.reports)
+    page = study_writer.StudyPage(
+        study,
+        args.size,
+        study_report.study_rows(study, ours, levels),
+        study_report.ratio_rows(study, ours, levels),
+    )
+    study_writer.write_text(page, sys.stdout)
+    folder.mkdir(parents=True, exist_ok=True)
+    for suffix, writer in (
+        ("md", study_writer.write_markdown),
+        ("html", study_writer.write_html),
+    ):
+        path = folder / f"study-{study.seed}.{suffix}"
+        with path.open("w", encoding="utf-8") as stream:
+            writer(page, stream)
+        echo(f"written: {path}")
+    if result.interrupted:
+        echo("interrupted: run the same command again to resume")
+        return EXIT_INTERRUPTED
+    return combined_exit(result.codes)
+
+
+def add_study_command(sub: Any) -> None:
+    """``study``'s arguments."""
+    parser = sub.add_parser(
+        "study",
+        help="run a seed's study; its table beside the seed's",
+        description=cmd_study.__doc__,
+    )
+    parser.add_argument(
+        "seed",
+        nargs="?",
+        default=None,
+        metavar="SEED",
+        help="000, 001, ... (see --list)",
+    )
+    parser.add_argument("--list", action="store_true", help="describe every study")
+    parser.add_argument(
+        "--size",
+        choices=generate.SIZES,
+        default="quick",
+        help="quick (under 20 minutes on 2 cores) or full (the seed's own size) "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--levels",
+        type=_levels,
+        default=None,
+        metavar="N,...",
+        help="only these concurrency levels of the study (default: all of the size)",
+    )
+    parser.add_argument("--tasks-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--study-dir",
+        type=Path,
+        default=None,
+        help="where the states, run folders and tables go "
+        "(default: <runs-dir>/study-<seed>-<size>)",
+    )
+    parser.add_argument(
+        "--restart", action="store_true", help="forget the cells done so far"
+    )
+    cli_options.add_launch_options(parser, with_mode=False)
+    cli_options.add_runs_dir(parser)
+    parser.set_defaults(func=cmd_study)

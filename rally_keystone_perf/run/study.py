@@ -1,0 +1,101 @@
+"""``study SEED``: the seed's matrix, one per deployment it compared.
+
+Each of the study's configs (:mod:`rally_keystone_perf.studies`) is a matrix
+of its own (:mod:`.matrix`) in ``<study dir>/<config>/``: one Keystone with
+the config's mode and options, the study's task files of the chosen size,
+every cell recorded as it ends. Running the same command again resumes
+with the cells not done; a Ctrl-C ends the study (130 among the codes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.run import matrix
+from rally_keystone_perf.studies.model import Config, Study
+
+EXIT_INTERRUPTED = 130
+_LEVEL = re.compile(r"-c(\d+)-(?:quick|full)\.json$")
+OptionsFor = Callable[[Config, Sequence[Path]], LaunchOptions]
+
+
+def level(task: Path) -> int | None:
+    """The concurrency level in a bundled task file's name (``-c16-``)."""
+    match = _LEVEL.search(task.name)
+    return int(match.group(1)) if match else None
+
+
+def study_cells(
+    study: Study,
+    size: str,
+    tasks_dir: Path,
+    levels: Sequence[int] | None = None,
+) -> dict[str, list[matrix.Cell]]:
+    """Each config's cells: its mode's task files of the study's patterns,
+    at ``levels`` only when given.
+
+    :raises matrix.MatrixError: a pattern matches no file, or no cell is left.
+    """
+    cells: dict[str, list[matrix.Cell]] = {}
+    for config in study.configs:
+        found = [
+            cell
+            for pattern in study.patterns[size]
+            for cell in matrix.plan([config.mode], pattern, size, tasks_dir)
+        ]
+        cells[config.label] = [
+            c for c in found if levels is None or level(c.task) in levels
+        ]
+    if not any(cells.values()):
+        raise matrix.MatrixError(
+            f"study {study.seed}: no task file at levels {list(levels or [])} "
+            f"(its levels: {', '.join(map(str, study.levels()))})"
+        )
+    return cells
+
+
+def _always(options: LaunchOptions) -> Callable[[str, int], LaunchOptions]:
+    """The matrix's options for any mode and node count: the config's."""
+    return lambda mode, nodes: options
+
+
+@dataclass
+class StudyRun:
+    """What a study run left: each config's reports and the exit codes."""
+
+    folder: Path
+    reports: dict[str, list[Path]] = field(default_factory=dict)
+    codes: list[int] = field(default_factory=list)
+
+    @property
+    def interrupted(self) -> bool:
+        return EXIT_INTERRUPTED in self.codes
+
+
+def run_study(
+    cells: dict[str, list[matrix.Cell]],
+    study: Study,
+    folder: Path,
+    options_for: OptionsFor,
+    echo: Callable[[str], None],
+    restart: bool = False,
+) -> StudyRun:
+    """Run every config's cells not done yet; stop at a Ctrl-C."""
+    result = StudyRun(folder)
+    for config in study.configs:
+        chosen = cells.get(config.label, [])
+        if not chosen:
+            continue
+        options = options_for(config, [c.task for c in chosen])
+        state = matrix.MatrixState.open(
+            folder / config.label, matrix.shared_options(options), restart
+        )
+        if not result.interrupted:
+            echo(f"== study {study.seed}: {config.label} ({config.seed_label})")
+            result.codes += matrix.run_matrix(chosen, state, _always(options), echo)
+        result.reports[config.label] = state.reports(chosen)
+    return result

@@ -1,0 +1,69 @@
+"""A seed's study: the deployments it compared, its figures, its ratios."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# the figures a seed row may give (seconds, but success: a fraction, count)
+FIGURES = ("min", "median", "avg", "max", "p90", "p95", "success", "count")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One deployment the seed compared, and its modern equivalent here."""
+
+    label: str  # ours: eventlet-1w (also the study's folder for it)
+    seed_label: str  # the seed's words: keystone-all, public_workers 1
+    mode: str
+    options: dict[str, Any] = field(default_factory=dict)  # LaunchOptions'
+
+
+@dataclass(frozen=True)
+class SeedRow:
+    """One row of the seed's table: a deployment at a concurrency level."""
+
+    config: str  # Config.label
+    concurrency: int
+    figures: dict[str, float]  # of FIGURES; seconds, success 0-1
+    outcome: str = ""  # the seed's words when it gave no figure (003)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """``slower``'s avg over ``faster``'s at each level: how much faster."""
+
+    name: str  # 4 workers vs 1
+    faster: str  # Config.label
+    slower: str  # Config.label
+    seed_words: str = ""  # what the seed said when it gave no figure
+
+
+@dataclass(frozen=True)
+class Study:
+    """A seed's study: its deployments, task files, table and ratios."""
+
+    seed: str  # 000
+    title: str
+    source: str  # the seed's file and section the table comes from
+    configs: tuple[Config, ...]
+    patterns: dict[str, tuple[str, ...]]  # size -> task file patterns (--tasks)
+    rows: tuple[SeedRow, ...]
+    ratios: tuple[Ratio, ...] = ()
+    compared: tuple[str, ...] = ("avg", "p95", "success")  # the table's columns
+    differs: str = ""  # what differs from the seed here
+    conclusion: str = ""  # the seed's conclusion, in its words
+
+    def config(self, label: str) -> Config:
+        """The config named ``label``.
+
+        :raises KeyError: no such config.
+        """
+        for config in self.configs:
+            if config.label == label:
+                return config
+        raise KeyError(label)
+
+    def levels(self) -> list[int]:
+        """The concurrency levels of the seed's rows, ascending."""
+        return sorted({row.concurrency for row in self.rows})

@@ -1,0 +1,53 @@
+"""``study 000`` end to end at one level: three real Keystones, the seed's
+table beside ours, the pages written (the full quick study is a benchmark:
+``rally-keystone-perf study 000``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.studies import seed000
+from tests.functional.conftest import (
+    FAST_HASH_ROUNDS,
+    cli_options,
+    require_mode,
+    run_processes,
+)
+from tests.functional.test_html_browser import chromium, render_and_check
+
+pytestmark = pytest.mark.functional
+
+
+def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> None:
+    require_mode(cli_options(["--mode", "apache"]))
+    argv = ["study", "000", "--levels", "4", "--runs-dir", str(runs_dir)]
+    argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    for config in seed000.STUDY.configs:  # the seed's row and ours, measured
+        row = re.search(rf"^\| {config.label} +\| +4 \|(.*)$", out, re.M)
+        assert row is not None, config.label
+        cells = [cell.strip() for cell in row.group(1).split("|")]
+        assert cells[0] == f"{seed000.TABLE[(config.label, 4)][1]:.3f}"  # seed avg
+        assert float(cells[1]) > 0  # ours
+        assert "not measured" not in row.group(1)
+    ratios = re.findall(
+        r"^\| (4 workers vs 1|Apache vs 1 worker) +\| +4 \| (\S+) +\| (\S+)x", out, re.M
+    )
+    assert [(name, seed) for name, seed, _ in ratios] == [
+        ("4 workers vs 1", "3.37x"),
+        ("Apache vs 1 worker", "3.34x"),
+    ]
+    assert all(float(ours) > 0 for _, _, ours in ratios)
+    folder = runs_dir / "study-000-quick"
+    assert (folder / "study-000.md").read_text().startswith("## study 000 (quick)")
+    render_and_check(
+        chromium(), tmp_path, "study", (folder / "study-000.html").read_text(), 2, 0
+    )
+    for run in folder.glob("*/runs/2*"):
+        assert not run_processes(RunDir(run)), f"{run}: processes left running"

@@ -1,0 +1,66 @@
+"""A study's rows and ratios beside the seed's (report.study)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.report import study
+from rally_keystone_perf.studies import seed000
+from tests.unit.report import runs as r
+
+
+def _measured(tmp_path: Path) -> dict:
+    """eventlet-1w twice as slow as eventlet-4w at concurrency 4."""
+    one = r.make_run(
+        tmp_path, "one", [r.workload([0.4] * 10, concurrency=4)], r.state()
+    )
+    four = r.make_run(
+        tmp_path, "four", [r.workload([0.2] * 10, concurrency=4)], r.state()
+    )
+    return study.measured({seed000.ONE: [one], seed000.FOUR: [four]})
+
+
+def test_our_workloads_by_config_and_level(tmp_path: Path) -> None:
+    ours = _measured(tmp_path)
+    assert set(ours) == {(seed000.ONE, 4), (seed000.FOUR, 4)}
+    one = ours[(seed000.ONE, 4)]
+    assert one.figures["avg"] == pytest.approx(0.4, abs=0.02)  # + idle time
+    assert one.figures["success"] == 1.0 and one.figures["count"] == 10
+
+
+def test_the_seeds_rows_at_the_levels_run(tmp_path: Path) -> None:
+    rows = study.study_rows(seed000.STUDY, _measured(tmp_path), [4])
+    assert [(row.seed.config, row.ours is not None) for row in rows] == [
+        (seed000.ONE, True),
+        (seed000.FOUR, True),
+        (seed000.APACHE, False),  # not measured: no row of ours
+    ]
+
+
+def test_ratios_only_from_this_studys_runs(tmp_path: Path) -> None:
+    rows = study.ratio_rows(seed000.STUDY, _measured(tmp_path), [4])
+    workers, apache = rows
+    assert workers.name == "4 workers vs 1" and workers.seed == pytest.approx(
+        0.998 / 0.296
+    )
+    assert workers.ours == pytest.approx(2.0, rel=0.05)
+    assert workers.verdict == "holds, smaller here"
+    assert (apache.ours, apache.verdict) == (None, "not measured")
+
+
+@pytest.mark.parametrize(
+    ("seed", "ours", "words", "expected"),
+    [
+        (3.4, 3.0, "", "holds"),
+        (3.4, 1.6, "", "holds, smaller here"),
+        (1.5, 3.0, "", "holds, larger here"),
+        (3.4, 1.02, "", "not reproduced: no gain here"),
+        (None, 1.04, "very close", "holds: close here too"),
+        (None, 1.5, "very close", "differs: 1.50x here"),
+        (3.4, None, "", "not measured"),
+    ],
+)
+def test_verdicts(seed, ours, words, expected) -> None:
+    assert study.verdict(seed, ours, words) == expected

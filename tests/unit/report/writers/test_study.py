@@ -1,0 +1,79 @@
+"""A study's page in every format: the seed's rows beside ours, the ratios."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rally_keystone_perf.report import study
+from rally_keystone_perf.report.writers import study as writer
+from rally_keystone_perf.studies import seed000, seed003
+from tests.unit.report import runs as r
+from tests.unit.report.writers.test_html import assert_valid_page
+
+
+def _page(tmp_path: Path) -> writer.StudyPage:
+    one = r.make_run(
+        tmp_path, "one", [r.workload([0.4] * 10, concurrency=4)], r.state()
+    )
+    four = r.make_run(
+        tmp_path, "four", [r.workload([0.2] * 10, concurrency=4)], r.state()
+    )
+    ours = study.measured({seed000.ONE: [one], seed000.FOUR: [four]})
+    return writer.StudyPage(
+        seed000.STUDY,
+        "quick",
+        study.study_rows(seed000.STUDY, ours, [4]),
+        study.ratio_rows(seed000.STUDY, ours, [4]),
+    )
+
+
+def test_the_seeds_figures_beside_ours(tmp_path: Path) -> None:
+    header, rows = writer.rows_table(_page(tmp_path))
+    assert header[:6] == [
+        "config",
+        "concurrency",
+        "seed avg",
+        "ours avg",
+        "seed p95",
+        "ours p95",
+    ]
+    one = dict(zip(header, rows[0], strict=True))
+    assert (one["config"], one["seed avg"], one["seed p95"]) == (
+        "eventlet-1w",
+        "0.998",
+        "1.391",
+    )
+    assert one["ours success"] == "100.0%"
+    apache = dict(zip(header, rows[2], strict=True))
+    assert (apache["ours avg"], apache["bottleneck"]) == ("-", "not measured")
+
+
+def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    writer.write_text(_page(tmp_path), stream)
+    out = stream.getvalue()
+    assert out.startswith("study 000 (quick): Token creation")
+    assert seed000.SOURCE in out
+    assert "| 4 workers vs 1     |           4 | 3.37x |" in out
+    assert "differs from the seed: " in out and "the seed concluded: " in out
+
+
+def test_the_markdown_and_html_pages(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    stream = io.StringIO()
+    writer.write_markdown(page, stream)
+    assert stream.getvalue().startswith("## study 000 (quick)")
+    assert "| eventlet-1w | 4 | 0.998 |" in stream.getvalue()
+    html = writer.html_page(page)
+    checked = assert_valid_page(html)
+    assert [t.caption for t in checked.tables] == ["the seed's rows and ours", "ratios"]
+
+
+def test_a_seed_without_figures_shows_its_words() -> None:
+    rows = study.study_rows(seed003.STUDY, {}, [200])
+    page = writer.StudyPage(seed003.STUDY, "quick", rows, [])
+    header, cells = writer.rows_table(page)
+    assert "seed avg" not in header and "seed says" in header
+    says = dict(zip(header, cells[0], strict=True))["seed says"]
+    assert says == seed003.OVERWHELMED  # stock Apache at 200 connections
