@@ -5,12 +5,14 @@ row's concurrency, measured in this study's folder: its total's figures
 (Rally's statistics), the throughput, the iterations it held in flight and
 the bottleneck line (:mod:`.bottleneck`). A ratio (how much faster one
 deployment is than another: the slower's average over the faster's) is
-only ours when both rows were measured in this study's run; otherwise it
-says "not measured".
+only ours when both rows were measured in this study's run (otherwise it
+says "not measured") and both mostly succeeded: a row whose iterations
+failed fast would pass for a fast one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ from rally_keystone_perf.studies.model import Ratio, SeedRow, Study
 
 SAME = 0.25  # ours within this share of the seed's ratio: the same gain
 NO_GAIN = 1.1  # a ratio below this: no difference to speak of
+MIN_SUCCESS = 0.9  # a row with fewer successful iterations has no ratio
 Key = tuple[str, int]  # config label, concurrency
 
 
@@ -106,7 +109,7 @@ def verdict(seed: float | None, ours: float | None, seed_words: str = "") -> str
     if seed is None:
         if not seed_words:
             return ""
-        close = abs(ours - 1) < NO_GAIN - 1
+        close = abs(round(ours, 2) - 1) <= round(NO_GAIN - 1, 2)  # as printed
         return "holds: close here too" if close else f"differs: {ours:.2f}x here"
     if seed >= NO_GAIN and ours < NO_GAIN:
         return "not reproduced: no gain here"
@@ -137,18 +140,25 @@ def _ratio_row(
     theirs = None
     if slow is not None and fast is not None:
         theirs = _avg_ratio(slow.figures.get("avg"), fast.figures.get("avg"))
-    mine = None
-    slow_ours, fast_ours = (
-        ours.get((ratio.slower, level)),
-        ours.get((ratio.faster, level)),
+    slow_ours = ours.get((ratio.slower, level))
+    fast_ours = ours.get((ratio.faster, level))
+    row = RatioRow(ratio.name, level, theirs, ratio.seed_words, None, "not measured")
+    if slow_ours is None or fast_ours is None:
+        return row
+    failing = _failing(slow_ours, fast_ours)
+    if failing:  # fast failures would pass for fast answers
+        return dataclasses.replace(row, verdict=failing)
+    mine = _avg_ratio(slow_ours.figures["avg"], fast_ours.figures["avg"])
+    return dataclasses.replace(
+        row, ours=mine, verdict=verdict(theirs, mine, ratio.seed_words)
     )
-    if slow_ours is not None and fast_ours is not None:
-        mine = _avg_ratio(slow_ours.figures["avg"], fast_ours.figures["avg"])
-    return RatioRow(
-        ratio.name,
-        level,
-        theirs,
-        ratio.seed_words,
-        mine,
-        verdict(theirs, mine, ratio.seed_words),
-    )
+
+
+def _failing(*rows: Measured) -> str:
+    """``not comparable: nginx-stock 98% failed`` when a row mostly failed."""
+    failed = [
+        f"{row.config} {1 - (row.figures['success'] or 0.0):.0%} failed"
+        for row in rows
+        if (row.figures["success"] or 0.0) < MIN_SUCCESS
+    ]
+    return f"not comparable: {', '.join(failed)}" if failed else ""

@@ -64,3 +64,20 @@ def test_ratios_only_from_this_studys_runs(tmp_path: Path) -> None:
 )
 def test_verdicts(seed, ours, words, expected) -> None:
     assert study.verdict(seed, ours, words) == expected
+
+
+def test_a_mostly_failing_row_has_no_ratio(tmp_path: Path) -> None:
+    """Failures answered fast must not pass for a faster deployment."""
+    one = r.make_run(
+        tmp_path, "one", [r.workload([0.4] * 10, concurrency=4)], r.state()
+    )
+    four = r.make_run(
+        tmp_path,
+        "four",
+        [r.workload([0.01] * 10, concurrency=4, errors=(0, 1, 2, 3, 4, 5, 6, 7, 8))],
+        r.state(),
+    )
+    ours = study.measured({seed000.ONE: [one], seed000.FOUR: [four]})
+    workers = study.ratio_rows(seed000.STUDY, ours, [4])[0]
+    assert workers.ours is None
+    assert workers.verdict == "not comparable: eventlet-4w 90% failed"
