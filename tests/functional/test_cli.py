@@ -53,7 +53,7 @@ def test_run_prints_the_table_and_stops_keystone(
     code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
     out = capsys.readouterr().out
     assert code == 0
-    assert "keystone.create_token" in out and "| p95 " in out
+    assert "keystone.create_token" in out and " p95 |" in out
     assert "config: mode uwsgi" in out  # the configuration, once per workload
     run = _only_run(runs)
     assert list(run.results.glob("ok-*.json"))
