@@ -69,7 +69,7 @@ def test_mode_serves_tokens_through_rally_and_stops(
     assert state["status"] == "stopped"
     assert state["mode"] == options.mode
     # the report labels results with the configuration it ran under
-    assert f"| {options.mode} |" in out
+    assert f"config: mode {options.mode}," in out
     (report,) = run.results.glob("*.json")
     data = json.loads(report.read_text())
     workload = data["tasks"][0]["subtasks"][0]["workloads"][0]
