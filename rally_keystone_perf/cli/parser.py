@@ -165,6 +165,14 @@ def _add_report(sub: Subparsers) -> None:
         help="one table for all: a row per workload with its configuration "
         "columns and the total's figures (table or markdown)",
     )
+    report.add_argument(
+        "--trends",
+        action="store_true",
+        help="follow each workload across the runs (reports, run folders, or "
+        "folders of runs: every */results/*.json under them) by time, with "
+        "median, p95, success, throughput and the gate's verdict (table, "
+        "markdown, json or html)",
+    )
     options.add_output_options(report)
     report.set_defaults(func=report_commands.cmd_report)
 

@@ -18,12 +18,22 @@ from rally_keystone_perf.report import api
 def cmd_report(args: argparse.Namespace) -> int:
     """Print the statistics tables of Rally JSON reports.
 
-    One table per workload with Rally's figures, the throughput and the run's
-    configuration (mode, processes, threads, cache, db, hash rounds,
-    concurrency, times) as columns. A run folder stands for its results/*.json.
+    One table per workload with Rally's figures (min, median, p90, p95, max,
+    avg, success, count) and the throughput under the run's configuration
+    (mode, processes, threads, cache, db, hash rounds, concurrency, times).
+    A run folder stands for its results/*.json. --combined: one table of
+    every workload with its configuration as columns. --trends: each
+    workload (matched by its configuration, as rally task trends does)
+    followed across the runs under the folders given, oldest first, with
+    the gate's verdict against the run before.
     """
     buffer = io.StringIO()
-    api.report(args.results, buffer, args.format, combine=args.combined)
+    if args.trends:
+        if args.combined:
+            raise ValueError("--trends and --combined: choose one")
+        api.trends(args.results, buffer, args.format)
+    else:
+        api.report(args.results, buffer, args.format, combine=args.combined)
     write_output(buffer.getvalue(), args.out)
     return EXIT_OK
 

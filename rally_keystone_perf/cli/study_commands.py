@@ -50,9 +50,23 @@ def _list() -> int:
         print(f"    source: {study.source}")
         configs = ", ".join(c.label for c in study.configs)
         print(f"    configs: {configs}; levels: {study.levels()}")
-        for size, patterns in study.patterns.items():
-            print(f"    {size}: tasks/<mode>/{{{','.join(patterns)}}}-{size}.json")
+        for size in generate.SIZES:
+            for line in _task_lines(study, size):
+                print(f"    {size}: {line}")
     return EXIT_OK
+
+
+def _task_lines(study: Study, size: str) -> list[str]:
+    """``tasks/<mode>/{a,b}-quick.json`` once per set of configs that share it."""
+    files: dict[str, list[str]] = {}
+    for config in study.configs:
+        folder = "<mode>" if config.task_folder is None else config.task_folder
+        patterns = ",".join(study.patterns_of(config, size))
+        where = "/".join(part for part in ("tasks", folder) if part)
+        files.setdefault(f"{where}/{{{patterns}}}-{size}.json", []).append(config.label)
+    if len(files) == 1:
+        return list(files)
+    return [f"{path} ({', '.join(labels)})" for path, labels in files.items()]
 
 
 def _study(seed: str) -> Study:

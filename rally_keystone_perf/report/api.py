@@ -18,6 +18,7 @@ from typing import TextIO
 from rally_keystone_perf.report import combined
 from rally_keystone_perf.report import compare as comparing
 from rally_keystone_perf.report import gate as gating
+from rally_keystone_perf.report import trends as trending
 from rally_keystone_perf.report.compare import ALPHA, CompareResult, SeriesRow
 from rally_keystone_perf.report.config import LoadedReport, Run, load_reports, load_runs
 from rally_keystone_perf.report.entries import FileEntries, report_entries
@@ -66,6 +67,17 @@ def report(
         combined.write_combined(load_reports(paths, overrides), stream, fmt)
         return
     write_report(load_reports(paths, overrides), stream, fmt)
+
+
+def trends(paths: Sequence[Path], stream: TextIO, fmt: str = "table") -> None:
+    """Follow each workload across the reports under ``paths`` (:mod:`.trends`).
+
+    :raises ValueError: unknown format.
+    :raises ReportError: a path that does not exist, a folder with no
+        report, a file that is not a Rally 1.2 report.
+    """
+    write = registry.writer(registry.TRENDS, fmt)
+    write(trending.trends(load_reports(trending.trend_files(paths))), stream)
 
 
 def compare_runs(

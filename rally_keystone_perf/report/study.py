@@ -20,13 +20,14 @@ from pathlib import Path
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.bottleneck import workload_bottlenecks
 from rally_keystone_perf.report.config import load_reports
-from rally_keystone_perf.report.stats import main_stats, throughput, total_row
-from rally_keystone_perf.studies.model import Ratio, SeedRow, Study
+from rally_keystone_perf.report.stats import TOTAL as TOTAL_ROW
+from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.studies.model import FIGURES, TOTAL, Ratio, SeedRow, Study
 
 SAME = 0.25  # ours within this share of the seed's ratio: the same gain
 NO_GAIN = 1.1  # a ratio below this: no difference to speak of
 MIN_SUCCESS = 0.9  # a row with fewer successful iterations has no ratio
-Key = tuple[str, int]  # config label, concurrency
+Key = tuple[str, int, str]  # config label, concurrency, action ("": total)
 
 
 @dataclass(frozen=True)
@@ -61,29 +62,32 @@ class RatioRow:
     verdict: str
 
 
+def _figures(row: StatsRow, rate: float | None) -> dict[str, float | None]:
+    """A statistics row's figures by :data:`FIGURES` name."""
+    values = {name: getattr(row, name, None) for name in FIGURES}
+    return {**values, "count": float(row.count), "throughput": rate}
+
+
 def measured(reports: Mapping[str, Sequence[Path]]) -> dict[Key, Measured]:
-    """Every workload of each config's reports by (config, concurrency)."""
+    """Every workload of each config's reports by (config, concurrency,
+    action): its total's row (action ``""``) and each top-level atomic
+    action's (``keystone.create_user``), all with the workload's throughput.
+    """
     found: dict[Key, Measured] = {}
     for label, paths in reports.items():
         for report in load_reports(list(paths)):
             lines = workload_bottlenecks(report.path, report.workloads)
             for workload, line in zip(report.workloads, lines, strict=True):
                 level = int(workload.runner.get("concurrency", 1))
-                total = total_row(main_stats(workload))
-                figures = {
-                    "min": total.min,
-                    "median": total.median,
-                    "avg": total.avg,
-                    "max": total.max,
-                    "p90": total.p90,
-                    "p95": total.p95,
-                    "success": total.success,
-                    "count": float(total.count),
-                }
+                rate = throughput(workload)
                 peak = concurrency.achieved(workload).peak
-                found[(label, level)] = Measured(
-                    label, level, figures, throughput(workload), peak, line
-                )
+                for row in main_stats(workload):
+                    if row.depth:
+                        continue
+                    action = TOTAL if row.name == TOTAL_ROW else row.name
+                    found[(label, level, action)] = Measured(
+                        label, level, _figures(row, rate), rate, peak, line
+                    )
     return found
 
 
@@ -93,10 +97,18 @@ def study_rows(
     """The seed's rows at ``levels``, each with ours, level by level."""
     chosen = [row for row in study.rows if row.concurrency in levels]
     chosen.sort(key=lambda row: row.concurrency)
-    return [StudyRow(row, ours.get((row.config, row.concurrency))) for row in chosen]
+    return [StudyRow(row, ours.get(_key(row))) for row in chosen]
 
 
-def _avg_ratio(slower: float | None, faster: float | None) -> float | None:
+def _key(row: SeedRow) -> Key:
+    return row.config, row.concurrency, row.action
+
+
+def _gain(figure: str, slower: float | None, faster: float | None) -> float | None:
+    """How much faster: the slower's avg over the faster's, or the faster's
+    throughput over the slower's."""
+    if figure == "throughput":
+        slower, faster = faster, slower
     if slower is None or faster is None or faster <= 0:
         return None
     return slower / faster
@@ -113,6 +125,9 @@ def verdict(seed: float | None, ours: float | None, seed_words: str = "") -> str
         return "holds: close here too" if close else f"differs: {ours:.2f}x here"
     if seed >= NO_GAIN and ours < NO_GAIN:
         return "not reproduced: no gain here"
+    if seed < NO_GAIN:  # the seed saw none (seed 001: 4 nodes vs 3)
+        gained = ours >= NO_GAIN
+        return "differs: a gain here" if gained else "holds: no gain here either"
     if abs(ours - seed) <= SAME * seed:
         return "holds"
     return "holds, smaller here" if ours < seed else "holds, larger here"
@@ -122,11 +137,13 @@ def ratio_rows(
     study: Study, ours: Mapping[Key, Measured], levels: Sequence[int]
 ) -> list[RatioRow]:
     """Each ratio at each level: the seed's (or its words), ours, a verdict."""
-    seed = {(row.config, row.concurrency): row for row in study.rows}
+    seed = {_key(row): row for row in study.rows}
     rows = []
     for ratio in study.ratios:
         for level in levels:
-            rows.append(_ratio_row(ratio, level, seed, ours))
+            keys = [(c, level, ratio.action) for c in (ratio.faster, ratio.slower)]
+            if any(key in seed for key in keys):  # the seed compared them there
+                rows.append(_ratio_row(ratio, level, seed, ours))
     return rows
 
 
@@ -136,19 +153,26 @@ def _ratio_row(
     seed: Mapping[Key, SeedRow],
     ours: Mapping[Key, Measured],
 ) -> RatioRow:
-    slow, fast = seed.get((ratio.slower, level)), seed.get((ratio.faster, level))
+    slow_key = (ratio.slower, level, ratio.action)
+    fast_key = (ratio.faster, level, ratio.action)
+    slow, fast = seed.get(slow_key), seed.get(fast_key)
     theirs = None
     if slow is not None and fast is not None:
-        theirs = _avg_ratio(slow.figures.get("avg"), fast.figures.get("avg"))
-    slow_ours = ours.get((ratio.slower, level))
-    fast_ours = ours.get((ratio.faster, level))
+        theirs = _gain(
+            ratio.figure, slow.figures.get(ratio.figure), fast.figures.get(ratio.figure)
+        )
+    slow_ours, fast_ours = ours.get(slow_key), ours.get(fast_key)
     row = RatioRow(ratio.name, level, theirs, ratio.seed_words, None, "not measured")
     if slow_ours is None or fast_ours is None:
         return row
     failing = _failing(slow_ours, fast_ours)
     if failing:  # fast failures would pass for fast answers
         return dataclasses.replace(row, verdict=failing)
-    mine = _avg_ratio(slow_ours.figures["avg"], fast_ours.figures["avg"])
+    mine = _gain(
+        ratio.figure,
+        slow_ours.figures[ratio.figure],
+        fast_ours.figures[ratio.figure],
+    )
     return dataclasses.replace(
         row, ours=mine, verdict=verdict(theirs, mine, ratio.seed_words)
     )

@@ -9,6 +9,7 @@ with the cells not done; a Ctrl-C ends the study (130 among the codes).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,14 +20,41 @@ from rally_keystone_perf.run import matrix
 from rally_keystone_perf.studies.model import Config, Study
 
 EXIT_INTERRUPTED = 130
-_LEVEL = re.compile(r"-c(\d+)-(?:quick|full)\.json$")
+_LEVEL = re.compile(r"-(?:c(\d+)|serial)-(?:quick|full)\.json$")
 OptionsFor = Callable[[Config, Sequence[Path]], LaunchOptions]
 
 
 def level(task: Path) -> int | None:
-    """The concurrency level in a bundled task file's name (``-c16-``)."""
+    """The concurrency level in a bundled task file's name (``-c16-``;
+    ``-serial-``: 1)."""
     match = _LEVEL.search(task.name)
-    return int(match.group(1)) if match else None
+    if not match:
+        return None
+    return int(match.group(1) or 1)
+
+
+def config_cells(
+    study: Study, config: Config, size: str, tasks_dir: Path
+) -> list[matrix.Cell]:
+    """``config``'s cells: its task files of the study's (or its own)
+    patterns, in its mode's folder (or its own), at its node count."""
+    patterns = study.patterns_of(config, size)
+    if config.task_folder is None:
+        return [
+            dataclasses.replace(cell, nodes=config.nodes)
+            for pattern in patterns
+            for cell in matrix.plan([config.mode], pattern, size, tasks_dir)
+        ]
+    folder = tasks_dir / config.task_folder
+    cells = []
+    for pattern in patterns:
+        files = sorted(folder.glob(f"{pattern}-{size}.json"))
+        if not files:
+            raise matrix.MatrixError(
+                f"no task file matches {folder}/{pattern}-{size}.json"
+            )
+        cells += [matrix.Cell(config.mode, file, config.nodes) for file in files]
+    return cells
 
 
 def study_cells(
@@ -42,11 +70,7 @@ def study_cells(
     """
     cells: dict[str, list[matrix.Cell]] = {}
     for config in study.configs:
-        found = [
-            cell
-            for pattern in study.patterns[size]
-            for cell in matrix.plan([config.mode], pattern, size, tasks_dir)
-        ]
+        found = config_cells(study, config, size, tasks_dir)
         cells[config.label] = [
             c for c in found if levels is None or level(c.task) in levels
         ]

@@ -5,8 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# the figures a seed row may give (seconds, but success: a fraction, count)
-FIGURES = ("min", "median", "avg", "max", "p90", "p95", "success", "count")
+# the figures a seed row may give (seconds, but success: a fraction, count,
+# throughput: iterations per second)
+FIGURES = (
+    "min",
+    "median",
+    "avg",
+    "max",
+    "p90",
+    "p95",
+    "success",
+    "count",
+    "throughput",
+)
+TOTAL = ""  # a row's action: the workload's total (not one atomic action)
 
 
 @dataclass(frozen=True)
@@ -17,6 +29,16 @@ class Config:
     seed_label: str  # the seed's words: keystone-all, public_workers 1
     mode: str
     options: dict[str, Any] = field(default_factory=dict)  # LaunchOptions'
+    # size -> task file patterns when not the study's (seed 001's parts)
+    patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the folder of its task files under tasks/ ("" for tasks/ itself) when
+    # not the mode's own (nova-fake's boot-server files are in tasks/)
+    task_folder: str | None = None
+
+    @property
+    def nodes(self) -> int:
+        """Keystone nodes (more than 1: a cluster behind haproxy)."""
+        return int(self.options.get("nodes", 1))
 
 
 @dataclass(frozen=True)
@@ -27,16 +49,21 @@ class SeedRow:
     concurrency: int
     figures: dict[str, float]  # of FIGURES; seconds, success 0-1
     outcome: str = ""  # the seed's words when it gave no figure (003)
+    action: str = TOTAL  # an atomic action's row (keystone.create_user)
 
 
 @dataclass(frozen=True)
 class Ratio:
-    """``slower``'s avg over ``faster``'s at each level: how much faster."""
+    """How much faster ``faster`` is than ``slower`` at each level: the
+    slower's avg over the faster's, or the faster's throughput over the
+    slower's (``figure``)."""
 
     name: str  # 4 workers vs 1
     faster: str  # Config.label
     slower: str  # Config.label
     seed_words: str = ""  # what the seed said when it gave no figure
+    action: str = TOTAL  # the rows compared: the totals or an atomic action's
+    figure: str = "avg"  # or "throughput"
 
 
 @dataclass(frozen=True)
@@ -53,6 +80,10 @@ class Study:
     compared: tuple[str, ...] = ("avg", "p95", "success")  # the table's columns
     differs: str = ""  # what differs from the seed here
     conclusion: str = ""  # the seed's conclusion, in its words
+
+    def patterns_of(self, config: Config, size: str) -> tuple[str, ...]:
+        """The task file patterns ``config`` runs at ``size``."""
+        return (config.patterns or self.patterns)[size]
 
     def config(self, label: str) -> Config:
         """The config named ``label``.

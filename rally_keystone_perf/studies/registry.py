@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rally_keystone_perf.studies import seed000, seed003
+from rally_keystone_perf.studies import seed000, seed001, seed002, seed003, seed004
 from rally_keystone_perf.studies.model import Study
 
-STUDIES: dict[str, Study] = {s.seed: s for s in (seed000.STUDY, seed003.STUDY)}
+STUDIES: dict[str, Study] = {
+    s.seed: s
+    for s in (seed000.STUDY, seed001.STUDY, seed002.STUDY, seed003.STUDY, seed004.STUDY)
+}
 
 
 def study(seed: str) -> Study:

@@ -168,6 +168,25 @@ def test_traced_report_page_renders(tmp_path: Path) -> None:
     render_and_check(binary, tmp_path, "traced", stream.getvalue(), 2, 3)
 
 
+def test_trends_page_renders(tmp_path: Path) -> None:
+    """``report --trends``: two workloads over three runs, a plot and a
+    table each."""
+    binary = chromium()
+    for name, mean in (("one", 0.2), ("two", 0.3), ("three", 0.2)):
+        r.make_run(
+            tmp_path / "runs",
+            name,
+            [
+                r.workload(r.gauss(1, mean), concurrency=2),
+                r.workload(r.gauss(2, mean), concurrency=4, position=1),
+            ],
+            r.state(),
+        )
+    stream = io.StringIO()
+    api.trends([tmp_path / "runs"], stream, "html")
+    render_and_check(binary, tmp_path, "trends", stream.getvalue(), 2, 2)
+
+
 def test_compare_page_renders(tmp_path: Path) -> None:
     binary = chromium()
     root = tmp_path / "runs"

@@ -14,7 +14,15 @@ from typing import TextIO, TypeVar
 from rally_keystone_perf.report.compare import CompareResult
 from rally_keystone_perf.report.entries import FileEntries
 from rally_keystone_perf.report.gate import GateResult
-from rally_keystone_perf.report.writers import compare, data, gate, scaling, text
+from rally_keystone_perf.report.trends import Trend
+from rally_keystone_perf.report.writers import (
+    compare,
+    data,
+    gate,
+    scaling,
+    text,
+    trends,
+)
 from rally_keystone_perf.report.writers.html import compare as compare_page
 from rally_keystone_perf.report.writers.html import report as report_page
 
@@ -46,6 +54,12 @@ COMBINED: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
 SCALING: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
     "table": scaling.write_table,
     "markdown": scaling.write_markdown,
+}
+TRENDS: dict[str, Callable[[Sequence[Trend], TextIO], None]] = {
+    "table": trends.write_text,
+    "markdown": trends.write_markdown,
+    "json": trends.write_json,
+    "html": trends.write_html,
 }
 
 FORMATS = tuple(REPORT)  # report and compare write the same formats

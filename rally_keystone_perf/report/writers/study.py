@@ -10,6 +10,7 @@ bottleneck), markdown (``study-<seed>.md``) and HTML (``study-<seed>.html``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -25,6 +26,7 @@ from rally_keystone_perf.studies.model import Study
 
 MISSING = "-"
 RATIO_COLUMNS = ("ratio", "concurrency", "seed", "ours", "verdict")
+LEFT = ("config", "action", "seed says", "bottleneck")  # text columns
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ def _figure(name: str, value: float | None) -> str:
         return format_success(value)
     if name == "count":
         return f"{value:g}"
+    if name == "throughput":
+        return f"{value:.1f}/s"
     return f"{value:.3f}"
 
 
@@ -57,31 +61,53 @@ def _seed_columns(page: StudyPage) -> list[str]:
 
 
 def rows_table(page: StudyPage) -> tuple[list[str], list[list[str]]]:
-    """Header and cells: config, level, seed and ours per figure, reached,
-    throughput, bottleneck (and the seed's words when it gave them)."""
+    """Header and cells: config, level (and action), seed and ours per
+    figure, reached, throughput, bottleneck (and the seed's words)."""
     seeded = _seed_columns(page)
     words = any(row.seed.outcome for row in page.rows)
-    header = ["config", "concurrency"]
+    actions = any(row.seed.action for row in page.rows)
+    rate = "throughput" not in page.study.compared  # else among the figures
+    header = ["config", "concurrency", *(["action"] if actions else [])]
     for name in page.study.compared:
         header += [f"seed {name}"] if name in seeded else []
         header.append(f"ours {name}")
-    header += [*(["seed says"] if words else []), "in flight", "iter/s", "bottleneck"]
-    cells = []
-    for row in page.rows:
-        ours = row.ours
-        line = [row.seed.config, str(row.seed.concurrency)]
-        for name in page.study.compared:
-            if name in seeded:
-                line.append(_figure(name, row.seed.figures.get(name)))
-            line.append(_figure(name, ours.figures.get(name) if ours else None))
-        line += [row.seed.outcome] if words else []
-        line += [
-            str(ours.peak) if ours else MISSING,
-            f"{ours.throughput:.2f}" if ours and ours.throughput else MISSING,
-            (ours.bottleneck or MISSING) if ours else "not measured",
-        ]
-        cells.append(line)
+    header += [*(["seed says"] if words else []), "in flight"]
+    header += [*(["iter/s"] if rate else []), "bottleneck"]
+    compared = page.study.compared
+    cells = [
+        _row_cells(row, compared, seeded, (words, actions, rate)) for row in page.rows
+    ]
+    totals = {
+        (r.seed.config, r.seed.concurrency) for r in page.rows if not r.seed.action
+    }
+    for row, line in zip(page.rows, cells, strict=True):
+        if row.seed.action and (row.seed.config, row.seed.concurrency) in totals:
+            width = 3 if rate else 2  # its workload's cells: on its total's row
+            line[-width:] = [""] * width
     return header, cells
+
+
+def _row_cells(
+    row: StudyRow,
+    compared: Sequence[str],
+    seeded: list[str],
+    shown: tuple[bool, bool, bool],
+) -> list[str]:
+    """One row's cells; ``shown``: the seed's words, action, iter/s columns."""
+    words, actions, rate = shown
+    ours = row.ours
+    line = [row.seed.config, str(row.seed.concurrency)]
+    line += [row.seed.action or "total"] if actions else []
+    for name in compared:
+        if name in seeded:
+            line.append(_figure(name, row.seed.figures.get(name)))
+        line.append(_figure(name, ours.figures.get(name) if ours else None))
+    line += [row.seed.outcome] if words else []
+    line.append(str(ours.peak) if ours else MISSING)
+    if rate:
+        line.append(f"{ours.throughput:.2f}" if ours and ours.throughput else MISSING)
+    line.append((ours.bottleneck or MISSING) if ours else "not measured")
+    return line
 
 
 def ratios_table(page: StudyPage) -> tuple[list[str], list[list[str]]]:
@@ -119,7 +145,8 @@ def outro(page: StudyPage) -> list[str]:
         f"differs from the seed: {page.study.differs}",
         f"the seed concluded: {page.study.conclusion}",
         "ratios: how much faster (the slower deployment's average over the "
-        "faster's); ours only from this study's own runs",
+        "faster's, or the faster's throughput over the slower's); ours only "
+        "from this study's own runs",
     ]
 
 
@@ -127,9 +154,7 @@ def write_text(page: StudyPage, stream: TextIO) -> None:
     """The study as terminal tables."""
     parts = [
         *intro(page),
-        text_table(
-            *rows_table(page), ("config", "seed says", "bottleneck")
-        ).get_string(),
+        text_table(*rows_table(page), LEFT).get_string(),
     ]
     if page.ratios:
         parts.append(text_table(*ratios_table(page), ("ratio", "verdict")).get_string())
@@ -143,9 +168,7 @@ def write_markdown(page: StudyPage, stream: TextIO) -> None:
         f"## {md_cell(first)}",
         "\n".join(f"- {md_cell(c.strip())}" for c in configs),
     ]
-    parts.append(
-        markdown_table(*rows_table(page), ("config", "seed says", "bottleneck"))
-    )
+    parts.append(markdown_table(*rows_table(page), LEFT))
     if page.ratios:
         parts.append(markdown_table(*ratios_table(page), ("ratio", "verdict")))
     parts += [md_cell(line) for line in outro(page)]
@@ -162,7 +185,7 @@ def html_page(page: StudyPage) -> str:
             "the seed's rows and ours",
             header,
             cells,
-            ("config", "seed says", "bottleneck"),
+            LEFT,
         )
     )
     if page.ratios:

@@ -20,7 +20,10 @@ def test_list_describes_every_study(capsys: pytest.CaptureFixture) -> None:
 
 def test_an_unknown_seed_is_an_error(capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["study", "9"]) == 1
-    assert "no study of seed '9' (there are: 000, 003)" in capsys.readouterr().err
+    assert (
+        "no study of seed '9' (there are: 000, 001, 002, 003, 004)"
+        in capsys.readouterr().err
+    )
 
 
 def test_bad_levels_are_refused(capsys: pytest.CaptureFixture) -> None:

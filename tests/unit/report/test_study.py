@@ -24,10 +24,17 @@ def _measured(tmp_path: Path) -> dict:
 
 def test_our_workloads_by_config_and_level(tmp_path: Path) -> None:
     ours = _measured(tmp_path)
-    assert set(ours) == {(seed000.ONE, 4), (seed000.FOUR, 4)}
-    one = ours[(seed000.ONE, 4)]
+    assert set(ours) == {
+        (config, 4, action)
+        for config in (seed000.ONE, seed000.FOUR)
+        for action in ("", "keystone.create_token")  # the total, each atomic
+    }
+    one = ours[(seed000.ONE, 4, "")]
     assert one.figures["avg"] == pytest.approx(0.4, abs=0.02)  # + idle time
     assert one.figures["success"] == 1.0 and one.figures["count"] == 10
+    assert one.figures["throughput"] == one.throughput
+    atomic = ours[(seed000.ONE, 4, "keystone.create_token")]
+    assert atomic.figures["avg"] == pytest.approx(0.4, abs=0.02)
 
 
 def test_the_seeds_rows_at_the_levels_run(tmp_path: Path) -> None:
@@ -60,6 +67,8 @@ def test_ratios_only_from_this_studys_runs(tmp_path: Path) -> None:
         (None, 1.04, "very close", "holds: close here too"),
         (None, 1.5, "very close", "differs: 1.50x here"),
         (3.4, None, "", "not measured"),
+        (1.0, 1.05, "", "holds: no gain here either"),
+        (1.0, 1.6, "", "differs: a gain here"),
     ],
 )
 def test_verdicts(seed, ours, words, expected) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.run import study as study_run
-from rally_keystone_perf.studies import registry, seed000
+from rally_keystone_perf.studies import registry, seed000, seed001, seed002, seed004
 
 
 def test_a_study_by_its_seed_number() -> None:
     assert registry.study("0") is registry.study("000") is seed000.STUDY
-    with pytest.raises(KeyError, match="there are: 000, 003"):
+    with pytest.raises(KeyError, match="there are: 000, 001, 002, 003, 004"):
         registry.study("9")
 
 
@@ -36,3 +37,30 @@ def test_seed_000s_table_is_the_seeds() -> None:
     assert rows[(seed000.APACHE, 32)]["p95"] == 2.244  # its last
     with pytest.raises(KeyError):
         seed000.STUDY.config("nope")
+
+
+def test_seed_001_per_request_from_seconds_for_100_and_rates_per_node() -> None:
+    rows = {(r.config, r.concurrency, r.action): r.figures for r in seed001.STUDY.rows}
+    assert rows[("fernet-ldap", 1, atomics.CREATE_USER)]["avg"] == pytest.approx(0.2936)
+    assert rows[("jws-sql", 1, atomics.VALIDATE_TOKEN)]["avg"] == pytest.approx(0.0286)
+    assert rows[("apache-4n", 8, atomics.LIST_REVOCATION_EVENTS)] == {
+        "throughput": 1000.0
+    }
+    assert seed001.STUDY.config("apache-3n").nodes == 3
+
+
+def test_seed_002_per_atomic_action_and_its_ratios() -> None:
+    rows = {(r.config, r.action): r.figures for r in seed002.STUDY.rows}
+    assert len(rows) == 9
+    assert rows[(seed002.EVENTLET_SQL, "")]["avg"] == 7.329
+    assert rows[(seed002.APACHE_MEMCACHED, atomics.DELETE_USER)]["p95"] == 0.438
+    names = [ratio.name for ratio in seed002.STUDY.ratios]
+    assert "memcached vs SQL tokens (default cache)" in names
+
+
+def test_seed_004_is_the_fixed_run_on_a_local_nova() -> None:
+    (config,) = seed004.STUDY.configs
+    assert (config.mode, config.task_folder) == ("nova-fake", "")
+    figures = {r.action: r.figures for r in seed004.STUDY.rows}
+    assert figures[atomics.BOOT_SERVER]["count"] == 400
+    assert figures[""]["success"] == 1.0

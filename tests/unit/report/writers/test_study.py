@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from rally_keystone_perf.report import study
 from rally_keystone_perf.report.writers import study as writer
-from rally_keystone_perf.studies import seed000, seed003
+from rally_keystone_perf.studies import seed000, seed001, seed003
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page
 
@@ -77,3 +79,45 @@ def test_a_seed_without_figures_shows_its_words() -> None:
     assert "seed avg" not in header and "seed says" in header
     says = dict(zip(header, cells[0], strict=True))["seed says"]
     assert says == seed003.OVERWHELMED  # stock Apache at 200 connections
+
+
+def test_rows_by_action_and_rates_compared_by_throughput(tmp_path: Path) -> None:
+    """Seed 001's rates: an action column, throughput among the figures."""
+    slow = r.make_run(
+        tmp_path, "slow", [r.workload([0.4] * 10, concurrency=8)], r.state()
+    )
+    fast = r.make_run(
+        tmp_path, "fast", [r.workload([0.1] * 10, concurrency=8)], r.state()
+    )
+    ours = study.measured({"eventlet-1p": [slow], "apache-1n": [fast]})
+    page = writer.StudyPage(
+        seed001.STUDY,
+        "quick",
+        study.study_rows(seed001.STUDY, ours, [8]),
+        study.ratio_rows(seed001.STUDY, ours, [8]),
+    )
+    header, rows = writer.rows_table(page)
+    assert header[:5] == [
+        "config",
+        "concurrency",
+        "action",
+        "ours avg",
+        "seed throughput",
+    ]
+    assert "iter/s" not in header
+    first = dict(zip(header, rows[0], strict=True))
+    assert (first["config"], first["action"], first["seed throughput"]) == (
+        "eventlet-1p",
+        "keystone.create_token",
+        "10.0/s",
+    )
+    assert first["ours throughput"].endswith("/s")
+    ratio = page.ratios[0]
+    assert ratio.name == "Apache vs one process, token_authenticate"
+    assert ratio.seed == pytest.approx(5.7)
+    rates = (
+        ours[("apache-1n", 8, "")].throughput,
+        ours[("eventlet-1p", 8, "")].throughput,
+    )
+    assert ratio.ours == pytest.approx(rates[0] / rates[1])
+    assert len(page.ratios) == 8  # only the rates' ratios: level 8
