@@ -155,17 +155,21 @@ def test_report_page_renders(tmp_path: Path) -> None:
     reports = config.load_reports([tmp_path / "runs" / "one", tmp_path / "runs/two"])
     stream = io.StringIO()
     api.write_report(reports, stream, "html")
-    render_and_check(binary, tmp_path, "report", stream.getvalue(), 3, 3)
+    # tables: the overview, 3 workloads', the first one's failures; plots per
+    # workload: durations, 2 of the load profile, a histogram and a CDF of
+    # its atomic action and of the total
+    render_and_check(binary, tmp_path, "report", stream.getvalue(), 5, 3 * 7)
 
 
 def test_traced_report_page_renders(tmp_path: Path) -> None:
-    """A traced run's page: its table, the slowest traced iterations' table,
-    the durations plot and a waterfall per slow iteration (``--trace``)."""
+    """A traced run's page: the overview, its table, the slowest traced
+    iterations' table; the durations plot, the load profile's 2, the total's
+    histogram and CDF and a waterfall per slow iteration (``--trace``)."""
     binary = chromium()
     report = traced.traced_run(tmp_path / "runs")
     stream = io.StringIO()
     api.report([report], stream, "html")
-    render_and_check(binary, tmp_path, "traced", stream.getvalue(), 2, 3)
+    render_and_check(binary, tmp_path, "traced", stream.getvalue(), 3, 7)
 
 
 def test_trends_page_renders(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""``study 000`` end to end at one level: three real Keystones, the seed's
-table beside ours, the pages written (the full quick study is a benchmark:
-``rally-keystone-perf study 000``)."""
+"""``study 000`` and ``study 003`` end to end at one level each: real
+Keystones, the seed's table beside ours, the pages written (the full quick
+studies are a benchmark: ``python -m benchmarks.studies``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.studies import seed000
+from rally_keystone_perf.studies import seed000, seed003
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
     cli_options,
@@ -48,6 +48,35 @@ def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> N
     assert (folder / "study-000.md").read_text().startswith("## study 000 (quick)")
     render_and_check(
         chromium(), tmp_path, "study", (folder / "study-000.html").read_text(), 2, 0
+    )
+    for run in folder.glob("*/runs/2*"):
+        assert not run_processes(RunDir(run)), f"{run}: processes left running"
+
+
+def test_study_003_at_10_connections(tmp_path: Path, runs_dir: Path, capsys) -> None:
+    """Four real deployments (Apache and nginx+uwsgi, stock and tuned) at 10
+    connections: the seed's words beside our figures, the two ratios."""
+    for mode in ("apache", "nginx-uwsgi"):
+        require_mode(cli_options(["--mode", mode]))
+    argv = ["study", "003", "--levels", "10", "--runs-dir", str(runs_dir)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    for config in seed003.STUDY.configs:
+        row = re.search(rf"^\| {config.label} +\| +10 \|(.*)$", out, re.M)
+        assert row is not None, config.label
+        cells = [cell.strip() for cell in row.group(1).split("|")]
+        assert float(cells[0]) > 0 and cells[2] == "100.0%"  # avg, success
+        assert seed003.HELD in row.group(1)
+    ratios = re.findall(
+        r"^\| (nginx\+uwsgi vs Apache, \w+) +\| +10 \| very close \| (\S+)x", out, re.M
+    )
+    assert [name for name, _ in ratios] == [
+        "nginx+uwsgi vs Apache, stock",
+        "nginx+uwsgi vs Apache, tuned",
+    ]
+    folder = runs_dir / "study-003-quick"
+    render_and_check(
+        chromium(), tmp_path, "study-003", (folder / "study-003.html").read_text(), 2, 0
     )
     for run in folder.glob("*/runs/2*"):
         assert not run_processes(RunDir(run)), f"{run}: processes left running"

@@ -170,9 +170,10 @@ def _parts(
     entry: ReportEntry,
     table: cluster.Table,
     line: Callable[[str], str],
+    traced: bool = True,
 ) -> list[str]:
-    """Heading, route table, resource line and a cluster's tiers (none without
-    server files)."""
+    """Heading, route table, resource line, a cluster's tiers and (when
+    ``traced``) the traced iterations (none without server files)."""
     view = workload_view(item, entry)
     if view is None:
         return []
@@ -192,7 +193,7 @@ def _parts(
             parts.append(line(text))
     if view.cluster is not None:
         parts += cluster.parts(view.cluster, table, line)
-    if view.traces is not None:
+    if traced and view.traces is not None:
         parts += traces.parts(view.traces, table, line)
     return parts
 
@@ -206,6 +207,16 @@ def _text_table(
 def table_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
     """The text parts under a workload's table (none without server files)."""
     return _parts(item, entry, _text_table, str)
+
+
+def untraced_parts(
+    item: FileEntries,
+    entry: ReportEntry,
+    table: cluster.Table,
+    line: Callable[[str], str],
+) -> list[str]:
+    """The parts without the traced iterations (the HTML draws its own)."""
+    return _parts(item, entry, table, line, traced=False)
 
 
 def markdown_parts(item: FileEntries, entry: ReportEntry) -> list[str]:

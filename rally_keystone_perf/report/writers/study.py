@@ -21,7 +21,7 @@ from rally_keystone_perf.report.writers.common import (
     md_cell,
     text_table,
 )
-from rally_keystone_perf.report.writers.html import kit
+from rally_keystone_perf.report.writers.html import kit, study_plots
 from rally_keystone_perf.studies.model import Study
 
 MISSING = "-"
@@ -188,6 +188,10 @@ def html_page(page: StudyPage) -> str:
             LEFT,
         )
     )
+    plots = study_plots.level_plots(page.study, page.rows)
+    plots += study_plots.node_plots(page.study, page.rows)
+    if plots:
+        body.append(f'<div class="plots">{"".join(plots)}</div>')
     if page.ratios:
         header, cells = ratios_table(page)
         body.append(kit.table("ratios", header, cells, ("ratio", "verdict")))

@@ -23,6 +23,7 @@ class Line:
     points: Sequence[tuple[float, float]]
     color: str
     scatter: bool = False
+    markers: bool = True  # a marker (and its value) at each point of a line
 
 
 def finite(value: Any) -> bool:
@@ -200,6 +201,8 @@ def _polyline(frame: _Frame, line: Line) -> list[str]:
         f'<polyline points="{polyline}" fill="none" stroke="{line.color}" '
         'stroke-width="2.5"/>'
     ]
+    if not line.markers:
+        return parts
     for (x, y), (vx, vy) in zip(coords, line.points, strict=True):
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{line.color}">'
@@ -228,7 +231,9 @@ def chart(
     starts at 0 and ends at ``y_max`` or a round number above the data.
     """
     data = [
-        Line(line.label, _plottable(line.points), line.color, line.scatter)
+        Line(
+            line.label, _plottable(line.points), line.color, line.scatter, line.markers
+        )
         for line in lines
     ]
     points = [point for line in data for point in line.points]
@@ -255,3 +260,58 @@ def chart(
             parts += [_dots(frame, line)] if line.scatter else _polyline(frame, line)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def histogram_chart(
+    title: str,
+    x_label: str,
+    edges: Sequence[float],
+    stacks: Sequence[tuple[str, Sequence[int], str]],
+    width: int = 560,
+    height: int = 320,
+) -> str:
+    """Bars between ``edges``, each bin's ``stacks`` (label, counts, color)
+    stacked from 0; empty when nothing was counted."""
+    totals = [sum(counts[i] for _, counts, _ in stacks) for i in range(len(edges) - 1)]
+    if not totals or max(totals) == 0:
+        return ""
+    x_low, x_high, x_ticks = nice_axis(edges[0], edges[-1])
+    _, y_high, y_ticks = nice_axis(0.0, float(max(totals)))
+    frame = _Frame(width, height, x_low, x_high, y_high)
+    shown = [Line(label, [], color) for label, counts, color in stacks if any(counts)]
+    parts = [
+        f'<svg class="plot" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}">',
+        f"<title>{esc(title)}</title>",
+        f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
+        *legend(shown),
+        *_axes(frame, y_ticks, x_ticks),
+        *_labels(frame, x_label, "count"),
+    ]
+    parts += _bars(frame, edges, stacks)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _bars(
+    frame: _Frame,
+    edges: Sequence[float],
+    stacks: Sequence[tuple[str, Sequence[int], str]],
+) -> list[str]:
+    """Each bin's stacked bars, each with its count as a tooltip."""
+    parts = []
+    for i, (low, high) in enumerate(zip(edges, edges[1:], strict=False)):
+        base = 0
+        x, right = frame.px(low), frame.px(high)
+        for label, counts, color in stacks:
+            if not counts[i]:
+                continue
+            top, bottom = frame.py(base + counts[i]), frame.py(base)
+            parts.append(
+                f'<rect x="{x:.1f}" y="{top:.1f}" '
+                f'width="{max(right - x - 1, 1):.1f}" height="{bottom - top:.1f}" '
+                f'fill="{color}"><title>{esc(label)}: {counts[i]} from '
+                f"{esc(tick_text(low))} to {esc(tick_text(high))}</title></rect>"
+            )
+            base += counts[i]
+    return parts

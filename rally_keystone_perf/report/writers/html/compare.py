@@ -93,7 +93,7 @@ def series_plots(rows: Sequence[SeriesRow]) -> list[str]:
     return [plot for plot in plots if plot]
 
 
-def _series_section(config: str, scenario: str, rows: Sequence[SeriesRow]) -> list[str]:
+def series_section(config: str, scenario: str, rows: Sequence[SeriesRow]) -> list[str]:
     """Table and plots of one latency-vs-concurrency series."""
     parts = [
         '<section class="series">',
@@ -128,7 +128,7 @@ def compare_page(result: CompareResult) -> str:
     if groups:
         body.append("<h2>latency vs concurrency</h2>")
         for (config, scenario), rows in groups.items():
-            body += _series_section(config, scenario, rows)
+            body += series_section(config, scenario, rows)
     return page(title, body)
 
 

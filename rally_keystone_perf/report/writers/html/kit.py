@@ -50,6 +50,12 @@ svg.plot text { font-family: inherit; font-size: 12px; fill: #1d2328; }
 svg.plot text.title { font-size: 13px; font-weight: 600; }
 svg.plot .axis { stroke: #6b7580; stroke-width: 1; }
 svg.plot .grid { stroke: #e3e8ed; stroke-width: 1; }
+td.wrap { white-space: normal; min-width: 24em; max-width: 60em;
+          word-break: break-word; }
+details.task { margin: 8px 0; }
+details.task pre { background: #f7f9fb; border: 1px solid #e3e8ed; padding: 8px;
+                   overflow-x: auto; font-size: 0.86em; }
+td a { color: #1f6fb4; }
 """.strip()
 
 
@@ -90,17 +96,22 @@ def _body_rows(
     extra: list[Sequence[str]],
     depths: list[int],
     classes: dict[int, str],
+    links: list[str],
 ) -> list[str]:
     """The ``<tr>`` lines of a table (see :func:`table`)."""
     lines = []
-    for row, attr, cell_extra, depth in zip(rows, attrs, extra, depths, strict=True):
+    rowed = zip(rows, attrs, extra, depths, links, strict=True)
+    for row, attr, cell_extra, depth, link in rowed:
         cells = []
         for i, value in enumerate(row):
             more = cell_extra[i] if i < len(cell_extra) else ""
             cls = _class_attr(classes.get(i, ""), more)
             if i == 0 and depth:
                 cls += f' style="padding-left:{0.5 + INDENT_EM * depth:g}em"'
-            cells.append(f"<td{cls}>{esc(value)}</td>")
+            text = esc(value)
+            if i == 0 and link:
+                text = f'<a href="#{esc(link)}">{text}</a>'
+            cells.append(f"<td{cls}>{text}</td>")
         lines.append(f"<tr{attr}>{''.join(cells)}</tr>")
     return lines
 
@@ -113,12 +124,14 @@ def table(
     row_attrs: Iterable[str] | None = None,
     cell_classes: Iterable[Sequence[str]] | None = None,
     indents: Iterable[int] | None = None,
+    links: Iterable[str] | None = None,
 ) -> str:
     """A captioned table; ``left`` columns align left.
 
     ``row_attrs`` are extra (already escaped) ``<tr>`` attributes per row,
-    ``cell_classes`` extra classes per cell and ``indents`` the nesting depth
-    of each row's first cell.
+    ``cell_classes`` extra classes per cell, ``indents`` the nesting depth
+    of each row's first cell and ``links`` the anchor (on this page) each
+    row's first cell links to ("" for none).
     """
     text_columns = set(left)
     classes = {i: "text" for i, name in enumerate(header) if name in text_columns}
@@ -132,13 +145,14 @@ def table(
     if cell_classes is not None:
         extra = list(cell_classes)
     depths = list(indents) if indents is not None else [0] * len(rows)
+    anchors = list(links) if links is not None else [""] * len(rows)
     return "\n".join(
         [
             '<div class="scroll"><table>',
             f"<caption>{esc(caption)}</caption>",
             f"<thead><tr>{head}</tr></thead>",
             "<tbody>",
-            *_body_rows(rows, attrs, extra, depths, classes),
+            *_body_rows(rows, attrs, extra, depths, classes, anchors),
             "</tbody>",
             "</table></div>",
         ]

@@ -10,6 +10,7 @@ from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.stats import TOTAL, StatsRow
 from rally_keystone_perf.report.writers.common import format_number, stats_cells
+from rally_keystone_perf.report.writers.html import shape
 from rally_keystone_perf.report.writers.html.charts import (
     FAILED_COLOR,
     OK_COLOR,
@@ -17,11 +18,15 @@ from rally_keystone_perf.report.writers.html.charts import (
     chart,
 )
 from rally_keystone_perf.report.writers.html.kit import config_line, esc, page, table
+from rally_keystone_perf.report.writers.html.overview import (
+    anchor,
+    level_sections,
+    overview_table,
+)
 from rally_keystone_perf.report.writers.html.traced import server_parts
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,
-    error_summary,
     heading,
     load_lines,
     shown_rows,
@@ -81,7 +86,6 @@ def _workload_section(item: FileEntries, entry: ReportEntry, anchor: str) -> lis
         row_attrs=attrs,
         indents=depths,
     )
-    summary = error_summary(workload)
     achieved, *note = load_lines(workload)
     parts = [
         f'<section class="workload" id="{anchor}">',
@@ -94,16 +98,14 @@ def _workload_section(item: FileEntries, entry: ReportEntry, anchor: str) -> lis
         f"{'passed' if workload.pass_sla else 'failed'}</p>",
         f'<p class="summary">{esc(achieved)}</p>',
         *(f'<p class="note">{esc(line)}</p>' for line in note),
-        f'<p class="summary">{esc(summary[0])}</p>',
+        shape.failures_table(workload) or '<p class="summary">errors: none</p>',
     ]
-    if len(summary) > 1:
-        items = "".join(f"<li>{esc(line.strip())}</li>" for line in summary[1:])
-        parts.append(f'<ul class="errors">{items}</ul>')
-    plot = durations_plot(workload)
-    if plot:
-        parts.append(f'<div class="plots">{plot}</div>')
+    plots = [durations_plot(workload), *shape.load_profile_plots(workload)]
+    plots += shape.distribution_plots(workload)
+    if any(plots):
+        parts.append(f'<div class="plots">{"".join(p for p in plots if p)}</div>')
     parts += server_parts(item, entry)
-    parts.append("</section>")
+    parts += [shape.input_task(workload), "</section>"]
     return parts
 
 
@@ -112,7 +114,6 @@ def report_page(files: Sequence[FileEntries]) -> str:
     count = sum(len(item.entries) for item in files)
     title = f"rally-keystone-perf report ({count} workload{'' if count == 1 else 's'})"
     body: list[str] = []
-    toc: list[str] = []
     sections: list[str] = []
     for f_index, item in enumerate(files):
         sections.append(f"<h2>{esc(item.file)}</h2>")
@@ -123,17 +124,14 @@ def report_page(files: Sequence[FileEntries]) -> str:
         if not item.entries:
             sections.append('<p class="meta">no workloads</p>')
         for w_index, entry in enumerate(item.entries):
-            anchor = f"w{f_index + 1}-{w_index + 1}"
-            toc.append(
-                f'<li><a href="#{anchor}">{esc(heading(entry.workload))}</a></li>'
-            )
-            sections += _workload_section(item, entry, anchor)
+            sections += _workload_section(item, entry, anchor(f_index, w_index))
     body.append(
         f'<p class="meta">{len(files)} report file(s). Figures are Rally\'s own '
         "statistics (failed iterations included); durations in seconds.</p>"
     )
-    if len(toc) > 1:
-        body.append(f"<nav><ul>{''.join(toc)}</ul></nav>")
+    if count:
+        body.append(overview_table(files))
+    body += level_sections(files)
     return page(title, [*body, *sections])
 
 

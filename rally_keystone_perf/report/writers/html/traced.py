@@ -1,16 +1,24 @@
-"""A workload's server side on the report page: the bottleneck line and,
-on a traced run (``--trace``), the slowest traced iterations' table and a
-waterfall of each (:mod:`.waterfall`)."""
+"""A workload's server side on the report page: the text format's tables
+and lines (:mod:`..server`: routes, resources, bottleneck, a cluster's
+tiers per node) as HTML and, on a traced run (``--trace``), the slowest
+traced iterations' table and a waterfall of each (:mod:`.waterfall`)."""
 
 from __future__ import annotations
 
-from rally_keystone_perf.report.bottleneck import bottleneck_line
+from collections.abc import Sequence
+
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.traces import WorkloadTraces
-from rally_keystone_perf.report.writers import traces
+from rally_keystone_perf.report.writers import server, traces
 from rally_keystone_perf.report.writers.html.kit import esc, table
 from rally_keystone_perf.report.writers.html.waterfall import waterfall
 from rally_keystone_perf.report.writers.server import workload_view
+
+CAPTIONS = {  # a server-side table's caption by its first column
+    "action": "server side (inside the load window)",
+    "tier": "tiers: each node, haproxy, memcached, the database",
+    "haproxy to": "haproxy: its times to each node",
+}
 
 
 def traces_parts(found: WorkloadTraces) -> list[str]:
@@ -26,16 +34,23 @@ def traces_parts(found: WorkloadTraces) -> list[str]:
     return parts
 
 
+def _table(header: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> str:
+    return table(CAPTIONS.get(header[0], "server side"), header, rows, left)
+
+
+def _line(text: str) -> str:
+    return f'<p class="summary">{esc(text)}</p>'
+
+
 def server_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
-    """The bottleneck line and the traced iterations (none without server
-    files)."""
+    """The server side: the route table, the resource and bottleneck lines,
+    the tiers (each node of a cluster) and the traced iterations (none
+    without server files)."""
     view = workload_view(item, entry)
     if view is None:
         return []
-    server = item.server
-    cpus = server.cpus if server is not None else None
-    line = bottleneck_line(view, cpus, server.processes if server else None)
-    parts = [] if line is None else [f'<p class="summary">{esc(line)}</p>']
+    parts = server.untraced_parts(item, entry, _table, _line)
+    parts = [part for part in parts if part.startswith("<")]  # headings: captions
     if view.traces is not None:
         parts += traces_parts(view.traces)
     return parts

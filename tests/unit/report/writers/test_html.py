@@ -186,6 +186,14 @@ def test_html_is_a_format() -> None:
     assert "html" in FORMATS
 
 
+STATS_HEADER = [*text_writer.COLUMNS, text_writer.THROUGHPUT]
+
+
+def stats_tables(page: Page) -> list:
+    """The statistics tables: the ``table`` format's, one per workload."""
+    return [table for table in page.tables if table.header == STATS_HEADER]
+
+
 def test_report_tables_equal_the_table_format(
     reports: list[config.LoadedReport],
 ) -> None:
@@ -193,10 +201,12 @@ def test_report_tables_equal_the_table_format(
     page = assert_valid_page(out)
     expected = text_tables(r.write_report(reports, "table"))
     workloads = [(rep, w) for rep in reports for w in rep.workloads]
-    assert len(page.tables) == len(expected) == len(workloads) == 3
-    assert out.count("<table") == 3
+    assert len(stats_tables(page)) == len(expected) == len(workloads) == 3
+    # the overview, each workload's statistics, one failures table
+    assert [t.caption for t in page.tables][0] == "overview"
+    assert out.count("<table") == 1 + 3 + 1
     for table, (header, rows), (_, workload) in zip(
-        page.tables, expected, workloads, strict=True
+        stats_tables(page), expected, workloads, strict=True
     ):
         assert table.caption == text_writer.heading(workload)
         assert workload.scenario_name in table.caption
@@ -211,7 +221,7 @@ def test_report_tables_equal_the_table_format(
 
 def test_report_nested_rows_are_indented(reports: list[config.LoadedReport]) -> None:
     page = Page(r.write_report(reports, "html"))
-    table = page.tables[0]
+    table = stats_tables(page)[0]
     names = [row[0] for row in table.rows]
     assert names[:2] == ["keystone.create_user", "in<ner>"]
     assert table.row_attrs[1].get("data-depth") == "1"
@@ -230,8 +240,10 @@ def test_report_text_is_escaped(reports: list[config.LoadedReport]) -> None:
     assert NASTY in text  # the parsed text is the original name...
     assert "<script>" not in out and "<b>bad" not in out  # ...never markup
     assert "&lt;script&gt;" in out
-    assert "1 x Err<or>: <b>bad</b> & worse" in text
-    assert "errors: 1 of 10 iterations failed" in text
+    (failures,) = [t for t in page.tables if t.caption.startswith("failures")]
+    assert failures.caption == "failures: 1 of 10 iterations, by error type"
+    assert failures.rows[0][0] == "Err<or>" and failures.rows[0][1] == "1"
+    assert failures.rows[0][-1] == "<b>bad</b> & worse"
     assert "errors: none" in text
 
 
@@ -248,7 +260,9 @@ def test_report_summary_and_config(reports: list[config.LoadedReport]) -> None:
 
 def test_report_durations_plots(reports: list[config.LoadedReport]) -> None:
     out = r.write_report(reports, "html")
-    plots = svgs(out)
+    plots = [
+        p for p in svgs(out) if "iteration durations" in (p.findtext("title") or "")
+    ]
     assert len(plots) == 3  # one per workload with iterations
     first = plots[0]
     assert NASTY in (first.findtext("title") or "")
@@ -267,7 +281,9 @@ def test_report_without_workloads_or_iterations(tmp_path: Path) -> None:
     out = r.write_report(config.load_reports([empty, idle]), "html")
     page = assert_valid_page(out)
     assert "no workloads" in "".join(page.text)
-    assert len(page.tables) == 1 and page.tables[0].rows[0][0] == "total"
+    assert [t.caption for t in page.tables][0] == "overview"
+    (table,) = stats_tables(page)
+    assert table.rows[0][0] == "total"
     assert svgs(out) == []
 
 

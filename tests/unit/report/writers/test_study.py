@@ -11,7 +11,7 @@ from rally_keystone_perf.report import study
 from rally_keystone_perf.report.writers import study as writer
 from rally_keystone_perf.studies import seed000, seed001, seed003
 from tests.unit.report import runs as r
-from tests.unit.report.writers.test_html import assert_valid_page
+from tests.unit.report.writers.test_html import assert_valid_page, svgs
 
 
 def _page(tmp_path: Path) -> writer.StudyPage:
@@ -121,3 +121,50 @@ def test_rows_by_action_and_rates_compared_by_throughput(tmp_path: Path) -> None
     )
     assert ratio.ours == pytest.approx(rates[0] / rates[1])
     assert len(page.ratios) == 8  # only the rates' ratios: level 8
+
+
+def test_the_page_plots_what_was_measured_at_two_points(tmp_path: Path) -> None:
+    """Seed 000 at two levels: each figure against concurrency; seed 001's
+    Apache at 1 and 2 nodes: the throughput against nodes, ours and the
+    seed's; one level only: no plot."""
+    reports = {
+        label: [
+            r.make_run(
+                tmp_path / label,
+                f"c{level}",
+                [r.workload([0.1 * level] * 10, concurrency=level)],
+                r.state(),
+            )
+            for level in (4, 16)
+        ]
+        for label in (seed000.ONE, seed000.FOUR)
+    }
+    ours = study.measured(reports)
+    rows = study.study_rows(seed000.STUDY, ours, [4, 16])
+    page = writer.html_page(writer.StudyPage(seed000.STUDY, "quick", rows, []))
+    titles = [svg.findtext("title") for svg in svgs(page)]
+    assert titles == [
+        "ours: avg vs concurrency",
+        "ours: p95 vs concurrency",
+        "ours: throughput vs concurrency",
+    ]
+    one_level = study.study_rows(seed000.STUDY, ours, [4])
+    page = writer.html_page(writer.StudyPage(seed000.STUDY, "quick", one_level, []))
+    assert svgs(page) == []
+    nodes = study.measured(
+        {
+            label: [
+                r.make_run(
+                    tmp_path / label,
+                    "rate",
+                    [r.workload([0.1] * 10, concurrency=8)],
+                    r.state(),
+                )
+            ]
+            for label in ("apache-1n", "apache-2n")
+        }
+    )
+    rows = study.study_rows(seed001.STUDY, nodes, [8])
+    page = writer.html_page(writer.StudyPage(seed001.STUDY, "quick", rows, []))
+    (plot,) = svgs(page)
+    assert plot.findtext("title") == "keystone.create_token: throughput vs nodes"
