@@ -43,6 +43,14 @@ def _levels(text: str) -> list[int]:
     return list(dict.fromkeys(levels))
 
 
+def _labels(text: str) -> list[str]:
+    """argparse type of ``--configs``: config labels, comma-separated."""
+    labels = [word.strip() for word in text.split(",") if word.strip()]
+    if not labels:
+        raise argparse.ArgumentTypeError(f"not config names: {text!r}")
+    return list(dict.fromkeys(labels))
+
+
 def _list() -> int:
     """``study --list``: every study, its configs and levels."""
     for study in registry.STUDIES.values():
@@ -69,9 +77,11 @@ def _task_lines(study: Study, size: str) -> list[str]:
     return [f"{path} ({', '.join(labels)})" for path, labels in files.items()]
 
 
-def _study(seed: str) -> Study:
+def _study(seed: str, labels: Sequence[str] | None) -> Study:
+    """The study of ``seed``, narrowed to the configs ``labels`` if given."""
     try:
-        return registry.study(seed)
+        study = registry.study(seed)
+        return study.narrowed(labels) if labels else study
     except KeyError as exc:
         raise MatrixError(str(exc.args[0])) from None
 
@@ -114,11 +124,12 @@ def cmd_study(args: argparse.Namespace) -> int:
     in with their source) beside ours with the concurrency reached and the
     bottleneck measured, and the ratios comparable across hardware (ours
     only from this study's runs), printed and written to
-    <study-dir>/study-<seed>.md and .html. --list describes every study.
+    <study-dir>/study-<seed>.md and .html. --levels and --configs narrow
+    the study; --list describes every study.
     """
     if args.list or args.seed is None:
         return _list()
-    study = _study(args.seed)
+    study = _study(args.seed, args.configs)
     tasks_dir = args.tasks_dir or paths.tasks_dir()
     cells = study_run.study_cells(study, args.size, tasks_dir, args.levels)
     loaded = _checked_tasks(cells, study, args)
@@ -184,6 +195,14 @@ def add_study_command(sub: Any) -> None:
         default=None,
         metavar="N,...",
         help="only these concurrency levels of the study (default: all of the size)",
+    )
+    parser.add_argument(
+        "--configs",
+        type=_labels,
+        default=None,
+        metavar="NAME,...",
+        help="only these of the study's configs, their rows and the ratios "
+        "between them (see --list; default: all)",
     )
     parser.add_argument("--tasks-dir", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument(

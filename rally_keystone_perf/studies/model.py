@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +96,26 @@ class Study:
             if config.label == label:
                 return config
         raise KeyError(label)
+
+    def narrowed(self, labels: Sequence[str]) -> Study:
+        """This study with only the configs ``labels`` (their rows, the
+        ratios between them).
+
+        :raises KeyError: a label that is not one of its configs.
+        """
+        known = [config.label for config in self.configs]
+        unknown = [label for label in labels if label not in known]
+        if unknown:
+            raise KeyError(
+                f"study {self.seed} has no config {', '.join(unknown)} "
+                f"(its configs: {', '.join(known)})"
+            )
+        return dataclasses.replace(
+            self,
+            configs=tuple(c for c in self.configs if c.label in labels),
+            rows=tuple(row for row in self.rows if row.config in labels),
+            ratios=tuple(r for r in self.ratios if {r.faster, r.slower} <= set(labels)),
+        )
 
     def levels(self) -> list[int]:
         """The concurrency levels of the seed's rows, ascending."""

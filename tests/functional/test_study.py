@@ -53,30 +53,29 @@ def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> N
         assert not run_processes(RunDir(run)), f"{run}: processes left running"
 
 
-def test_study_003_at_10_connections(tmp_path: Path, runs_dir: Path, capsys) -> None:
-    """Four real deployments (Apache and nginx+uwsgi, stock and tuned) at 10
-    connections: the seed's words beside our figures, the two ratios."""
+def test_study_003_stock_at_10_connections(
+    tmp_path: Path, runs_dir: Path, capsys
+) -> None:
+    """Stock Apache and stock nginx+uwsgi at 10 connections: the seed's
+    words beside our figures and their ratio (the tuned configs start 38
+    processes each: minutes on 2 cores, left to the full quick study)."""
     for mode in ("apache", "nginx-uwsgi"):
         require_mode(cli_options(["--mode", mode]))
     argv = ["study", "003", "--levels", "10", "--runs-dir", str(runs_dir)]
+    argv += ["--configs", f"{seed003.APACHE},{seed003.NGINX}"]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    for config in seed003.STUDY.configs:
-        row = re.search(rf"^\| {config.label} +\| +10 \|(.*)$", out, re.M)
-        assert row is not None, config.label
+    for label in (seed003.APACHE, seed003.NGINX):
+        row = re.search(rf"^\| {label} +\| +10 \|(.*)$", out, re.M)
+        assert row is not None, label
         cells = [cell.strip() for cell in row.group(1).split("|")]
         assert float(cells[0]) > 0 and cells[2] == "100.0%"  # avg, success
         assert seed003.HELD in row.group(1)
-    ratios = re.findall(
-        r"^\| (nginx\+uwsgi vs Apache, \w+) +\| +10 \| very close \| (\S+)x", out, re.M
-    )
-    assert [name for name, _ in ratios] == [
-        "nginx+uwsgi vs Apache, stock",
-        "nginx+uwsgi vs Apache, tuned",
-    ]
+    assert seed003.APACHE_TUNED not in out  # narrowed to the stock configs
+    ratio = r"^\| nginx\+uwsgi vs Apache, stock +\| +10 \| very close \| (\S+)x"
+    assert float(re.findall(ratio, out, re.M)[0]) > 0
     folder = runs_dir / "study-003-quick"
-    render_and_check(
-        chromium(), tmp_path, "study-003", (folder / "study-003.html").read_text(), 2, 0
-    )
+    page = (folder / "study-003.html").read_text()
+    render_and_check(chromium(), tmp_path, "study-003", page, 2, 0)
     for run in folder.glob("*/runs/2*"):
         assert not run_processes(RunDir(run)), f"{run}: processes left running"

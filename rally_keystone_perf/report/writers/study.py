@@ -140,14 +140,18 @@ def intro(page: StudyPage) -> list[str]:
 
 
 def outro(page: StudyPage) -> list[str]:
-    """What differs from the seed and its conclusion."""
-    return [
+    """What differs from the seed, its conclusion and what a ratio is."""
+    lines = [
         f"differs from the seed: {page.study.differs}",
         f"the seed concluded: {page.study.conclusion}",
-        "ratios: how much faster (the slower deployment's average over the "
-        "faster's, or the faster's throughput over the slower's); ours only "
-        "from this study's own runs",
     ]
+    if page.ratios:
+        lines.append(
+            "ratios: how much faster (the slower deployment's average over the "
+            "faster's, or the faster's throughput over the slower's); ours only "
+            "from this study's own runs"
+        )
+    return lines
 
 
 def write_text(page: StudyPage, stream: TextIO) -> None:

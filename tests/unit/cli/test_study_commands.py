@@ -44,3 +44,20 @@ def test_a_missing_program_stops_the_study_before_any_server(
     assert cli.main(argv) == 1
     assert "apache2 is not installed" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # nothing started, nothing written
+
+
+def test_an_unknown_config_is_refused_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    argv = ["study", "003", "--configs", "apache-stock,nope"]
+    assert cli.main([*argv, "--runs-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "study 003 has no config nope (its configs: apache-stock," in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_list_names_each_configs_task_files(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["study", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "quick: tasks/{boot-server-c5}-quick.json" in out  # 004's, in tasks/
+    assert "(fernet-ldap, jws-ldap)" in out  # 001's LDAP configs: no user creation

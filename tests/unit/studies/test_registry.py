@@ -7,7 +7,14 @@ import pytest
 from rally_keystone_perf import paths
 from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.run import study as study_run
-from rally_keystone_perf.studies import registry, seed000, seed001, seed002, seed004
+from rally_keystone_perf.studies import (
+    registry,
+    seed000,
+    seed001,
+    seed002,
+    seed003,
+    seed004,
+)
 
 
 def test_a_study_by_its_seed_number() -> None:
@@ -64,3 +71,12 @@ def test_seed_004_is_the_fixed_run_on_a_local_nova() -> None:
     figures = {r.action: r.figures for r in seed004.STUDY.rows}
     assert figures[atomics.BOOT_SERVER]["count"] == 400
     assert figures[""]["success"] == 1.0
+
+
+def test_a_study_narrowed_to_some_configs() -> None:
+    stock = seed003.STUDY.narrowed([seed003.APACHE, seed003.NGINX])
+    assert [c.label for c in stock.configs] == [seed003.APACHE, seed003.NGINX]
+    assert {row.config for row in stock.rows} == {seed003.APACHE, seed003.NGINX}
+    assert [r.name for r in stock.ratios] == ["nginx+uwsgi vs Apache, stock"]
+    with pytest.raises(KeyError, match="has no config nope"):
+        seed003.STUDY.narrowed(["nope"])
