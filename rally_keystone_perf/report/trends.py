@@ -86,7 +86,8 @@ def trend_files(paths: Sequence[Path]) -> list[Path]:
         if not files:
             raise ReportError(f"{path}: no Rally reports under it (*/results/*.json)")
         found += files
-    return list(dict.fromkeys(found))
+    # a report reached twice (a "current" link, a path given twice) counts once
+    return list({path.resolve(): path for path in found}.values())
 
 
 def _run_name(report: Path) -> str:

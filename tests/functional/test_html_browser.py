@@ -26,8 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import api, compare, config
+from rally_keystone_perf.report import api, compare, config, study
 from rally_keystone_perf.report.writers import compare as compare_writer
+from rally_keystone_perf.report.writers import study as study_writer
+from rally_keystone_perf.studies import seed000
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 from tests.unit.report import traced
@@ -189,6 +191,32 @@ def test_trends_page_renders(tmp_path: Path) -> None:
     stream = io.StringIO()
     api.trends([tmp_path / "runs"], stream, "html")
     render_and_check(binary, tmp_path, "trends", stream.getvalue(), 2, 2)
+
+
+def test_study_page_with_plots_renders(tmp_path: Path) -> None:
+    """A study measured at two levels: its rows, its ratios and each
+    figure against concurrency, a line per config."""
+    binary = chromium()
+    reports = {
+        label: [
+            r.make_run(
+                tmp_path / label,
+                f"c{level}",
+                [r.workload(r.gauss(level, 0.05 * level), concurrency=level)],
+                r.state(),
+            )
+            for level in (4, 16)
+        ]
+        for label in (seed000.ONE, seed000.FOUR)
+    }
+    ours = study.measured(reports)
+    page = study_writer.StudyPage(
+        seed000.STUDY,
+        "quick",
+        study.study_rows(seed000.STUDY, ours, [4, 16]),
+        study.ratio_rows(seed000.STUDY, ours, [4, 16]),
+    )
+    render_and_check(binary, tmp_path, "study", study_writer.html_page(page), 2, 3)
 
 
 def test_compare_page_renders(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from rally_keystone_perf.report.writers.html.kit import config_line, esc, page, 
 from rally_keystone_perf.report.writers.html.overview import (
     anchor,
     level_sections,
+    node_sections,
     overview_table,
 )
 from rally_keystone_perf.report.writers.html.traced import server_parts
@@ -132,6 +133,7 @@ def report_page(files: Sequence[FileEntries]) -> str:
     if count:
         body.append(overview_table(files))
     body += level_sections(files)
+    body += node_sections(files)
     return page(title, [*body, *sections])
 
 

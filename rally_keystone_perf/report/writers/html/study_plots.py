@@ -21,20 +21,14 @@ def _ours(name: str) -> Pick:
 
 
 def _lines(
-    rows: Sequence[StudyRow], labels: Sequence[str], x: Pick, y: Pick, suffix: str = ""
+    rows: Sequence[StudyRow], labels: Sequence[str], x: Pick, y: Pick
 ) -> list[Line]:
+    """A line per config of two points or more."""
     lines = []
     for index, label in enumerate(labels):
-        points = [
-            (px, py)
-            for row in rows
-            if row.seed.config == label
-            and (px := x(row)) is not None
-            and (py := y(row)) is not None
-        ]
+        points = _points([row for row in rows if row.seed.config == label], x, y)
         if len(points) >= 2:
-            color = COLORS[index % len(COLORS)]
-            lines.append(Line(f"{label}{suffix}", sorted(points), color))
+            lines.append(Line(label, sorted(points), COLORS[index % len(COLORS)]))
     return lines
 
 

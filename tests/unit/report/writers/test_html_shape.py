@@ -75,3 +75,25 @@ def test_failures_grouped_and_the_input_task(tmp_path: Path) -> None:
     asked = json.loads(tasks[0].replace("&quot;", '"'))
     assert asked["runner"] == {"constant": {"times": 30, "concurrency": 2}}
     assert "KeystonePerf.create_token" in asked["scenario"]
+
+
+def test_a_workload_on_clusters_of_two_sizes_against_nodes(tmp_path: Path) -> None:
+    for nodes in (1, 2):
+        state = r.state()
+        state["options"]["nodes"] = nodes
+        r.make_run(
+            tmp_path,
+            f"n{nodes}",
+            [r.workload(r.gauss(nodes, 0.4 / nodes, 20), concurrency=8)],
+            state,
+        )
+    out = r.write_report(
+        config.load_reports([tmp_path / "n1", tmp_path / "n2"]), "html"
+    )
+    page = assert_valid_page(out)
+    assert "<h2>latency and throughput vs nodes</h2>" in out
+    (table,) = [t for t in page.tables if t.caption.startswith("vs nodes: ")]
+    assert [row[0] for row in table.rows] == ["1", "2"]
+    titles = _titles(out)
+    assert sum(t.endswith(": latency vs nodes") for t in titles) == 1
+    assert sum(t.endswith(": throughput vs nodes") for t in titles) == 1
