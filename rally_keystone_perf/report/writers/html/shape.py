@@ -10,6 +10,8 @@ type (count, first and last time, one example message); the input task
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from rally_keystone_perf.report import shape
 from rally_keystone_perf.report.load import Workload
@@ -26,6 +28,9 @@ from rally_keystone_perf.report.writers.html.charts import (
 MAX_ACTIONS = 6  # plotted actions besides the total (the first ones)
 FAILURE_COLUMNS = ("error type", "count", "first (s)", "last (s)", "example message")
 FAILURE_LEFT = ("error type", "example message")
+SECRET = re.compile(r"pass|secret|token|credential", re.IGNORECASE)
+PATH = re.compile(r"(file|path|dir)$", re.IGNORECASE)
+REDACTED = "<redacted>"
 
 
 def _cdf_chart(name: str, samples: shape.Samples) -> str:
@@ -110,15 +115,27 @@ def failures_table(workload: Workload) -> str:
     )
 
 
+def redacted(value: Any, key: str = "") -> Any:
+    """``value`` with every text under a secret-sounding key (password,
+    secret, token; not a file's path) replaced: a page is shared."""
+    if isinstance(value, dict):
+        return {k: redacted(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(item, key) for item in value]
+    if isinstance(value, str) and SECRET.search(key) and not PATH.search(key):
+        return REDACTED
+    return value
+
+
 def input_task(workload: Workload) -> str:
-    """The workload as it was asked, folded under a summary."""
+    """The workload as it was asked (secrets redacted), folded."""
     asked = {
         "scenario": {workload.scenario_name: workload.scenario_args},
         "runner": {workload.runner_type: workload.runner},
         "contexts": workload.contexts,
         "sla": workload.sla,
     }
-    text = json.dumps(asked, indent=2, sort_keys=True, default=str)
+    text = json.dumps(redacted(asked), indent=2, sort_keys=True, default=str)
     title = f" ({workload.task_title})" if workload.task_title else ""
     return (
         f'<details class="task"><summary>input task{kit.esc(title)}</summary>'
