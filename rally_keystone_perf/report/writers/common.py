@@ -18,6 +18,7 @@ from prettytable import PrettyTable
 from rally_keystone_perf.report.stats import StatsRow
 
 SCHEMA_VERSION = 1  # of the report and compare JSON documents
+INDENT = "  "  # a child row's or a wrapped line's indent in the terminal report
 
 
 def format_number(value: float | None) -> str:

@@ -22,6 +22,7 @@ from rally_keystone_perf.report.server_view import WorkloadServerView
 from rally_keystone_perf.report.stats import StatsRow
 from rally_keystone_perf.report.writers import cluster, traces
 from rally_keystone_perf.report.writers.common import (
+    INDENT,
     markdown_table,
     md_cell,
     text_table,
@@ -39,6 +40,18 @@ SERVER_COLUMNS = (
     "gap ms",
 )
 LEFT_SERVER = ("action", "route")
+# the terminal's route table fits 120 columns: the route under its action, and
+# no client median (the statistics table above has it, in seconds)
+TEXT_SERVER_COLUMNS = (
+    "action, route",
+    "requests",
+    "per iteration",
+    "failed",
+    "server median",
+    "server p95",
+    "gap",
+)
+TEXT_LEFT_SERVER = ("action, route",)
 SERVER_CSV_FIELDS = (
     "client_median",
     "server_median",
@@ -52,6 +65,10 @@ SERVER_CSV_FIELDS = (
     "client_peak_rss_mb",
 )
 HEADING = "server side (inside the load window):"
+TEXT_HEADING = (
+    "server side (inside the load window; ms; gap: the client's median "
+    "minus the server's):"
+)
 
 
 def workload_view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView | None:
@@ -118,6 +135,18 @@ def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
     return rows
 
 
+def text_server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
+    """:func:`server_rows` for a terminal: an action's route on a second
+    line of its cell, without the client median."""
+    rows = []
+    for action, route, *counts, _client, server_median, p95, gap in server_rows(
+        view, iterations
+    ):
+        label = route if action == "-" else f"{action}\n{INDENT}{route}"
+        rows.append([label, *counts, server_median, p95, gap])
+    return rows
+
+
 def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
     """Server CPU per iteration and peak memory in the load window."""
     usage = view.resources
@@ -171,16 +200,26 @@ def _parts(
     table: cluster.Table,
     line: Callable[[str], str],
     traced: bool = True,
+    terminal: bool = False,
 ) -> list[str]:
     """Heading, route table, resource line, a cluster's tiers and (when
-    ``traced``) the traced iterations (none without server files)."""
+    ``traced``) the traced iterations (none without server files); the
+    ``terminal``'s route table is :func:`text_server_rows`'."""
     view = workload_view(item, entry)
     if view is None:
         return []
-    parts = [HEADING]
+    parts = [TEXT_HEADING if terminal else HEADING]
     if view.actions is not None:
-        rows = server_rows(view, len(entry.workload.iterations))
-        parts.append(table(SERVER_COLUMNS, rows, LEFT_SERVER))
+        iterations = len(entry.workload.iterations)
+        parts.append(
+            table(
+                TEXT_SERVER_COLUMNS,
+                text_server_rows(view, iterations),
+                TEXT_LEFT_SERVER,
+            )
+            if terminal
+            else table(SERVER_COLUMNS, server_rows(view, iterations), LEFT_SERVER)
+        )
     server = item.server
     cpus = server.cpus if server is not None else None
     processes = server.processes if server is not None else None
@@ -206,7 +245,7 @@ def _text_table(
 
 def table_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
     """The text parts under a workload's table (none without server files)."""
-    return _parts(item, entry, _text_table, str)
+    return _parts(item, entry, _text_table, str, terminal=True)
 
 
 def untraced_parts(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 from prettytable import PrettyTable
@@ -28,6 +28,7 @@ from rally_keystone_perf.report.setup_note import setup_note
 from rally_keystone_perf.report.stats import TOTAL, StatsRow, main_stats, throughput
 from rally_keystone_perf.report.writers import server
 from rally_keystone_perf.report.writers.common import (
+    INDENT,
     format_number,
     markdown_table,
     md_cell,
@@ -55,7 +56,7 @@ MAX_MESSAGE_CHARS = 160
 # OpenStack clients append the request id to their error messages: dropped,
 # so that the same error of many requests counts as one kind
 _REQUEST_ID = re.compile(r"\s*\(Request-ID: req-[0-9a-fA-F-]+\)")
-INDENT = "  "
+_UNBROKEN = "\x00"  # a space :func:`wrap` does not break at
 CombinedTable = tuple[Sequence[str], Sequence[Sequence[str]]]  # header, rows
 
 
@@ -150,30 +151,46 @@ def build_table(rows: Iterable[StatsRow], throughput: str | None = None) -> Pret
     return text_table(header, cells)
 
 
+def together(text: str) -> str:
+    """``text`` (``users@openstack 3.02 s``) that :func:`wrap` keeps on one line."""
+    return text.replace(" ", _UNBROKEN)
+
+
+def wrap(text: str) -> list[str]:
+    """``text`` in lines of at most WIDTH columns, the next ones indented,
+    broken at spaces outside :func:`together`'s pieces."""
+    lines = textwrap.wrap(text, WIDTH, subsequent_indent=INDENT, break_long_words=False)
+    return [line.replace(_UNBROKEN, " ") for line in lines]
+
+
 def config_lines(columns: dict[str, str] | None) -> list[str]:
     """``config: mode uwsgi, processes 2, ...``: once per workload, wrapped."""
-    text = config_text(columns)
-    if not text:
-        return []
-    return textwrap.wrap(text, WIDTH, subsequent_indent=INDENT, break_long_words=False)
+    text = config_text(columns, together)
+    return wrap(text) if text else []
 
 
-def config_text(columns: dict[str, str] | None) -> str:
-    """``config: mode uwsgi, processes 2, ...`` on one line (empty: none)."""
+def config_text(
+    columns: dict[str, str] | None, item: Callable[[str], str] = str
+) -> str:
+    """``config: mode uwsgi, processes 2, ...`` on one line (empty: none);
+    each ``key value`` passed through ``item``."""
     if not columns:
         return ""
-    return "config: " + ", ".join(f"{key} {value}" for key, value in columns.items())
+    return "config: " + ", ".join(
+        item(f"{key} {value}") for key, value in columns.items()
+    )
 
 
 def _phase(workload: Workload, phase: str) -> str:
     """``12.3 s (users@openstack 12.1 s, ...)`` for one phase of the contexts."""
     parts = [
-        f"{timing.name} {format_number(getattr(timing, phase))} s"
+        together(f"{timing.name} {format_number(getattr(timing, phase))} s")
         for timing in workload.context_timings
         if getattr(timing, phase) is not None
     ]
     total = workload.setup_duration if phase == "setup" else workload.cleanup_duration
-    return f"{format_number(total)} s ({', '.join(parts)})" if parts else "n/a"
+    total_text = together(f"{format_number(total)} s")
+    return f"{total_text} ({', '.join(parts)})" if parts else "n/a"
 
 
 def context_lines(workload: Workload) -> list[str]:
@@ -187,7 +204,7 @@ def context_lines(workload: Workload) -> list[str]:
     phases = (
         f"setup: {_phase(workload, 'setup')}, cleanup: {_phase(workload, 'cleanup')}"
     )
-    lines = textwrap.wrap(phases, WIDTH, subsequent_indent=INDENT)
+    lines = wrap(phases)
     note = setup_note(workload)
     lines += [note] if note else []
     lines += [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from rally_keystone_perf.plugins import atomics
 from rally_keystone_perf.report import api, config, server_view
 from rally_keystone_perf.report.load import ReportError, load_report
 from rally_keystone_perf.report.server_view import ActionGap, RouteTimes
+from rally_keystone_perf.report.writers import server, text
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -250,21 +252,23 @@ def _write(tmp_path: Path, fmt: str, **files: bool) -> str:
 
 def test_table(tmp_path: Path) -> None:
     out = _write(tmp_path, "table")
-    assert out.count("server side (inside the load window):") == 2
-    line = next(row for row in out.splitlines() if "| POST /v3/auth/tokens " in row)
-    cells = [cell.strip() for cell in line.strip("|").split("|")]
+    assert out.count(server.TEXT_HEADING) == 2
+    lines = out.splitlines()
+    at = next(i for i, row in enumerate(lines) if "|   POST /v3/auth/tokens " in row)
+    cells = [cell.strip() for cell in lines[at - 1].strip("|").split("|")]
     assert cells == [
         "keystone.create_token",
-        "POST /v3/auth/tokens",
         "4",
         "1.33",  # 4 requests over the workload's 3 iterations
         "1",
-        "200.0",
         "180.0",
         "279.0",
-        "20.00",
+        "20.00",  # the client's 200.0 ms median (the table above) minus 180.0
     ]
-    assert "| -                     | GET /v3 " in out
+    # the route on the action's second line, with nothing else there
+    assert lines[at].replace("|", "").strip() == "POST /v3/auth/tokens"
+    assert re.search(r"^\| GET /v3 +\| +\d", out, re.M)  # no action maps to it
+    assert max(len(row) for row in lines) <= text.WIDTH
     assert (
         "server CPU: 0.9050 s/iteration (1.18 cores busy), "
         "peak RSS: 150.0 MB (3 processes)"

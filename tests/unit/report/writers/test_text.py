@@ -14,6 +14,9 @@ from rally_keystone_perf.report.stats import main_stats
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,
+    WIDTH,
+    config_lines,
+    config_text,
     context_lines,
     error_summary,
     render_report,
@@ -203,6 +206,16 @@ def test_setup_and_cleanup_times_apart_from_the_load(tmp_path: Path) -> None:
     ]
     assert max(len(line) for line in context_lines(workload)) <= 120
     assert context_lines(workload)[0] in _render(workload)
+
+
+def test_wrapped_lines_keep_a_name_with_its_value() -> None:
+    columns = {f"key{n}": f"value {n}" for n in range(20)}
+    lines = config_lines(columns)
+    assert len(lines) > 1
+    assert all(len(line) <= WIDTH for line in lines)
+    assert all(line.startswith(("config: ", "  key")) for line in lines)
+    assert all(line.rstrip().endswith(",") for line in lines[:-1])
+    assert " ".join(lines).replace("   ", " ") == config_text(columns)
 
 
 def test_no_context_lines_without_contexts_results(nested: Workload) -> None:
