@@ -265,7 +265,7 @@ def load_reports(
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     """
     reports = []
-    for path in [file for given in paths for file in report_files(given)]:
+    for path in distinct([file for given in paths for file in report_files(given)]):
         workloads = load_report(path)
         tags = workloads[0].tags if workloads else []
         config = {**run_config(Path(path), tags), **(overrides or {})}
@@ -301,6 +301,15 @@ def report_files(path: Path) -> list[Path]:
     if not files:
         raise ReportError(f"{path}: no Rally JSON reports (*.json) in {folder}")
     return files
+
+
+def distinct(files: Iterable[Path]) -> list[Path]:
+    """``files`` in order, a file reached twice (through a ``current`` link,
+    or given twice) kept once under the first of its paths."""
+    first: dict[Path, Path] = {}
+    for path in files:
+        first.setdefault(Path(path).resolve(), Path(path))
+    return list(first.values())
 
 
 def _display_path(path: Path) -> Path:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rally_keystone_perf.report import gate as gating
 from rally_keystone_perf.report.compare import concurrency
-from rally_keystone_perf.report.config import LoadedReport, run_label
+from rally_keystone_perf.report.config import LoadedReport, distinct, run_label
 from rally_keystone_perf.report.load import ReportError, Workload
 from rally_keystone_perf.report.stats import main_stats, throughput, total_row
 
@@ -86,8 +86,7 @@ def trend_files(paths: Sequence[Path]) -> list[Path]:
         if not files:
             raise ReportError(f"{path}: no Rally reports under it (*/results/*.json)")
         found += files
-    # a report reached twice (a "current" link, a path given twice) counts once
-    return list({path.resolve(): path for path in found}.values())
+    return distinct(found)
 
 
 def _run_name(report: Path) -> str:

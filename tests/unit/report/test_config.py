@@ -201,6 +201,14 @@ def test_load_reports_overrides(tmp_path: Path) -> None:
     assert loaded.columns(loaded.workloads[0])["concurrency"] == "2"
 
 
+def test_a_report_reached_twice_is_loaded_once(tmp_path: Path) -> None:
+    report = r.make_run(tmp_path, "20261124-133418-uwsgi", [r.workload([0.1])])
+    (tmp_path / "current").symlink_to(tmp_path / "20261124-133418-uwsgi")
+    given = [tmp_path / "20261124-133418-uwsgi", tmp_path / "current", report]
+    (loaded,) = config.load_reports(given)  # as `report runs/*/ ...` gives them
+    assert loaded.path == report
+
+
 def test_the_token_provider_column_of_new_runs() -> None:
     old = RunState.from_json({"mode": "uwsgi", "options": {"processes": 2}})
     assert "tokens" not in config.config_columns(old)
