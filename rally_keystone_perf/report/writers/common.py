@@ -65,6 +65,32 @@ def text_table(
     return table
 
 
+def stacked_table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    left: Collection[str] = ("action",),
+) -> str:
+    """:func:`text_table` with each column's name on two lines (``seed avg``
+    as ``seed`` over ``avg``), so that a column is as wide as its figures."""
+    names = [f"column {n}" for n in range(len(header))]
+    table = PrettyTable(names, header=False)
+    table.align = "r"
+    for name, title in zip(names, header, strict=True):
+        if title in left:
+            table.align[name] = "l"
+    top, bottom = zip(*(_two_lines(title) for title in header), strict=True)
+    table.add_row(list(top))
+    table.add_row(list(bottom), divider=True)
+    table.add_rows([list(row) for row in rows])
+    return table.get_string()
+
+
+def _two_lines(title: str) -> tuple[str, str]:
+    """``seed avg`` as (``seed``, ``avg``); ``concurrency`` as ("", itself)."""
+    first, _, rest = title.partition(" ")
+    return (first, rest) if rest else ("", first)
+
+
 def md_cell(value: object) -> str:
     """A markdown table cell: one line, pipes escaped."""
     return " ".join(str(value).split()).replace("|", "\\|")

@@ -4,8 +4,9 @@ The same parts in every format: a heading with the seed's source, each
 config in the seed's words and ours, the rows table (the seed's figures and
 ours per config and level, with the concurrency reached and the bottleneck
 measured), the ratios table (the seed's, ours, a verdict), what differs
-from the seed and the seed's conclusion. Text (120 columns but for the
-bottleneck), markdown (``study-<seed>.md``) and HTML (``study-<seed>.html``).
+from the seed and the seed's conclusion. Text (a table per config within 120
+columns, the bottlenecks under it), markdown (``study-<seed>.md``) and HTML
+(``study-<seed>.html``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ from typing import TextIO
 
 from rally_keystone_perf.report.study import RatioRow, StudyRow
 from rally_keystone_perf.report.writers.common import (
+    INDENT,
     format_success,
     markdown_table,
     md_cell,
+    stacked_table,
     text_table,
 )
 from rally_keystone_perf.report.writers.html import kit, study_plots
+from rally_keystone_perf.report.writers.text import wrap
 from rally_keystone_perf.studies.model import Study
 
 MISSING = "-"
+UNMEASURED = "not measured"  # a row's bottleneck cell when ours is missing
 RATIO_COLUMNS = ("ratio", "concurrency", "seed", "ours", "verdict")
 LEFT = ("config", "action", "seed says", "bottleneck")  # text columns
 
@@ -106,7 +111,7 @@ def _row_cells(
     line.append(str(ours.peak) if ours else MISSING)
     if rate:
         line.append(f"{ours.throughput:.2f}" if ours and ours.throughput else MISSING)
-    line.append((ours.bottleneck or MISSING) if ours else "not measured")
+    line.append((ours.bottleneck or MISSING) if ours else UNMEASURED)
     return line
 
 
@@ -155,14 +160,45 @@ def outro(page: StudyPage) -> list[str]:
 
 
 def write_text(page: StudyPage, stream: TextIO) -> None:
-    """The study as terminal tables."""
-    parts = [
-        *intro(page),
-        text_table(*rows_table(page), LEFT).get_string(),
-    ]
+    """The study as terminal tables within 120 columns: under each config's
+    line its rows (:func:`config_table`), then the ratios, each line wrapped."""
+    title, source, *configs = intro(page)
+    lines = [title, *wrap(source)]
+    header, cells = rows_table(page)
+    for config, line in zip(page.study.configs, configs, strict=True):
+        rows = [row for row in cells if row[0] == config.label]
+        if rows:
+            lines += ["", *wrap(line.strip()), *config_table(header, rows)]
+    lines.append("")
     if page.ratios:
-        parts.append(text_table(*ratios_table(page), ("ratio", "verdict")).get_string())
-    stream.write("\n".join([*parts, *outro(page)]) + "\n")
+        lines.append(text_table(*ratios_table(page), ("ratio", "verdict")).get_string())
+    for line in outro(page):
+        lines += wrap(line)
+    stream.write("\n".join(lines) + "\n")
+
+
+def config_table(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """One config's rows of :func:`rows_table`: without the config (its line
+    is above) and the seed's columns it has no figure in, names on two
+    lines, the bottleneck of each row on a line under the table."""
+    shown = [
+        n
+        for n, name in enumerate(header[1:-1], start=1)
+        if not name.startswith("seed ") or any(row[n] != MISSING for row in rows)
+    ]
+    table = stacked_table(
+        [header[n] for n in shown], [[row[n] for n in shown] for row in rows], LEFT
+    )
+    actions = "action" in header
+    notes = []
+    for row in rows:
+        found = row[-1]
+        if found in ("", MISSING):
+            continue
+        name = f"c{row[1]}" + (f" {row[2]}" if actions else "")
+        said = found if found == UNMEASURED else f"bottleneck {found}"
+        notes += wrap(f"{name}: {said}", INDENT)
+    return [table, *notes]
 
 
 def write_markdown(page: StudyPage, stream: TextIO) -> None:

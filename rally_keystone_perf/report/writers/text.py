@@ -156,10 +156,16 @@ def together(text: str) -> str:
     return text.replace(" ", _UNBROKEN)
 
 
-def wrap(text: str) -> list[str]:
-    """``text`` in lines of at most WIDTH columns, the next ones indented,
-    broken at spaces outside :func:`together`'s pieces."""
-    lines = textwrap.wrap(text, WIDTH, subsequent_indent=INDENT, break_long_words=False)
+def wrap(text: str, indent: str = "") -> list[str]:
+    """``text`` in lines of at most WIDTH columns after ``indent``, the next
+    ones indented further, broken at spaces outside :func:`together`'s pieces."""
+    lines = textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + INDENT,
+        break_long_words=False,
+    )
     return [line.replace(_UNBROKEN, " ") for line in lines]
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
 
 from rally_keystone_perf.report import study
 from rally_keystone_perf.report.writers import study as writer
+from rally_keystone_perf.report.writers import text
 from rally_keystone_perf.studies import seed000, seed001, seed003
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page, svgs
@@ -59,6 +61,38 @@ def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
     assert seed000.SOURCE in out
     assert "| 4 workers vs 1     |           4 | 3.37x |" in out
     assert "differs from the seed: " in out and "the seed concluded: " in out
+    assert max(len(line) for line in out.splitlines()) <= text.WIDTH
+
+
+def test_the_text_has_a_table_per_config_its_bottlenecks_under_it(
+    tmp_path: Path,
+) -> None:
+    stream = io.StringIO()
+    writer.write_text(_page(tmp_path), stream)
+    sections = stream.getvalue().split("\n\n")
+    one = next(part for part in sections if part.startswith("eventlet-1w: "))
+    lines = one.splitlines()
+    # the header's names on two lines, the config's line above instead of a column
+    assert lines[2].split("|")[1:4] == ["             ", "  seed ", "  ours "]
+    assert lines[3].split("|")[1:4] == [" concurrency ", "   avg ", "   avg "]
+    assert re.match(r"\| +4 \| 0\.998 \| 0\.410 \|", lines[5])
+    assert lines[-1].startswith("+---")  # no server files: no bottleneck line
+    apache = next(part for part in sections if part.startswith("apache: "))
+    assert apache.splitlines()[-1] == "  c4: not measured"
+    assert "| 0.299 |    - |" in apache  # the seed's figure, ours missing
+
+
+def test_a_config_table_leaves_out_the_seeds_empty_columns() -> None:
+    header = ["config", "concurrency", "seed avg", "ours avg", "seed x", "bottleneck"]
+    rows = [["a", "8", "-", "0.100", "1.0/s", "-"], ["a", "16", "-", "-", "-", "b"]]
+    table, note = writer.config_table(header, rows)
+    assert "seed |  ours |   seed" not in table  # seed avg: no figure in this config
+    assert table.splitlines()[1].split("|")[1:-1] == [
+        "             ",
+        "  ours ",
+        "  seed ",
+    ]
+    assert note == "  c16: bottleneck b"
 
 
 def test_the_markdown_and_html_pages(tmp_path: Path) -> None:
