@@ -69,12 +69,12 @@ from rally_keystone_perf.report.writers.common import (
 
 COMPARE_SCHEMA = "rally-keystone-perf/compare"
 TEST = "mann-whitney-u, two-sided"
-COMPARE_COLUMNS = (
+COMPARE_COLUMNS = (  # durations in seconds (the intro says so): 120 columns
     "action",
     "run",
     "n",
-    "median (sec)",
-    "95 percentile",
+    "median",
+    "p95",
     "ratio",
     "p-value",
     "verdict",
@@ -174,7 +174,8 @@ def intro(comparison: Comparison, runs: Sequence[Run]) -> list[str]:
     lines = [
         f"baseline: {comparison.baseline}; verdicts: two-sided Mann-Whitney U test "
         "of iteration durations (an action's successful calls, every iteration's "
-        f"total), alpha {comparison.alpha:g}, at least {MIN_SAMPLES} samples per side"
+        f"total), alpha {comparison.alpha:g}, at least {MIN_SAMPLES} samples per "
+        "side; durations in seconds"
     ]
     for run in runs:
         lines.append(f"run {run.label}: {', '.join(str(p) for p in run.paths)}")
