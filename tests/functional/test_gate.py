@@ -62,10 +62,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 # Two runs of one config minutes apart drift on a shared 2-core machine: the
-# median of 40 token creates moved +25% and -29% between such runs, a real
-# shift the test rightly calls significant. The tolerance leaves room for
-# that; the injected slowdown is about +250%.
-MAX_REGRESSION = "50%"
+# median of 40 token creates moved +25% and -29% between such runs, and in
+# CI on 2026-11-24 +55% (p95 +65%, the total's +73%), a real shift the test
+# rightly calls significant. The tolerance leaves room for that; the
+# injected slowdown is about +250% (+150% against a baseline 40% slow).
+MAX_REGRESSION = "100%"
 
 
 def _gate(current: Path, baseline: Path, junit: Path) -> int:
