@@ -49,6 +49,7 @@ import psutil
 from prettytable import PrettyTable
 
 from benchmarks.common import Bench, echo, keystone
+from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.report import (
     access_log,
@@ -109,7 +110,9 @@ class EngineRun:
 
     def durations(self) -> list[float]:
         """Every round's iteration durations (the report's ``total`` samples)."""
-        return [d for w in self.workloads for d in stats.action_samples(w)[stats.TOTAL]]
+        return [
+            d for w in self.workloads for d in stats.action_samples(w)[metrics.TOTAL]
+        ]
 
     def client_ms(self) -> float | None:
         """Client CPU milliseconds per iteration (None: not sampled)."""
@@ -209,8 +212,8 @@ def figures(runs: list[EngineRun]) -> PrettyTable:
         ]
     )
     for run in runs:
-        median, p95 = stats.median_p95(run.durations())
-        server, _ = stats.median_p95(run.server_times)
+        median, p95 = metrics.median_p95(run.durations())
+        server, _ = metrics.median_p95(run.server_times)
         seconds = run.load_seconds()
         busy = None
         if run.client_cpu is not None and seconds:

@@ -40,7 +40,7 @@ from benchmarks.engines import (
     run_round,
     server_options,
 )
-from rally_keystone_perf.plugins import client
+from rally_keystone_perf.client import keystone_v3
 
 WRK_SCRIPT = """
 wrk.method = "GET"
@@ -53,8 +53,8 @@ _NON_2XX = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
 def admin_token(auth_url: str, secret_file: Path) -> str:
     """Issue the admin token wrk sends (one request, before any timing)."""
     secret = json.loads(secret_file.read_text())
-    identity = client.IdentityClient(client.shared_session(), auth_url)
-    user = client.PasswordUser(
+    identity = keystone_v3.IdentityClient(keystone_v3.shared_session(), auth_url)
+    user = keystone_v3.PasswordUser(
         secret["username"], secret["password"], project_name="admin"
     )
     return identity.create_token(user)

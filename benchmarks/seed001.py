@@ -32,8 +32,8 @@ from prettytable import PrettyTable
 
 from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf import paths
+from rally_keystone_perf.client import atomics, keystone_v3
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.plugins import atomics, client
 from rally_keystone_perf.report import load
 
 SOURCE = "../shared/seeds/001_*.txt, 'Compare PKI vs UUID, SQL vs LDAP'"
@@ -125,10 +125,10 @@ def _events_now(bench: Bench) -> str:
     memcached's 1 MB item limit (about 8000 events) the listing answers 500.
     """
     secret = json.loads(bench.run.admin_secret.read_text())
-    identity = client.IdentityClient(
-        client.shared_session(), str(bench.run.state().auth_url)
+    identity = keystone_v3.IdentityClient(
+        keystone_v3.shared_session(), str(bench.run.state().auth_url)
     )
-    user = client.PasswordUser(
+    user = keystone_v3.PasswordUser(
         secret["username"], secret["password"], project_name="admin"
     )
     token = identity.create_token(user)

@@ -20,8 +20,8 @@ from pathlib import Path
 from prettytable import PrettyTable
 
 from benchmarks.common import echo, keystone, median_ms
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.plugins import atomics
 
 MINIMAL = Path(__file__).with_name("minimal-keystone.conf.tmpl")
 LIMIT = 1.25  # the launcher's default may be at most 25% slower

@@ -6,7 +6,7 @@ the private secrets file, the client from :data:`HMAC_KEY_FILE`), and
 Debian's ``redis-server`` runs in the run folder as OSProfiler's backend:
 no file written, bound to the run's address, stopped with the run. The
 client signs the trace headers of the sampled iterations with the key
-(:mod:`rally_keystone_perf.plugins.tracing`); :mod:`.trace_store` copies
+(:mod:`rally_keystone_perf.client.tracing`); :mod:`.trace_store` copies
 the traces into the run folder before redis stops.
 """
 
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf.client.tracing import CONTEXT_NAME
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
 from rally_keystone_perf.deploy.rundir import TRACE_KEY, RunDir, write_private_text
-from rally_keystone_perf.plugins.tracing import CONTEXT_NAME
 
 REDIS_SERVICE = "redis"
 # Keystone's OSProfiler driver: deploy/keystone/trace_driver.py's, on redis

@@ -34,6 +34,7 @@ from rally_keystone_perf.deploy.sampler import (
     HAPROXY_TIER,
     tier_csv,
 )
+from rally_keystone_perf.metrics import Window, median_p95
 from rally_keystone_perf.report import access_log
 from rally_keystone_perf.report.haproxy_log import (
     HAPROXY_LOG,
@@ -48,7 +49,6 @@ from rally_keystone_perf.report.resources import (
     read_if_present,
     resource_usage,
 )
-from rally_keystone_perf.report.stats import Window, median_p95
 
 HEALTH_CHECK = "GET /v3"  # haproxy's option httpchk, on every node every second
 SATURATED = 0.9  # of a tier's CPU quota

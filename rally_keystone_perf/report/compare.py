@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rally_keystone_perf import metrics
 from rally_keystone_perf.report import stats
 from rally_keystone_perf.report.concurrency import (
     ALLOW_FLAG,
@@ -210,14 +211,14 @@ def _action(
     figures but no ratio, test or verdict.
     """
     base_points = samples[0].get(action) if samples[0] is not None else None
-    base_median = None if base_points is None else stats.median_p95(base_points)[0]
+    base_median = None if base_points is None else metrics.median_p95(base_points)[0]
     results = []
     for index, (label, run_samples) in enumerate(zip(labels, samples, strict=True)):
         points = None if run_samples is None else run_samples.get(action)
         if points is None:
             results.append(RunResult(label, 0, None, None, None, None, MISSING))
             continue
-        median, p95 = stats.median_p95(points)
+        median, p95 = metrics.median_p95(points)
         p_value = None
         if refusals[index]:
             results.append(
@@ -250,9 +251,9 @@ def _action_names(samples: Sequence[dict[str, list[float]] | None]) -> list[str]
     names: dict[str, None] = {}
     for run_samples in samples:
         for name in run_samples or {}:
-            if name != stats.TOTAL:
+            if name != metrics.TOTAL:
                 names.setdefault(name)
-    return [*names, stats.TOTAL]
+    return [*names, metrics.TOTAL]
 
 
 def _mismatches(loads: Sequence[Achieved | None]) -> list[str | None]:

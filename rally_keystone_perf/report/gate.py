@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rally_keystone_perf import metrics
 from rally_keystone_perf.report import stats
 from rally_keystone_perf.report.compare import (
     ALPHA,
@@ -187,8 +188,8 @@ def _latency_check(
 ) -> Check:
     """The median or p95 check of one action."""
     kind = criterion.split(" ", 1)[0]
-    base_median, base_p95 = stats.median_p95(base_points)
-    cur_median, cur_p95 = stats.median_p95(cur_points)
+    base_median, base_p95 = metrics.median_p95(base_points)
+    cur_median, cur_p95 = metrics.median_p95(cur_points)
     base, cur = (base_median, cur_median) if kind == "median" else (base_p95, cur_p95)
     change = _change(cur, base)
     if len(base_points) < MIN_SAMPLES or len(cur_points) < MIN_SAMPLES:

@@ -25,11 +25,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf.client.http_wire import CLOSED_WITHOUT_RESPONSE
 from rally_keystone_perf.deploy.cluster import haproxy, names
-from rally_keystone_perf.plugins.http_wire import CLOSED_WITHOUT_RESPONSE
+from rally_keystone_perf.metrics import Window, median_p95
 from rally_keystone_perf.report import access_log
 from rally_keystone_perf.report.load import Iteration, ReportError
-from rally_keystone_perf.report.stats import Window, median_p95
 
 HAPROXY_LOG = "haproxy-stdout.log"
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.plugins import tracing
+from rally_keystone_perf.client import tracing
 from rally_keystone_perf.report.engines import split_runner
 from rally_keystone_perf.report.hooks import HookRun, flat_error, hook_runs
 

@@ -7,7 +7,7 @@ the run folder may also hold
   :mod:`.access_log`). Per workload, the requests inside its load window
   (:func:`.windows.load_window`) give each route's count, median and p95
   server time, and each atomic action's client median next to the server
-  median of its route (:data:`rally_keystone_perf.plugins.atomics.ROUTES`) and the
+  median of its route (:data:`rally_keystone_perf.client.atomics.ROUTES`) and the
   gap: what the client, the network and Rally add to the server's time.
 * ``logs/resources.csv``: the server process tree's cumulative CPU seconds
   and total RSS, sampled during the run (:mod:`..deploy.sampler`). Per
@@ -38,9 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import CLIENT_TIER, RESOURCES_CSV, tier_csv
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.metrics import median_p95
 from rally_keystone_perf.report import access_log, cluster_view, haproxy_log, windows
 from rally_keystone_perf.report.access_log import read_requests
 from rally_keystone_perf.report.config import read_run_state
@@ -52,7 +53,6 @@ from rally_keystone_perf.report.resources import (
     read_resources,
     resource_usage,
 )
-from rally_keystone_perf.report.stats import median_p95
 from rally_keystone_perf.report.traces import WorkloadTraces, trace_source
 
 RESULTS = "results"

@@ -15,8 +15,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rally_keystone_perf.metrics import TOTAL, iteration_total
 from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import TOTAL, iteration_total
 
 MAX_BINS = 24
 MAX_CDF_POINTS = 200

@@ -1,31 +1,15 @@
-"""The statistics of a workload, each defined once for the report, SLAs and gate.
+"""The statistics of a workload, each defined once for the report and gate.
 
-The definitions the ``max_duration_percentile`` and ``min_throughput`` SLA
-plugins (:mod:`rally_keystone_perf.plugins.sla`), the report, ``compare``
-and ``gate`` all call:
-
-``total`` (:func:`iteration_total`)
-    an iteration's duration plus its idle duration, as Rally's own ``total``
-    row (``MainStatsTable``) adds them; failed iterations count.
-load window (:func:`iteration_span`, :func:`widen`)
-    from the first iteration's start to the last end of an iteration's
-    ``timestamp + duration``: what Rally records as the workload's
-    ``load_duration`` (``rally.task.engine.ResultConsumer``); a workload's
-    is :func:`.windows.load_window`.
-throughput (:func:`rate`)
-    successful iterations per second of the load window.
-percentile (:func:`percentile`)
-    Rally's, linear between the closest ranks.
+Built on the pure statistics of :mod:`rally_keystone_perf.metrics` (the
+total, the load window, the throughput's rate, Rally's percentile), which the
+SLA plugins share with the report and ``gate``; a workload's load window is
+:func:`.windows.load_window`.
 
 :func:`main_stats` mirrors ``rally.task.processing.charts.MainStatsTable``
 (Rally 5.1.1) step by step, reusing Rally's own atomic merging, so the
 figures agree with ``rally task detailed`` and the HTML report by
 construction. Values are returned unrounded; rounding is a presentation
 concern (see :mod:`rally_keystone_perf.report.writers.common`).
-
-This module is light on purpose (no scipy, Rally's atomic merging only when
-used): Rally's plugin loader imports it with the SLA plugins, and the CLI
-with the writers.
 """
 
 from __future__ import annotations
@@ -34,42 +18,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rally.task.processing import utils
-
+from rally_keystone_perf.metrics import TOTAL, iteration_total, percentile, rate
 from rally_keystone_perf.report.load import Iteration, Workload
 
 NO_NAME_ACTION = "<no-name-action>"
-TOTAL = "total"
-Window = tuple[float, float]  # (start, end), epoch seconds
-
-
-def iteration_total(duration: float, idle_duration: float) -> float:
-    """The ``total`` of one iteration: its duration plus its idle duration."""
-    return duration + idle_duration
-
-
-def iteration_span(timestamp: float, duration: float) -> Window:
-    """The part of the load window one iteration covers (its idle time not)."""
-    return timestamp, timestamp + duration
-
-
-def widen(window: Window | None, span: Window | None) -> Window | None:
-    """The smallest window holding both ``window`` and ``span`` (None: empty)."""
-    if window is None or span is None:
-        return span if window is None else window
-    return min(window[0], span[0]), max(window[1], span[1])
-
-
-def rate(count: float, seconds: float | None) -> float | None:
-    """``count`` per second of ``seconds`` (None when no time passed)."""
-    if seconds is None or seconds <= 0:
-        return None
-    return count / seconds
-
-
-def percentile(ordered: Sequence[float], fraction: float) -> float | None:
-    """Rally's percentile of already sorted points (None when empty)."""
-    return utils.percentile(ordered, fraction, ignore_sorting=True)
 
 
 @dataclass(frozen=True)
@@ -237,9 +189,3 @@ def action_samples(workload: Workload) -> dict[str, list[float]]:
         iteration_total(it.duration, it.idle_duration) for it in workload.iterations
     ]
     return samples
-
-
-def median_p95(points: list[float]) -> tuple[float | None, float | None]:
-    """Median and 95th percentile the way Rally computes them (None if empty)."""
-    ordered = sorted(points)
-    return percentile(ordered, 0.5), percentile(ordered, 0.95)

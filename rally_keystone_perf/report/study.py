@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf.metrics import TOTAL as TOTAL_ROW
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.bottleneck import workload_bottlenecks
 from rally_keystone_perf.report.config import load_reports
-from rally_keystone_perf.report.stats import TOTAL as TOTAL_ROW
 from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 from rally_keystone_perf.studies.model import FIGURES, TOTAL, Ratio, SeedRow, Study
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rally_keystone_perf.metrics import Window, iteration_span, widen
 from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import Window, iteration_span, widen
 
 
 def load_window(workload: Workload) -> Window:

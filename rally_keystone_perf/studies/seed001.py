@@ -13,7 +13,7 @@ Keystone's LDAP identity is read-only, so LDAP has no user creation here.
 
 from __future__ import annotations
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import Config, Ratio, SeedRow, Study
 
 SOURCE = (

@@ -15,7 +15,7 @@ got "database is locked" (HTTP 500) on it.
 
 from __future__ import annotations
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import TOTAL, Config, Ratio, SeedRow, Study
 
 SOURCE = (

@@ -11,7 +11,7 @@ is on a real local Nova with the fake virt driver (``--mode nova-fake``).
 
 from __future__ import annotations
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import TOTAL, Config, SeedRow, Study
 
 SOURCE = "004_244117f7e05b3254.txt, Results: Second run, with bugfix"

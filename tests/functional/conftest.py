@@ -13,10 +13,10 @@ import psutil
 import pytest
 
 from rally_keystone_perf import cli
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import launcher, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins import client
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import run_redactor
 
@@ -77,11 +77,13 @@ def rally(keystone: RunDir) -> rally_runner.RallyRunner:
     return runner
 
 
-def admin_client(run: RunDir) -> tuple[client.IdentityClient, str]:
+def admin_client(run: RunDir) -> tuple[keystone_v3.IdentityClient, str]:
     """An identity client of the run's Keystone and a fresh admin token."""
     secret = json.loads(run.admin_secret.read_text())
-    identity = client.IdentityClient(client.shared_session(), str(run.state().auth_url))
-    user = client.PasswordUser(
+    identity = keystone_v3.IdentityClient(
+        keystone_v3.shared_session(), str(run.state().auth_url)
+    )
+    user = keystone_v3.PasswordUser(
         secret["username"], secret["password"], project_name="admin"
     )
     return identity, identity.create_token(user)

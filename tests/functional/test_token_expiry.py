@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli, paths
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.report.load import load_report
 from tests.functional.conftest import FAST_HASH_ROUNDS
 

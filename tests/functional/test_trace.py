@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import cli, paths
+from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy import trace_store, tracing
 from rally_keystone_perf.deploy.keystone import trace_points
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins import tracing as client_tracing
 from rally_keystone_perf.report import access_log, traces
 from rally_keystone_perf.report.load import load_report
 from rally_keystone_perf.run import session

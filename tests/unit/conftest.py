@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins import client
 from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options first
 
 
 @pytest.fixture
 def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start with an empty per-process session cache."""
-    monkeypatch.setattr(client, "_SESSIONS", {})
+    monkeypatch.setattr(keystone_v3, "_SESSIONS", {})
     # requests_mock stands in for the server, on the keystoneauth transport
     # (lean_http is tested over real sockets in tests/unit/plugins)
-    monkeypatch.setattr(client, "_CHOSEN", {"transport": "keystoneauth"})
+    monkeypatch.setattr(keystone_v3, "_CHOSEN", {"transport": "keystoneauth"})
 
 
 @pytest.fixture

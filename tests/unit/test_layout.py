@@ -6,6 +6,10 @@ no import cycle between the package's modules (imports inside functions
 included: a lazy import that hides a cycle is a cycle), and a lazy import
 only where the module is costly to import, said by a comment on its line
 (``# costly: ...``).
+
+The floors (:data:`FLOORS`): the package's folders from the top of the
+house to its bottom; a module imports only from its own floor or from a
+lower one, so no two floors import each other.
 """
 
 from __future__ import annotations
@@ -20,6 +24,25 @@ PACKAGE = Path(rally_keystone_perf.__file__).parent
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 LAZY_MARK = "# costly:"
+# The floors, top to bottom: a module belongs to the longest that prefixes it
+# (``report.writers.html.kit`` to ``report.writers``); each imports downwards.
+FLOORS = (
+    "cli",  # parse arguments, call one function below, map errors to exit codes
+    "report",  # the report, compare and gate pipelines (read, compute, write)
+    "report.writers",  # documents x formats behind one registry
+    "report.figures",  # numbers computed from what the readers return
+    "report.readers",  # the run folder's artefacts read back into records
+    "run",  # a session, the Rally engine, the matrix, a study
+    "plugins",  # only what Rally loads: scenarios, contexts, SLAs, hooks, runners
+    "loadgen",  # load engines other than Rally's runner (Locust)
+    "tasks",  # task files as data: parsed once, checked, generated
+    "studies",  # the seeds' studies as data
+    "deploy",  # options -> Deployment, preflight, Keystone, backends, clusters
+    "client",  # the Keystone client library: one request per atomic action
+    "metrics",  # the statistics the SLAs, the report and the gate share
+    "stop_signals",  # SIGTERM and SIGHUP stop a run as Ctrl-C does
+    "paths",  # where the bundled files live
+)
 
 
 def _short(text: str) -> str:
@@ -165,6 +188,42 @@ def _without_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     }
 
 
+def floor_of(module: str) -> str | None:
+    """The floor (of :data:`FLOORS`) a module of the package stands on."""
+    short = _short(module)
+    found = [f for f in FLOORS if short == f or short.startswith(f + ".")]
+    return max(found, key=len) if found else None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> set[str]:
+    """Each import from a floor to a higher one, or to a module on no floor."""
+    upward = set()
+    for name, targets in graph.items():
+        if name == PACKAGE.name:
+            continue
+        for target in targets - {PACKAGE.name}:
+            here, there = floor_of(name), floor_of(target)
+            if here is None or there is None:
+                upward.add(f"{_short(name)} -> {_short(target)} (no floor)")
+            elif FLOORS.index(there) < FLOORS.index(here):
+                upward.add(f"{_short(name)} ({here}) -> {_short(target)} ({there})")
+    return upward
+
+
+def floor_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of floors that import each other, through any of their modules."""
+    floors: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        here = floor_of(name) or _short(name)
+        floors.setdefault(here, set())
+        for target in targets:
+            there = floor_of(target) or _short(target)
+            if there != here:
+                floors[here].add(there)
+                floors.setdefault(there, set())
+    return _cycles(floors)
+
+
 def test_no_module_is_too_long() -> None:
     long = {
         name
@@ -188,6 +247,16 @@ def test_no_import_cycle() -> None:
     assert _cycles(_without_packages(graph)) == []
 
 
+def test_every_import_points_down_the_floors() -> None:
+    graph, _ = _lazy_and_graph()
+    assert upward_imports(_without_packages(graph)) == set()
+
+
+def test_no_two_floors_import_each_other() -> None:
+    graph, _ = _lazy_and_graph()
+    assert floor_cycles(_without_packages(graph)) == []
+
+
 def test_lazy_imports_say_why() -> None:
     _, lazy = _lazy_and_graph()
     assert lazy == set()
@@ -197,3 +266,14 @@ def test_the_checks_can_fail() -> None:
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     tree = ast.parse("def f():\n    '''doc'''\n" + "    x = 1\n" * 61)
     assert _function_lines(next(_functions(tree))) == 61
+    package = PACKAGE.name
+    planted = {
+        f"{package}.client.tracing": {f"{package}.report.readers.traces"},
+        f"{package}.report.readers.traces": {f"{package}.client.tracing"},
+        f"{package}.report.figures.stats": {f"{package}.metrics"},
+    }
+    assert upward_imports(planted) == {
+        "client.tracing (client) -> report.readers.traces (report.readers)"
+    }
+    assert floor_cycles(planted) == [["client", "report.readers"]]
+    assert floor_of(f"{package}.report.writers.html.kit") == "report.writers"

@@ -10,7 +10,7 @@ from rally import exceptions
 from rally.common import logging
 from rally.task import context
 
-from rally_keystone_perf.plugins import client
+from rally_keystone_perf.client import keystone_v3
 
 LOG = logging.getLogger(__name__)
 CONTEXT_NAME = "keystone_perf_revocations"
@@ -66,10 +66,10 @@ class KeystonePerfRevocations(context.Context):
                 ctx_name=CONTEXT_NAME, msg="needs the admin credential"
             )
         credential = admin["credential"]
-        identity = client.IdentityClient(
-            client.session_for_credential(credential), credential["auth_url"]
+        identity = keystone_v3.IdentityClient(
+            keystone_v3.session_for_credential(credential), credential["auth_url"]
         )
-        admin_token = identity.create_token(client.credential_user(credential))
+        admin_token = identity.create_token(keystone_v3.credential_user(credential))
         wanted = int(self.config["events"])
         started = time.monotonic()
 

@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 
 from rally.task import context
 
-from rally_keystone_perf.plugins import client
+from rally_keystone_perf.client import keystone_v3
 
 CONTEXT_NAME = "keystone_perf_tokens"
 CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
@@ -105,8 +105,8 @@ class KeystonePerfTokens(context.Context):
         self.context.pop(CONTEXT_NAME, None)
 
     @staticmethod
-    def _issue(credential: Any) -> client.IssuedToken:
-        identity = client.IdentityClient(
-            client.session_for_credential(credential), credential["auth_url"]
+    def _issue(credential: Any) -> keystone_v3.IssuedToken:
+        identity = keystone_v3.IdentityClient(
+            keystone_v3.session_for_credential(credential), credential["auth_url"]
         )
-        return identity.issue_token(client.credential_user(credential))
+        return identity.issue_token(keystone_v3.credential_user(credential))

@@ -7,7 +7,7 @@ from pathlib import Path
 from rally import exceptions
 from rally.task import context
 
-from rally_keystone_perf.plugins import tracing
+from rally_keystone_perf.client import tracing
 
 
 @context.configure(name=tracing.CONTEXT_NAME, platform="openstack", order=160)

@@ -9,12 +9,12 @@ from typing import Any
 from rally import exceptions
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.plugins import atomics, client, tracing
+from rally_keystone_perf.client import atomics, keystone_v3, tracing
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 from rally_keystone_perf.plugins.contexts.tokens import TokenPool
 
 # this process's replacements: pre-issued token -> its current replacement
-_REFRESHED: dict[str, client.IssuedToken] = {}
+_REFRESHED: dict[str, keystone_v3.IssuedToken] = {}
 # one refresh at a time per process: the runner's threads that find the same
 # token stale at once wait for the first one's replacement instead of each
 # logging in
@@ -47,11 +47,11 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         return self.context["admin"]["credential"]
 
     @property
-    def identity(self) -> client.IdentityClient:
+    def identity(self) -> keystone_v3.IdentityClient:
         """An identity client whose calls are atomic actions of this iteration."""
         cred = self._credential()
-        return client.IdentityClient(
-            client.session_for_credential(cred), cred["auth_url"], timer_owner=self
+        return keystone_v3.IdentityClient(
+            keystone_v3.session_for_credential(cred), cred["auth_url"], timer_owner=self
         )
 
     def _pool(self) -> TokenPool:
@@ -105,20 +105,20 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
             current = self._current(pool, token)  # another thread may have done it
             if current.refresh_at is not None and time.time() < current.refresh_at:
                 return current.value
-            identity = client.IdentityClient(
-                client.session_for_credential(credential),
+            identity = keystone_v3.IdentityClient(
+                keystone_v3.session_for_credential(credential),
                 credential["auth_url"],
                 timer_owner=self,
             )
             issued = identity.issue_token(
-                client.credential_user(credential), action=atomics.REFRESH_TOKEN
+                keystone_v3.credential_user(credential), action=atomics.REFRESH_TOKEN
             )
             _REFRESHED[token] = issued
         return issued.value
 
     @staticmethod
-    def _current(pool: TokenPool, token: str) -> client.IssuedToken:
+    def _current(pool: TokenPool, token: str) -> keystone_v3.IssuedToken:
         """This process's replacement of ``token``, or ``token`` as issued."""
-        return _REFRESHED.get(token) or client.IssuedToken(
+        return _REFRESHED.get(token) or keystone_v3.IssuedToken(
             token, pool.get("refresh_at", {}).get(token)
         )

@@ -8,7 +8,7 @@ from rally.task import atomic, types, utils, validation
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 
 # "networks": "none" (boot with no network at all) needs compute API 2.37
 MICROVERSION = "2.37"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rally.task import validation
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.plugins import client
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
 from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
 
@@ -49,6 +49,6 @@ class RevokeToken(KeystonePerfScenario):
         (the token to revoke, timed apart so its request is never hidden in
         the revocation) and ``keystone.revoke_token``.
         """
-        user = client.credential_user(self.context["user"]["credential"])
+        user = keystone_v3.credential_user(self.context["user"]["credential"])
         token = self.identity.create_token(user)
         self.identity.revoke_token(token, token)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rally.task import validation
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.plugins import client
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
 from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
 
@@ -40,7 +40,7 @@ class CreateToken(KeystonePerfScenario):
         :param scope: "project" (scoped to the user's project, as services and
             most clients ask) or "unscoped"
         """
-        user = client.credential_user(self.context["user"]["credential"])
+        user = keystone_v3.credential_user(self.context["user"]["credential"])
         self.identity.create_token(user, unscoped=(scope == "unscoped"))
 
 

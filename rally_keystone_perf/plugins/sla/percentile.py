@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rally import consts
 from rally.task import atomic, sla
 
-from rally_keystone_perf.report.stats import TOTAL, iteration_total, percentile
+from rally_keystone_perf.metrics import TOTAL, iteration_total, percentile
 
 if TYPE_CHECKING:  # pragma: no cover
     from rally.task import runner

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rally import consts
 from rally.task import sla
 
-from rally_keystone_perf.report.stats import Window, iteration_span, rate, widen
+from rally_keystone_perf.metrics import Window, iteration_span, rate, widen
 
 if TYPE_CHECKING:  # pragma: no cover
     from rally.task import runner

@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from rally_keystone_perf.metrics import TOTAL
 from rally_keystone_perf.report.compare import (
     MIN_SAMPLES,
     CompareResult,
@@ -56,7 +57,6 @@ from rally_keystone_perf.report.compare import (
 )
 from rally_keystone_perf.report.concurrency import fields
 from rally_keystone_perf.report.config import Run
-from rally_keystone_perf.report.stats import TOTAL
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers.common import (
     format_number,

@@ -18,6 +18,7 @@ from typing import TextIO
 
 from prettytable import PrettyTable
 
+from rally_keystone_perf.metrics import TOTAL
 from rally_keystone_perf.report import concurrency
 from rally_keystone_perf.report.config import config_warnings
 from rally_keystone_perf.report.engines import engine_label
@@ -25,7 +26,7 @@ from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.hooks import hook_lines
 from rally_keystone_perf.report.load import Workload
 from rally_keystone_perf.report.setup_note import setup_note
-from rally_keystone_perf.report.stats import TOTAL, StatsRow, main_stats, throughput
+from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
 from rally_keystone_perf.report.writers import server
 from rally_keystone_perf.report.writers.common import (
     INDENT,

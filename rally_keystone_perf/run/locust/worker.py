@@ -25,8 +25,8 @@ import locust  # noqa: F401  (gevent patches sockets before requests and ssl loa
 from locust.env import Environment
 from locust.runners import WorkerRunner
 
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import child_guard
-from rally_keystone_perf.plugins import client
 from rally_keystone_perf.run.locust import iterations, protocol, users
 from rally_keystone_perf.run.locust.local_workers import DIE_WITH_PARENT_ENV
 
@@ -65,7 +65,7 @@ class Worker:
         share = iterations.Share.from_go(msg.data, time.time())
         assert self.setup is not None, "go before setup"
         # one kept-alive connection per user, however many users this worker has
-        client.POOL_SIZE = max(client.POOL_SIZE, share.users)
+        keystone_v3.POOL_SIZE = max(keystone_v3.POOL_SIZE, share.users)
         self.load = iterations.WorkerLoad(self.setup, share, self._ship)
         users.CURRENT.set(self.load)
         gevent.spawn(self._report_until_finished, self.load)

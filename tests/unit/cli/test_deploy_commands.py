@@ -9,9 +9,9 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import deploy_commands
+from rally_keystone_perf.client.tracing import CONTEXT_NAME
 from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.plugins.tracing import CONTEXT_NAME
 
 
 def _up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trace: str | None) -> RunDir:

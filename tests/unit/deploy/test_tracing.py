@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.client.tracing import CONTEXT_NAME
 from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
-from rally_keystone_perf.plugins.tracing import CONTEXT_NAME
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf import metrics
 from rally_keystone_perf.report import compare as c
 from rally_keystone_perf.report import stats
 from rally_keystone_perf.report.load import Workload, load_report
@@ -48,7 +49,7 @@ def test_same_distribution_is_not_significant(tmp_path: Path) -> None:
         action.results[1].verdict
         for group in comparison.groups
         for action in group.actions
-        if action.action == stats.TOTAL
+        if action.action == metrics.TOTAL
     ]
     assert set(verdicts) <= {c.NOT_SIGNIFICANT, c.FASTER, c.SLOWER}
     assert verdicts.count(c.NOT_SIGNIFICANT) >= 90
@@ -58,7 +59,7 @@ def test_clearly_slower_and_faster(tmp_path: Path) -> None:
     fast = _load(tmp_path, "fast", r.workload(r.gauss(1, 0.5)))
     slow = _load(tmp_path, "slow", r.workload(r.gauss(2, 1.0)))
     slower = c.compare([("fast", fast), ("slow", slow)])
-    for action in (r.ACTION, stats.TOTAL):
+    for action in (r.ACTION, metrics.TOTAL):
         result = _result(slower, action)
         assert result.verdict == c.SLOWER
         assert result.p_value is not None and result.p_value < 1e-6
@@ -87,7 +88,7 @@ def test_ratio_median_and_p95(tmp_path: Path) -> None:
     # the exact test with 5 vs 5 samples, 2 pairs out of order
     assert result.verdict == c.NOT_SIGNIFICANT
     assert 0.05 < result.p_value < 0.2
-    total = _result(comparison, stats.TOTAL)
+    total = _result(comparison, metrics.TOTAL)
     assert total.median == pytest.approx(0.61)  # iteration.duration
     assert total.ratio == pytest.approx(0.61 / 0.31)
 
@@ -115,7 +116,7 @@ def test_only_successful_samples(tmp_path: Path) -> None:
     other = _load(tmp_path, "b", r.workload([5.0] + durations[1:], errors=[0]))
     comparison = c.compare([("a", base), ("b", other)])
     action = _result(comparison, r.ACTION)
-    total = _result(comparison, stats.TOTAL)
+    total = _result(comparison, metrics.TOTAL)
     assert (action.count, action.median) == (9, pytest.approx(0.1))
     # the total is Rally's (report.stats): every iteration, failed ones included
     assert (total.count, total.median) == (10, pytest.approx(0.11))

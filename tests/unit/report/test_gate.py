@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from rally_keystone_perf import metrics
 from rally_keystone_perf.report import gate as g
-from rally_keystone_perf.report import stats
 from rally_keystone_perf.report.load import Workload, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -123,7 +123,7 @@ def test_heavier_tail_fails_p95_only(tmp_path: Path) -> None:
     p95 = _check(result, f"p95 {r.ACTION}")
     assert p95.status == g.FAIL
     # the figures are the report's: Rally's percentile of the same samples
-    assert p95.current == pytest.approx(stats.median_p95(slow_tail)[1])
+    assert p95.current == pytest.approx(metrics.median_p95(slow_tail)[1])
 
 
 def test_bootstrap_is_deterministic() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.report import api, config, server_view
 from rally_keystone_perf.report.load import ReportError, load_report
 from rally_keystone_perf.report.server_view import ActionGap, RouteTimes

@@ -15,6 +15,7 @@ import pytest
 from rally.common import streaming_algorithms as streaming
 from rally.task.processing import charts
 
+from rally_keystone_perf import metrics
 from rally_keystone_perf.plugins.sla.percentile import MaxDurationPercentile
 from rally_keystone_perf.plugins.sla.throughput import MinThroughput
 from rally_keystone_perf.report import gate, stats, windows
@@ -243,13 +244,13 @@ def _recorded() -> tuple[Workload, dict[str, Any]]:
 
 def _p95_of_the_total(workload: Workload, iterations: list[dict]) -> list:
     """The SLA's, the report's and the gate's p95 of the total, in this order."""
-    criterion = MaxDurationPercentile({stats.TOTAL: {"95": 1e9}})
+    criterion = MaxDurationPercentile({metrics.TOTAL: {"95": 1e9}})
     for item in iterations:  # what Rally hands the SLA during the run
         criterion.add_iteration(item)
     checks = gate.gate([workload], [workload]).checks
-    (check,) = [c for c in checks if c.criterion == f"p95 {stats.TOTAL}"]
+    (check,) = [c for c in checks if c.criterion == f"p95 {metrics.TOTAL}"]
     report = stats.total_row(main_stats(workload)).p95
-    return [criterion.observed(stats.TOTAL, 95), report, check.current]
+    return [criterion.observed(metrics.TOTAL, 95), report, check.current]
 
 
 def test_sla_report_and_gate_judge_the_same_total() -> None:
@@ -270,7 +271,7 @@ def test_the_total_counts_idle_time_and_failures_everywhere(tmp_path: Path) -> N
     workload = _load(tmp_path, data)
     sla_p95, report_p95, gate_p95 = _p95_of_the_total(workload, data)
     totals = sorted(item["duration"] + item["idle_duration"] for item in data)
-    assert sla_p95 == report_p95 == gate_p95 == stats.percentile(totals, 0.95)
+    assert sla_p95 == report_p95 == gate_p95 == metrics.percentile(totals, 0.95)
 
 
 def test_load_window_and_throughput_are_rallys() -> None:

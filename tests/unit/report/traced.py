@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.plugins import tracing
+from rally_keystone_perf.client import tracing
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.run import study as study_run
 from rally_keystone_perf.studies import (
     registry,

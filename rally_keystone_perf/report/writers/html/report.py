@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from rally_keystone_perf.metrics import TOTAL
 from rally_keystone_perf.report.config import config_warnings
 from rally_keystone_perf.report.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import TOTAL, StatsRow
+from rally_keystone_perf.report.stats import StatsRow
 from rally_keystone_perf.report.writers.common import format_number, stats_cells
 from rally_keystone_perf.report.writers.html import shape
 from rally_keystone_perf.report.writers.html.charts import (

@@ -7,7 +7,7 @@ import time
 import pytest
 from keystoneauth1 import exceptions as ks_exc
 
-from rally_keystone_perf.plugins import atomics, client
+from rally_keystone_perf.client import atomics, keystone_v3
 from rally_keystone_perf.plugins.scenarios import base, identity, tokens
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,
@@ -105,8 +105,8 @@ def test_user_tokens_are_refreshed_with_the_users_credential(keystone) -> None:
 )
 def test_refresh_time(issued, expires, refresh_at) -> None:
     token = {"issued_at": issued, "expires_at": expires}
-    assert client.refresh_time({"token": token}) == refresh_at
-    assert client.refresh_time("not a body") is None
+    assert keystone_v3.refresh_time({"token": token}) == refresh_at
+    assert keystone_v3.refresh_time("not a body") is None
 
 
 def test_unknown_expiry_is_never_refreshed(keystone) -> None:

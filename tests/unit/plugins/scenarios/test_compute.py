@@ -9,7 +9,7 @@ from novaclient import exceptions as nova_exc
 from rally import exceptions as rally_exc
 from rally.task import scenario as rally_scenario
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.plugins.scenarios import compute
 from tests.unit.rally_fakes import atomic_names, scenario_context
 

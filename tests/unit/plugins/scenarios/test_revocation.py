@@ -6,7 +6,7 @@ import pytest
 from keystoneauth1 import exceptions as ks_exc
 from rally.task import scenario as rally_scenario
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.plugins.scenarios import revocation
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,

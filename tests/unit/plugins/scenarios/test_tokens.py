@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rally.task import scenario as rally_scenario
 
-from rally_keystone_perf.plugins import atomics
+from rally_keystone_perf.client import atomics
 from rally_keystone_perf.plugins.scenarios import tokens
 from tests.unit.rally_fakes import (
     ADMIN_TOKEN,

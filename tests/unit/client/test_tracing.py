@@ -6,7 +6,7 @@ import pytest
 from osprofiler import _utils as osprofiler_utils
 from osprofiler import profiler, web
 
-from rally_keystone_perf.plugins import tracing
+from rally_keystone_perf.client import tracing
 
 
 @pytest.mark.parametrize("fraction", [1.0, 0.5, 0.1, 0.25, 0.03])

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.plugins.lean_http, over a loopback HTTP server
+"""Tests for rally_keystone_perf.client.lean_http, over a loopback HTTP server
 of the standard library (a transport test needs real sockets)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from keystoneauth1 import exceptions as ks_exc
 
-from rally_keystone_perf.plugins import lean_http
+from rally_keystone_perf.client import lean_http
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.plugins.client (and the names in atomics.py)."""
+"""Tests for rally_keystone_perf.client.keystone_v3 (and the names in atomics.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from keystoneauth1 import exceptions as ks_exc
 from rally.task import atomic
 from requests_mock import ANY
 
-from rally_keystone_perf.plugins import atomics, client, lean_http
+from rally_keystone_perf.client import atomics, keystone_v3, lean_http
 from tests.unit.rally_fakes import atomic_names, body, password_body
 
 ROOT = "http://keystone.test:5000/v3"
-USER = client.PasswordUser(
+USER = keystone_v3.PasswordUser(
     username="alice",
     password="s3cret-pw",
     user_domain_name="Default",
@@ -32,8 +32,10 @@ def owner() -> atomic.ActionTimerMixin:
 
 
 @pytest.fixture
-def identity(owner: atomic.ActionTimerMixin) -> client.IdentityClient:
-    return client.IdentityClient(client.shared_session(), ROOT, timer_owner=owner)
+def identity(owner: atomic.ActionTimerMixin) -> keystone_v3.IdentityClient:
+    return keystone_v3.IdentityClient(
+        keystone_v3.shared_session(), ROOT, timer_owner=owner
+    )
 
 
 def _only_atomic(owner: atomic.ActionTimerMixin, name: str) -> dict:
@@ -83,11 +85,13 @@ def test_atomic_names_are_the_documented_ones() -> None:
     ],
 )
 def test_identity_url(auth_url: str, expected: str) -> None:
-    assert client.identity_url(auth_url) == expected
+    assert keystone_v3.identity_url(auth_url) == expected
 
 
 def test_client_normalises_its_url() -> None:
-    ident = client.IdentityClient(client.shared_session(), "http://h:5000/v2.0/")
+    ident = keystone_v3.IdentityClient(
+        keystone_v3.shared_session(), "http://h:5000/v2.0/"
+    )
     assert ident.url == "http://h:5000/v3"
 
 
@@ -95,16 +99,16 @@ def test_client_normalises_its_url() -> None:
 
 
 def test_shared_session_is_reused_for_the_same_settings() -> None:
-    first = client.shared_session()
-    assert client.shared_session() is first
-    assert client.shared_session(verify=True, cert=None) is first
+    first = keystone_v3.shared_session()
+    assert keystone_v3.shared_session() is first
+    assert keystone_v3.shared_session(verify=True, cert=None) is first
 
 
 def test_shared_session_differs_per_tls_settings() -> None:
-    plain = client.shared_session()
-    insecure = client.shared_session(verify=False)
-    cacert = client.shared_session(verify="/etc/ca.pem")
-    with_cert = client.shared_session(cert=("/c.pem", "/k.pem"))
+    plain = keystone_v3.shared_session()
+    insecure = keystone_v3.shared_session(verify=False)
+    cacert = keystone_v3.shared_session(verify="/etc/ca.pem")
+    with_cert = keystone_v3.shared_session(cert=("/c.pem", "/k.pem"))
     sessions = [plain, insecure, cacert, with_cert]
     assert len({id(s) for s in sessions}) == 4
     assert insecure.verify is False
@@ -113,17 +117,17 @@ def test_shared_session_differs_per_tls_settings() -> None:
 
 
 def test_shared_session_list_cert_is_keyed_like_a_tuple() -> None:
-    assert client.shared_session(cert=["/c", "/k"]) is client.shared_session(
+    assert keystone_v3.shared_session(cert=["/c", "/k"]) is keystone_v3.shared_session(
         cert=("/c", "/k")
     )
 
 
 def test_shared_session_is_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    parent = client.shared_session()
-    monkeypatch.setattr(client.os, "getpid", lambda: -12345)
-    child = client.shared_session()
+    parent = keystone_v3.shared_session()
+    monkeypatch.setattr(keystone_v3.os, "getpid", lambda: -12345)
+    child = keystone_v3.shared_session()
     assert child is not parent
-    assert client.shared_session() is child
+    assert keystone_v3.shared_session() is child
 
 
 def test_the_environment_is_read_once_per_host(
@@ -139,44 +143,44 @@ def test_the_environment_is_read_once_per_host(
     monkeypatch.setattr(requests.sessions, "get_environ_proxies", counted)
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/bundle.pem")
     requests_mock.get(ANY, json={"projects": []})
-    ident = client.IdentityClient(client.shared_session(), ROOT)
+    ident = keystone_v3.IdentityClient(keystone_v3.shared_session(), ROOT)
     for _ in range(3):
         ident.list_projects("tok")
-    client.IdentityClient(client.shared_session(), "http://other:5000").list_projects(
-        "tok"
-    )
+    keystone_v3.IdentityClient(
+        keystone_v3.shared_session(), "http://other:5000"
+    ).list_projects("tok")
     assert len(reads) == 2  # once per host, not once per request
     assert requests_mock.request_history[0].verify == "/etc/bundle.pem"
 
 
 def test_the_lean_transport_serves_the_process_once_chosen() -> None:
-    keystoneauth = client.shared_session()
-    client.use_transport("lean")
-    lean = client.shared_session()
+    keystoneauth = keystone_v3.shared_session()
+    keystone_v3.use_transport("lean")
+    lean = keystone_v3.shared_session()
     assert isinstance(lean, lean_http.LeanSession) and lean is not keystoneauth
-    assert lean.pool_size == client.POOL_SIZE
-    assert client.shared_session() is lean
+    assert lean.pool_size == keystone_v3.POOL_SIZE
+    assert keystone_v3.shared_session() is lean
 
 
 def test_the_transport_is_lean_unless_the_environment_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    client.use_transport(None)
-    monkeypatch.delenv(client.TRANSPORT_ENV, raising=False)
-    assert client.transport() == "lean"
-    monkeypatch.setenv(client.TRANSPORT_ENV, "keystoneauth")
-    assert client.transport() == "keystoneauth"
-    monkeypatch.setenv(client.TRANSPORT_ENV, "curl")
+    keystone_v3.use_transport(None)
+    monkeypatch.delenv(keystone_v3.TRANSPORT_ENV, raising=False)
+    assert keystone_v3.transport() == "lean"
+    monkeypatch.setenv(keystone_v3.TRANSPORT_ENV, "keystoneauth")
+    assert keystone_v3.transport() == "keystoneauth"
+    monkeypatch.setenv(keystone_v3.TRANSPORT_ENV, "curl")
     with pytest.raises(ValueError, match="KEYSTONE_PERF_HTTP='curl'"):
-        client.shared_session()
+        keystone_v3.shared_session()
 
 
 def test_shared_session_pool_and_timeout() -> None:
-    sess = client.shared_session(timeout=7.5)
+    sess = keystone_v3.shared_session(timeout=7.5)
     assert sess.timeout == 7.5
     for scheme in ("http://x", "https://x"):
         adapter = sess.session.get_adapter(scheme)
-        assert adapter._pool_maxsize == client.POOL_SIZE
+        assert adapter._pool_maxsize == keystone_v3.POOL_SIZE
 
 
 @pytest.mark.parametrize(
@@ -189,10 +193,10 @@ def test_shared_session_pool_and_timeout() -> None:
     ],
 )
 def test_session_for_credential(credential: dict, verify: object, cert: object) -> None:
-    sess = client.session_for_credential(credential)
+    sess = keystone_v3.session_for_credential(credential)
     assert sess.verify == verify
     assert sess.cert == cert
-    assert sess is client.shared_session(verify=verify, cert=cert)
+    assert sess is keystone_v3.shared_session(verify=verify, cert=cert)
 
 
 # --- PasswordUser / bodies -------------------------------------------------
@@ -207,24 +211,24 @@ def test_password_user_repr_hides_the_password() -> None:
 
 
 def test_password_auth_body_scoped() -> None:
-    assert client.password_auth_body(USER) == password_body(
+    assert keystone_v3.password_auth_body(USER) == password_body(
         "alice", "s3cret-pw", "demo"
     )
 
 
 def test_password_auth_body_unscoped() -> None:
-    assert client.password_auth_body(USER, unscoped=True) == password_body(
+    assert keystone_v3.password_auth_body(USER, unscoped=True) == password_body(
         "alice", "s3cret-pw", None
     )
 
 
 def test_password_auth_body_without_project_is_unscoped() -> None:
-    user = client.PasswordUser("bob", "pw")
-    assert client.password_auth_body(user) == password_body("bob", "pw", None)
+    user = keystone_v3.PasswordUser("bob", "pw")
+    assert keystone_v3.password_auth_body(user) == password_body("bob", "pw", None)
 
 
 def test_credential_user_from_rally_credential() -> None:
-    user = client.credential_user(
+    user = keystone_v3.credential_user(
         {
             "username": "carol",
             "password": "pw",
@@ -234,7 +238,7 @@ def test_credential_user_from_rally_credential() -> None:
             "project_domain_name": None,
         }
     )
-    assert user == client.PasswordUser(
+    assert user == keystone_v3.PasswordUser(
         username="carol",
         password="pw",
         user_domain_name="Users",
@@ -349,7 +353,7 @@ def test_delete_user(requests_mock, identity, owner) -> None:
 
 def test_no_timer_owner_records_nothing(requests_mock) -> None:
     requests_mock.get(f"{ROOT}/projects", json={"projects": []})
-    ident = client.IdentityClient(client.shared_session(), ROOT)
+    ident = keystone_v3.IdentityClient(keystone_v3.shared_session(), ROOT)
     assert ident.list_projects("T") == []
     assert requests_mock.call_count == 1
 

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.plugins.http_wire: responses written by hand
+"""Tests for rally_keystone_perf.client.http_wire: responses written by hand
 into one end of a socket pair, parsed from the other."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rally_keystone_perf.plugins import http_wire
+from rally_keystone_perf.client import http_wire
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ import requests
 from keystoneauth1 import session as ks_session
 from requests.adapters import HTTPAdapter
 
-from rally_keystone_perf.plugins import atomics, lean_http, tracing
+from rally_keystone_perf.client import atomics, lean_http, tracing
 
 POOL_SIZE = 256
 DEFAULT_TIMEOUT = 120.0
@@ -249,7 +249,7 @@ class IdentityClient:
         headers = kwargs.pop("headers", {})
         if token is not None:
             headers["X-Auth-Token"] = token
-        trace = tracing.headers()  # signed before the timer (plugins/tracing)
+        trace = tracing.headers()  # signed before the timer (client/tracing)
         if trace:
             headers.update(trace)
         return self.session.request(

@@ -31,7 +31,7 @@ from keystoneauth1 import exceptions as ks_exceptions
 from requests.structures import CaseInsensitiveDict
 from urllib3.util.wait import wait_for_read
 
-from rally_keystone_perf.plugins import http_wire
+from rally_keystone_perf.client import http_wire
 
 USER_AGENT = "rally-keystone-perf"
 _Key = tuple[str, str, int]
