@@ -51,6 +51,7 @@ from prettytable import PrettyTable
 from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report import (
     access_log,
     compare,
@@ -60,7 +61,6 @@ from rally_keystone_perf.report import (
     windows,
 )
 from rally_keystone_perf.report.resources import ResourceUsage
-from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
 
 WORKERS = (0, 1, 2)  # Rally's runner, Locust with 1 and with 2 workers

@@ -28,8 +28,8 @@ from prettytable import PrettyTable
 from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report import concurrency, load, stats
-from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
 
 MODE = "nginx-uwsgi"  # seed 003's: nginx in front of uwsgi

@@ -11,11 +11,11 @@ from typing import Any
 from rally_keystone_perf.cli.options import at_least, positive
 from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.run.locust import task as locust_task
-from rally_keystone_perf.run.locust.local_workers import worker_argv
-from rally_keystone_perf.run.locust.plan import task_plans
-from rally_keystone_perf.run.locust.protocol import parse_address
-from rally_keystone_perf.run.locust.task import ENGINES, LocustOptions
+from rally_keystone_perf.loadgen.locust import task as locust_task
+from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
+from rally_keystone_perf.loadgen.locust.plan import task_plans
+from rally_keystone_perf.loadgen.locust.protocol import parse_address
+from rally_keystone_perf.loadgen.locust.task import ENGINES, LocustOptions
 from rally_keystone_perf.tasks.model import TaskFile
 
 DEFAULT_WEB_UI = "127.0.0.1:8089"

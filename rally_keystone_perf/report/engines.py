@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rally_keystone_perf.run.locust.protocol import LOCUST_RUNNER
+from rally_keystone_perf.loadgen.locust.protocol import LOCUST_RUNNER
 
 
 def split_runner(runner_type: str, runner: Any) -> tuple[str, Any, dict[str, Any]]:

@@ -22,9 +22,9 @@ from typing import Any
 from rally_keystone_perf.deploy import modes, preflight, tracing
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.loadgen.locust import task as locust_task
+from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.run import rally_runner, session
-from rally_keystone_perf.run.locust import task as locust_task
-from rally_keystone_perf.run.locust.task import LocustOptions
 from rally_keystone_perf.tasks import generate
 from rally_keystone_perf.tasks.model import TaskFile
 

@@ -73,7 +73,7 @@ def _locust_processes() -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline", "status"]):
         cmdline = " ".join(proc.info["cmdline"] or [])
-        if proc.info["status"] != psutil.STATUS_ZOMBIE and "run.locust." in cmdline:
+        if proc.info["status"] != psutil.STATUS_ZOMBIE and "loadgen.locust." in cmdline:
             found.append(proc)
     return found
 

@@ -17,10 +17,10 @@ from rally_keystone_perf.deploy import trace_store, tracing
 from rally_keystone_perf.deploy.keystone import trace_points
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report import access_log, traces
 from rally_keystone_perf.report.load import load_report
 from rally_keystone_perf.run import session
-from rally_keystone_perf.run.locust import task as locust_task
 from rally_keystone_perf.tasks.model import TaskFile
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 

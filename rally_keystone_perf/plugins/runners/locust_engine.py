@@ -15,11 +15,11 @@ from rally.common import logging
 from rally.task import runner
 
 from rally_keystone_perf.deploy.faults import RUN_ENV
-from rally_keystone_perf.run.locust import protocol
-from rally_keystone_perf.run.locust.plan import RUNNERS, load_plan
+from rally_keystone_perf.loadgen.locust import protocol
+from rally_keystone_perf.loadgen.locust.plan import RUNNERS, load_plan
 
 LOG = logging.getLogger(__name__)
-MASTER_MODULE = "rally_keystone_perf.run.locust.master"
+MASTER_MODULE = "rally_keystone_perf.loadgen.locust.master"
 POLL = 0.2  # seconds between two looks at Rally's abort flag
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.run import matrix, session
-from rally_keystone_perf.run.locust.task import LocustOptions
 from rally_keystone_perf.run.rally_runner import TaskOutcome
 from rally_keystone_perf.tasks.model import TaskFile
 

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
+from rally_keystone_perf.loadgen.locust import protocol
 from rally_keystone_perf.plugins.runners import locust_engine
 from rally_keystone_perf.plugins.runners.locust_engine import LocustRunner
-from rally_keystone_perf.run.locust import protocol
 
 
 class _Task(dict):  # type: ignore[type-arg]

@@ -20,7 +20,7 @@ import gevent.event
 from rally.common import opts
 from rally.task import runner as rally_runner
 
-from rally_keystone_perf.run.locust import protocol
+from rally_keystone_perf.loadgen.locust import protocol
 
 Ship = Callable[[list[dict[str, Any]]], None]
 

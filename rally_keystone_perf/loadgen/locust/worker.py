@@ -1,6 +1,6 @@
 """A Locust worker that runs this suite's scenarios for a master.
 
-``python -m rally_keystone_perf.run.locust.worker --master HOST:PORT``
+``python -m rally_keystone_perf.loadgen.locust.worker --master HOST:PORT``
 (``rally-keystone-perf worker`` runs it). The master starts local workers
 itself; on another host, install this package and run the command the
 master prints. The worker receives the workload from the master (scenario,
@@ -27,8 +27,8 @@ from locust.runners import WorkerRunner
 
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import child_guard
-from rally_keystone_perf.run.locust import iterations, protocol, users
-from rally_keystone_perf.run.locust.local_workers import DIE_WITH_PARENT_ENV
+from rally_keystone_perf.loadgen.locust import iterations, protocol, users
+from rally_keystone_perf.loadgen.locust.local_workers import DIE_WITH_PARENT_ENV
 
 LOG = logging.getLogger("rally_keystone_perf.locust.worker")
 FLUSH_EVERY = 0.25  # seconds between two batches of records

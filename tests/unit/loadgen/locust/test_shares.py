@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from rally_keystone_perf.run.locust import protocol, shares
+from rally_keystone_perf.loadgen.locust import protocol, shares
 
 
 def _setup(**load: object) -> protocol.Setup:

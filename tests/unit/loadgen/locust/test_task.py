@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.run.locust import task as locust_task
-from rally_keystone_perf.run.locust.plan import PlanError
+from rally_keystone_perf.loadgen.locust import task as locust_task
+from rally_keystone_perf.loadgen.locust.plan import PlanError
 from rally_keystone_perf.tasks.model import TaskFile
 
 HOOK = {

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rally_keystone_perf.run.locust import protocol
-from rally_keystone_perf.run.locust.plan import split_budget
+from rally_keystone_perf.loadgen.locust import protocol
+from rally_keystone_perf.loadgen.locust.plan import split_budget
 
 
 def worker_shares(setup: protocol.Setup, users: Sequence[int]) -> list[dict[str, Any]]:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.run.locust.plan import task_plans
-from rally_keystone_perf.run.locust.protocol import ENGINE_DIR
-from rally_keystone_perf.run.locust.protocol import LOCUST_RUNNER as RUNNER
+from rally_keystone_perf.loadgen.locust.plan import task_plans
+from rally_keystone_perf.loadgen.locust.protocol import ENGINE_DIR
+from rally_keystone_perf.loadgen.locust.protocol import LOCUST_RUNNER as RUNNER
 from rally_keystone_perf.tasks.model import TaskFile
 
 ENGINES = ("rally", "locust")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from rally_openstack.common.credential import OpenStackCredential
 
-from rally_keystone_perf.run.locust import protocol
+from rally_keystone_perf.loadgen.locust import protocol
 
 
 def _setup(**context: object) -> protocol.Setup:

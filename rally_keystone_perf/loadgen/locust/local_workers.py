@@ -1,6 +1,6 @@
 """The worker processes a master starts on this machine.
 
-Each runs ``python -m rally_keystone_perf.run.locust.worker`` with its own log
+Each runs ``python -m rally_keystone_perf.loadgen.locust.worker`` with its own log
 file in the run folder's ``logs/``, dies with the master (the kernel's
 parent-death signal, asked for through ``KSP_DIE_WITH_PARENT``) and is
 stopped, then killed, when the master ends. A worker that exits before the
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DIE_WITH_PARENT_ENV = "KSP_DIE_WITH_PARENT"
-WORKER_MODULE = "rally_keystone_perf.run.locust.worker"
+WORKER_MODULE = "rally_keystone_perf.loadgen.locust.worker"
 STOP_GRACE = 5.0  # seconds between SIGTERM and SIGKILL
 
 

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.run.locust.plan: Rally runners as Locust loads."""
+"""Tests for rally_keystone_perf.loadgen.locust.plan: Rally runners as Locust loads."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.run.locust import plan
+from rally_keystone_perf.loadgen.locust import plan
 from rally_keystone_perf.tasks.model import TaskFile
 
 

@@ -1,6 +1,6 @@
 """The Locust master of one workload, run by the ``keystone_perf_locust`` runner.
 
-``python -m rally_keystone_perf.run.locust.master``: reads the workload's
+``python -m rally_keystone_perf.loadgen.locust.master``: reads the workload's
 :class:`~.protocol.Setup` line on stdin, binds Locust's master, starts the
 local workers and waits for every expected one, hands them the workload,
 lets Locust spawn the users, then tells every worker to go at one instant
@@ -29,8 +29,8 @@ from gevent.fileobject import FileObjectPosix
 from locust.env import Environment
 from locust.runners import STATE_MISSING, MasterRunner
 
-from rally_keystone_perf.run.locust import protocol, shares, users
-from rally_keystone_perf.run.locust.local_workers import LocalWorkers, worker_argv
+from rally_keystone_perf.loadgen.locust import protocol, shares, users
+from rally_keystone_perf.loadgen.locust.local_workers import LocalWorkers, worker_argv
 
 LOG = logging.getLogger("rally_keystone_perf.locust.master")
 CONNECT_TIMEOUT = 60.0  # seconds for local workers to connect and load the setup

@@ -6,7 +6,7 @@ from typing import Any
 import gevent
 from rally.task import scenario
 
-from rally_keystone_perf.run.locust import iterations, protocol
+from rally_keystone_perf.loadgen.locust import iterations, protocol
 
 
 class Sleeper(scenario.Scenario):
