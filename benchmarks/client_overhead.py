@@ -24,7 +24,7 @@ from prettytable import PrettyTable
 from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import access_log, load
+from rally_keystone_perf.report.readers import access_log, rally_json
 
 SCENARIOS = [
     "KeystonePerf.create_token",
@@ -38,7 +38,7 @@ REFERENCE = "KeystoneBasic.authenticate_user_and_validate_token"
 USERS = {"users": {"tenants": 2, "users_per_tenant": 2}}
 
 
-def requests_table(bench: Bench, results: list[load.Workload]) -> PrettyTable:
+def requests_table(bench: Bench, results: list[rally_json.Workload]) -> PrettyTable:
     """Requests per iteration, counted server-side, by route."""
     table = PrettyTable(["scenario", "iterations", "requests/iteration", "by route"])
     table.align["by route"] = "l"
@@ -58,7 +58,7 @@ def requests_table(bench: Bench, results: list[load.Workload]) -> PrettyTable:
 
 
 def overhead_table(
-    bench: Bench, results: list[load.Workload]
+    bench: Bench, results: list[rally_json.Workload]
 ) -> tuple[PrettyTable, bool]:
     """Client median vs server median per atomic action, and whether all pass."""
     table = PrettyTable(

@@ -40,7 +40,8 @@ from benchmarks.common import echo, keystone
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import load, server_view, stats
+from rally_keystone_perf.report.figures import server_view, stats
+from rally_keystone_perf.report.readers import rally_json
 
 BIND_AT = 2.5  # nodes' worth of token rate the database's quota serves
 MIN_DB_CPUS = 0.02  # below this a CFS quota stalls the database most of a period
@@ -75,7 +76,7 @@ def calibrate(mode: str, node_cpus: float, tasks: Path, runs: Path) -> float:
         outcome = bench.rally.start_task(task)
     if outcome.report is None:
         raise SystemExit(f"{task} produced no report")
-    (workload,) = load.load_report(outcome.report)
+    (workload,) = rally_json.load_report(outcome.report)
     tokens = sum(1 for it in workload.iterations if not it.error)
     rate = stats.throughput(workload) or 0.0
     if not tokens:
@@ -93,7 +94,7 @@ def calibrate(mode: str, node_cpus: float, tasks: Path, runs: Path) -> float:
     return quota
 
 
-def _tier_cpu(report: Path, workload: load.Workload) -> tuple[float, float]:
+def _tier_cpu(report: Path, workload: rally_json.Workload) -> tuple[float, float]:
     """CPU seconds of the database and of the node inside the load window."""
     view = server_view.server_view(report, [workload])
     tiers = None if view is None else view.workloads[0].cluster

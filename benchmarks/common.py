@@ -14,7 +14,8 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import access_log, load, windows
+from rally_keystone_perf.report.figures import windows
+from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import keystone_session
 
@@ -31,7 +32,7 @@ class Bench:
     run: RunDir
     rally: rally_runner.RallyRunner
 
-    def start_task(self, name: str, workloads: list[dict]) -> list[load.Workload]:
+    def start_task(self, name: str, workloads: list[dict]) -> list[rally_json.Workload]:
         """Run workloads (one subtask each) and return Rally's loaded results."""
         task = {
             "version": 2,
@@ -46,10 +47,10 @@ class Bench:
         outcome = self.rally.start_task(path)
         if outcome.report is None:
             raise SystemExit(f"rally task {name} produced no report")
-        return load.load_report(outcome.report)
+        return rally_json.load_report(outcome.report)
 
     def server_requests(
-        self, workload: load.Workload
+        self, workload: rally_json.Workload
     ) -> list[access_log.ServerRequest]:
         """The requests the server received inside the workload's load window."""
         start, end = windows.load_window(workload)
@@ -66,7 +67,7 @@ def keystone(options: LaunchOptions, runs: Path | None) -> Iterator[Bench]:
         yield Bench(run, runner)
 
 
-def atomic_durations(workload: load.Workload) -> dict[str, list[float]]:
+def atomic_durations(workload: rally_json.Workload) -> dict[str, list[float]]:
     """Seconds of every successful atomic action of the workload, by name."""
     durations: dict[str, list[float]] = collections.defaultdict(list)
     for iteration in workload.iterations:

@@ -52,15 +52,9 @@ from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.loadgen.locust import task as locust_task
-from rally_keystone_perf.report import (
-    access_log,
-    compare,
-    load,
-    server_view,
-    stats,
-    windows,
-)
-from rally_keystone_perf.report.resources import ResourceUsage
+from rally_keystone_perf.report.figures import compare, server_view, stats, windows
+from rally_keystone_perf.report.readers import access_log, rally_json
+from rally_keystone_perf.report.readers.resources import ResourceUsage
 from rally_keystone_perf.tasks.model import TaskFile
 
 WORKERS = (0, 1, 2)  # Rally's runner, Locust with 1 and with 2 workers
@@ -74,7 +68,7 @@ class EngineRun:
     label: str
     concurrency: int
     workers: int  # 0: Rally's runner
-    workloads: list[load.Workload] = field(default_factory=list)
+    workloads: list[rally_json.Workload] = field(default_factory=list)
     client_cpu: float | None = 0.0  # seconds; None once a round had no sample
     server_cpu: float | None = 0.0
     server_times: list[float] = field(default_factory=list)  # access log, s
@@ -82,7 +76,7 @@ class EngineRun:
     def add(self, report: Path, access: Path) -> None:
         """Take in one round's report, its run folder's CPU samples and the
         server's time of each successful request in its load window."""
-        (workload,) = load.load_report(report)
+        (workload,) = rally_json.load_report(report)
         view = server_view.server_view(report, [workload])
         sides = view.workloads[0] if view else None
         self.workloads.append(workload)

@@ -30,8 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.report import api, config
-from rally_keystone_perf.report.entries import report_entries
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.figures.entries import report_entries
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import factory
 
@@ -58,7 +59,7 @@ def build_run(root: Path, index: int, iterations: int) -> Path:
             "password_hash_rounds": 4,
         },
     }
-    (run / config.RUN_STATE).write_text(json.dumps(state))
+    (run / run_labels.RUN_STATE).write_text(json.dumps(state))
     rng = random.Random(index)
     data = []
     start = 1_700_000_000.0
@@ -86,14 +87,14 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - began, result
 
 
-def render_report(reports: list[config.LoadedReport]) -> None:
+def render_report(reports: list[run_labels.LoadedReport]) -> None:
     """Report statistics once, written in every format."""
     entries = report_entries(reports)
     for fmt in FORMATS:
         api.write_entries(entries, io.StringIO(), fmt)
 
 
-def render_compare(runs: list[config.Run]) -> None:
+def render_compare(runs: list[run_labels.Run]) -> None:
     """Comparison and series once (scipy imported on first use), every format."""
     result = api.compare_runs(runs)
     for fmt in FORMATS:
@@ -120,8 +121,8 @@ def main() -> None:
             f"{len(runs)} runs x {args.iterations} iterations, "
             f"formats: {', '.join(FORMATS)}"
         )
-        load_s, loaded = timed(lambda: config.load_runs(runs))
-        reports = config.load_reports(runs)
+        load_s, loaded = timed(lambda: run_labels.load_runs(runs))
+        reports = run_labels.load_reports(runs)
         report_s, _ = timed(lambda: render_report(reports))
         compare_s, _ = timed(lambda: render_compare(loaded))
         total = report_s + compare_s

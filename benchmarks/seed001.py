@@ -34,7 +34,7 @@ from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf import paths
 from rally_keystone_perf.client import atomics, keystone_v3
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import load
+from rally_keystone_perf.report.readers import rally_json
 
 SOURCE = "../shared/seeds/001_*.txt, 'Compare PKI vs UUID, SQL vs LDAP'"
 ROWS = {  # the seed's row -> our serial task file and the atomic it times
@@ -57,7 +57,7 @@ CONFIGS = [("sql", "fernet"), ("sql", "jws"), ("ldap", "fernet"), ("ldap", "jws"
 POOL = (12, 512)  # seed 000's 6144 users
 
 
-def _per_100(workload: load.Workload, atomic: str) -> float:
+def _per_100(workload: rally_json.Workload, atomic: str) -> float:
     durations = atomic_durations(workload)[atomic]
     return 100 * statistics.mean(durations) if durations else float("nan")
 
@@ -74,7 +74,7 @@ def measure_config(identity: str, provider: str, size: str, runs: Path | None) -
             outcome = bench.rally.start_task(task)
             if outcome.report is None:
                 raise SystemExit(f"{task} produced no report")
-            (workload,) = load.load_report(outcome.report)
+            (workload,) = rally_json.load_report(outcome.report)
             found[row] = _per_100(workload, atomic)
         found["pool"] = float((bench.run.state().user_pool or {}).get("seconds", 0))
     return found
@@ -138,7 +138,7 @@ def _events_now(bench: Bench) -> str:
         return f"? (listing: HTTP {exc.http_status})"
 
 
-def _medians(bench: Bench, workload: load.Workload, atomic: str) -> list[str]:
+def _medians(bench: Bench, workload: rally_json.Workload, atomic: str) -> list[str]:
     """The atomic's client median and its route's server median, in ms."""
     route = atomics.ROUTES[atomic]
     failed = sum(1 for it in workload.iterations if it.error)

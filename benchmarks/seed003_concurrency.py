@@ -10,7 +10,7 @@ namespaces on a bridge in 198.18.0.0/15), runs the bundled
 ``list-projects-c1000`` task with Locust's workers, one in each namespace
 (and, with ``--rally``, with Rally's runner on the same Keystone), and
 prints what each achieved as the report computes it (peak and mean
-iterations in flight, :mod:`rally_keystone_perf.report.concurrency`),
+iterations in flight, :mod:`rally_keystone_perf.report.figures.concurrency`),
 iterations/s and failures. Exit 2 when Locust held fewer than ``--target``
 in flight (issue 18: 950).
 
@@ -29,13 +29,14 @@ from benchmarks.common import Bench, echo, keystone
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.loadgen.locust import task as locust_task
-from rally_keystone_perf.report import concurrency, load, stats
+from rally_keystone_perf.report.figures import concurrency, stats
+from rally_keystone_perf.report.readers import rally_json
 from rally_keystone_perf.tasks.model import TaskFile
 
 MODE = "nginx-uwsgi"  # seed 003's: nginx in front of uwsgi
 
 
-def run_task(bench: Bench, task: Path, hosts: int) -> load.Workload:
+def run_task(bench: Bench, task: Path, hosts: int) -> rally_json.Workload:
     """The task on Rally's runner (``hosts`` 0) or on Locust's workers."""
     if hosts:
         options = locust_task.LocustOptions(workers=0, host_count=hosts)
@@ -45,11 +46,11 @@ def run_task(bench: Bench, task: Path, hosts: int) -> load.Workload:
     problems = locust_task.engine_failures(bench.run.results)
     if outcome.report is None or problems:
         raise SystemExit(f"{task.name}: the run failed: {problems or 'no report'}")
-    (workload,) = load.load_report(outcome.report)
+    (workload,) = rally_json.load_report(outcome.report)
     return workload
 
 
-def row(label: str, workload: load.Workload) -> list[str]:
+def row(label: str, workload: rally_json.Workload) -> list[str]:
     """What the engine asked for and reached."""
     reached = concurrency.achieved(workload)
     total = stats.total_row(stats.main_stats(workload))

@@ -12,7 +12,7 @@ from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import parse_size
-from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.tasks.model import TaskFile
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.cli.options import at_least, positive
-from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
 from rally_keystone_perf.loadgen.locust.plan import task_plans
@@ -157,7 +157,7 @@ def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> P
     Locust form, the trace context of ``--trace``)."""
     if options is not None:
         options = options.on_hosts(run.state().client_network)
-    contexts = tracing.client_contexts(run)
+    contexts = profiler.client_contexts(run)
     return locust_task.task_to_run(task, options, run.root, contexts)
 
 

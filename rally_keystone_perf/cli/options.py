@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
-from rally_keystone_perf.deploy import modes, tracing
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.deploy.user_pool import parse_size
 from rally_keystone_perf.report.writers.registry import FORMATS
 
@@ -98,7 +99,7 @@ def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) 
 def trace_choice(text: str) -> str:
     """``--trace``'s value, checked: ``slowest:N`` or ``sample:P``."""
     try:
-        return tracing.parse_spec(text).text
+        return profiler.parse_spec(text).text
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -120,7 +121,7 @@ def _add_trace(parser: argparse.ArgumentParser) -> None:
         help="slowest:N traces every iteration and breaks down the N slowest "
         "of each workload; sample:P traces a share P (0-1, or N%%) of them, "
         "spread evenly without a period, and breaks down the "
-        f"{tracing.DEFAULT_SLOWEST} slowest traced",
+        f"{profiler.DEFAULT_SLOWEST} slowest traced",
     )
 
 

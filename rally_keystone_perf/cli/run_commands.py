@@ -22,7 +22,8 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import api, combined, config, scaling
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import combined, run_labels, scaling
 from rally_keystone_perf.run import matrix, rally_runner, session
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
@@ -67,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     assert run is not None
     reports = [o.report for o in outcomes if o.report]
     if reports:
-        columns = config.config_columns(run.state())
+        columns = run_labels.config_columns(run.state())
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     codes = [o.exit_code for o in outcomes]
@@ -98,19 +99,19 @@ def _write_matrix_tables(state: matrix.MatrixState, reports: list[Path]) -> None
     """The combined table: markdown in the matrix folder, a table on stdout.
 
     Reports of more than one node count (``--nodes``) add the scaling table
-    (:mod:`..report.scaling`) after it, in both.
+    (:mod:`..report.figures.scaling`) after it, in both.
     """
-    loaded = config.load_reports(reports)
-    header: list[str] = []
-    rows: list[list[str]] = []
+    loaded = run_labels.load_reports(reports)
+    table = combined.combined_rows(loaded)
+    nodes = None
     if len(scaling.node_counts(loaded)) > 1:
-        header, rows = scaling.scaling_rows(loaded)
+        nodes = scaling.scaling_figures(loaded)
     markdown = io.StringIO()
     for stream, fmt in ((markdown, "markdown"), (sys.stdout, "table")):
-        combined.write_combined(loaded, stream, fmt)
-        if rows:
+        api.write_combined(table, stream, fmt)
+        if nodes is not None and nodes.rows:
             stream.write("\n")
-            scaling.write_scaling((header, rows), stream, fmt)
+            api.write_scaling(nodes, stream, fmt)
     (state.folder / "combined.md").write_text(markdown.getvalue())
 
 

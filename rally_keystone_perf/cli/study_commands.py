@@ -20,9 +20,9 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report import study as study_report
+from rally_keystone_perf.report.figures import study as study_report
 from rally_keystone_perf.report.writers import study as study_writer
-from rally_keystone_perf.run import study as study_run
+from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.run.matrix import MatrixError
 from rally_keystone_perf.studies import registry
 from rally_keystone_perf.studies.model import Config, Study

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight, tracing
+from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
 from rally_keystone_perf.deploy.cluster import cgroups, names
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler
 
 
 class Started(NamedTuple):
@@ -67,9 +68,9 @@ def _start_trace_backend(
     options = deployment.options
     if not options.trace:
         return None
-    config.add_secret_section(run, tracing.secret_section(tracing.new_hmac_key(run)))
+    config.add_secret_section(run, profiler.secret_section(profiler.new_hmac_key(run)))
     progress(f"starting redis on {options.host} (OSProfiler's traces, --trace)")
-    return tracing.start_redis(
+    return profiler.start_redis(
         run, executables["redis-server"], options.host, deployment.backend_timeout
     )
 

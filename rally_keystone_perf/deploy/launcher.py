@@ -26,7 +26,6 @@ from rally_keystone_perf.deploy import (
     orphans,
     preflight,
     services,
-    trace_store,
 )
 from rally_keystone_perf.deploy.cluster import (
     cgroups,
@@ -51,6 +50,7 @@ from rally_keystone_perf.deploy.options import (
     resolve,
 )
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from rally_keystone_perf.deploy.tracing import trace_store
 
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
 

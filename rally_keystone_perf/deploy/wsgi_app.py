@@ -16,7 +16,7 @@ from typing import Any
 
 # isort: off
 # before Keystone: OSProfiler finds --trace's driver among loaded classes
-from rally_keystone_perf.deploy.keystone import trace_driver  # noqa: F401
+from rally_keystone_perf.deploy.tracing import trace_driver  # noqa: F401
 import keystone.conf
 from keystone.common.rbac_enforcer import enforcer as _rbac
 from keystone.wsgi.api import application as keystone_application
@@ -45,9 +45,9 @@ load_policy_rules()
 
 def install_trace_points() -> None:
     """``--trace``: spans for the cache, policy, password hashing and tokens
-    (:mod:`.keystone.trace_points`), when Keystone's ``[profiler]`` is on."""
+    (:mod:`.tracing.trace_points`), when Keystone's ``[profiler]`` is on."""
     if keystone.conf.CONF.profiler.enabled:
-        from rally_keystone_perf.deploy.keystone import (  # costly: wraps Keystone
+        from rally_keystone_perf.deploy.tracing import (  # costly: wraps Keystone
             trace_points,
         )
 

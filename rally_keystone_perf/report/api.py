@@ -15,17 +15,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from rally_keystone_perf.report import combined
-from rally_keystone_perf.report import compare as comparing
-from rally_keystone_perf.report import gate as gating
-from rally_keystone_perf.report import trends as trending
-from rally_keystone_perf.report.compare import ALPHA, CompareResult, SeriesRow
-from rally_keystone_perf.report.config import LoadedReport, Run, load_reports, load_runs
-from rally_keystone_perf.report.entries import FileEntries, report_entries
-from rally_keystone_perf.report.gate import DEFAULT_MAX_REGRESSION, GateResult
-from rally_keystone_perf.report.source import resolve
+from rally_keystone_perf.report.figures import combined, scaling
+from rally_keystone_perf.report.figures import compare as comparing
+from rally_keystone_perf.report.figures import gate as gating
+from rally_keystone_perf.report.figures import trends as trending
+from rally_keystone_perf.report.figures.compare import ALPHA, CompareResult, SeriesRow
+from rally_keystone_perf.report.figures.entries import FileEntries, report_entries
+from rally_keystone_perf.report.figures.gate import DEFAULT_MAX_REGRESSION, GateResult
+from rally_keystone_perf.report.figures.run_labels import (
+    LoadedReport,
+    Run,
+    load_reports,
+    load_runs,
+)
+from rally_keystone_perf.report.readers.source import resolve
 from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers.combined import combined_table
 from rally_keystone_perf.report.writers.gate import headline, junit_xml
+from rally_keystone_perf.report.writers.scaling import scaling_table
 
 
 def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:
@@ -64,9 +71,33 @@ def report(
     if combine:
         if fmt not in registry.COMBINED:
             raise ValueError("--combined writes table or markdown only")
-        combined.write_combined(load_reports(paths, overrides), stream, fmt)
+        write_combined(
+            combined.combined_rows(load_reports(paths, overrides)), stream, fmt
+        )
         return
     write_report(load_reports(paths, overrides), stream, fmt)
+
+
+def write_combined(
+    figures: combined.CombinedFigures, stream: TextIO, fmt: str = "table"
+) -> None:
+    """The combined table (:mod:`.figures.combined`) in one of
+    :data:`.writers.registry.COMBINED`.
+
+    :raises ValueError: unknown format.
+    """
+    registry.writer(registry.COMBINED, fmt)(combined_table(figures), stream)
+
+
+def write_scaling(
+    figures: scaling.ScalingFigures, stream: TextIO, fmt: str = "table"
+) -> None:
+    """The scaling table (:mod:`.figures.scaling`) in one of
+    :data:`.writers.registry.SCALING`.
+
+    :raises ValueError: unknown format.
+    """
+    registry.writer(registry.SCALING, fmt)(scaling_table(figures), stream)
 
 
 def trends(paths: Sequence[Path], stream: TextIO, fmt: str = "table") -> None:

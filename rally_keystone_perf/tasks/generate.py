@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import modes
-from rally_keystone_perf.tasks import seed001
-from rally_keystone_perf.tasks.plans import ScenarioPlan
+from rally_keystone_perf.tasks import seed001_tasks
+from rally_keystone_perf.tasks.seed_plans import ScenarioPlan
 
 SIZES = ("quick", "full")
 FAILURE_RATE = {"failure_rate": {"max": 0}}
@@ -150,7 +150,7 @@ PLANS: tuple[ScenarioPlan, ...] = (
         (*range(10, 101, 10), *range(200, 1001, 100)),
         "Project list with a pre-issued token: one GET /v3/projects per iteration",
     ),
-    *seed001.PLANS,
+    *seed001_tasks.PLANS,
 )
 
 

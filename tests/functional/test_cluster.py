@@ -12,11 +12,14 @@ import pytest
 import requests
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher, trace_store
+from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import access_log, api, config
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.deploy.tracing import trace_store
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.readers import access_log
+from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
     admin_client,
@@ -162,7 +165,7 @@ def _traced_per_node(run: RunDir) -> None:
 def _report_json(run: RunDir) -> dict:
     """The run's report in the JSON format (the server view included)."""
     stream = io.StringIO()
-    api.write_report(config.load_reports([run.root]), stream, "json")
+    api.write_report(run_labels.load_reports([run.root]), stream, "json")
     return json.loads(stream.getvalue())["reports"][0]
 
 

@@ -21,7 +21,7 @@ import psutil
 import pytest
 
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
     cli_options,
     require_mode,

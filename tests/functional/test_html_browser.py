@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import api, compare, config, study
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import compare, run_labels, study
 from rally_keystone_perf.report.writers import compare as compare_writer
 from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.studies import seed000
@@ -154,7 +155,9 @@ def test_report_page_renders(tmp_path: Path) -> None:
         r.state(rounds=4),
     )
     r.make_run(tmp_path / "runs", "two", [r.workload(r.gauss(2, 0.5))], r.state())
-    reports = config.load_reports([tmp_path / "runs" / "one", tmp_path / "runs/two"])
+    reports = run_labels.load_reports(
+        [tmp_path / "runs" / "one", tmp_path / "runs/two"]
+    )
     stream = io.StringIO()
     api.write_report(reports, stream, "html")
     # tables: the overview, 3 workloads', the first one's failures; plots per
@@ -242,7 +245,7 @@ def test_compare_page_renders(tmp_path: Path) -> None:
         ],
         r.state(processes=4),
     )
-    runs = config.load_runs([root / "base", root / "other"])
+    runs = run_labels.load_runs([root / "base", root / "other"])
     comparison = compare.compare([(run.label, run.workloads) for run in runs])
     series = compare.series([(run.config_label, run.workloads) for run in runs])
     assert len(compare_writer.series_groups(series)) == 1

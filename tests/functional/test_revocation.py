@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import load
+from rally_keystone_perf.report.readers import rally_json
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import admin_client, write_task
 
@@ -44,7 +44,7 @@ def test_the_context_adds_n_revocation_events(
     )
     outcome = rally.start_task(task)
     assert outcome.exit_code == 0 and outcome.report is not None
-    (workload,) = load.load_report(outcome.report)
+    (workload,) = rally_json.load_report(outcome.report)
     assert not [it for it in workload.iterations if it.error]
     timings = {t.name: t for t in workload.context_timings}
     assert timings["keystone_perf_revocations@openstack"].setup is not None

@@ -11,7 +11,8 @@ import pytest
 
 from rally_keystone_perf.deploy import user_pool
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report import access_log, load, stats, windows
+from rally_keystone_perf.report.figures import stats, windows
+from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import write_task
 
@@ -49,7 +50,9 @@ def _workload(name: str, args: dict | None = None, concurrency: int = 2) -> dict
 
 
 @pytest.fixture(scope="module")
-def results(rally: rally_runner.RallyRunner, tmp_path_factory) -> list[load.Workload]:
+def results(
+    rally: rally_runner.RallyRunner, tmp_path_factory
+) -> list[rally_json.Workload]:
     task = write_task(
         tmp_path_factory.mktemp("tasks") / "all-scenarios.json",
         [_workload(name) for name in EXPECTED if name not in WRITERS]
@@ -66,10 +69,10 @@ def results(rally: rally_runner.RallyRunner, tmp_path_factory) -> list[load.Work
     outcome = rally.start_task(task)
     assert outcome.exit_code == 0, f"rally task start exited {outcome.exit_code}"
     assert outcome.report is not None
-    return load.load_report(outcome.report)
+    return rally_json.load_report(outcome.report)
 
 
-def test_every_iteration_succeeds(results: list[load.Workload]) -> None:
+def test_every_iteration_succeeds(results: list[rally_json.Workload]) -> None:
     assert len(results) == len(EXPECTED) + 2
     for workload in results:
         total = stats.total_row(stats.main_stats(workload))
@@ -77,7 +80,7 @@ def test_every_iteration_succeeds(results: list[load.Workload]) -> None:
 
 
 def test_requests_per_iteration_counted_server_side(
-    results: list[load.Workload], keystone: RunDir
+    results: list[rally_json.Workload], keystone: RunDir
 ) -> None:
     requests = list(access_log.read(keystone.access_log))
     for workload in results:
@@ -90,7 +93,9 @@ def test_requests_per_iteration_counted_server_side(
         assert seen == expected, workload.scenario_name
 
 
-def test_atomic_actions_are_named_as_documented(results: list[load.Workload]) -> None:
+def test_atomic_actions_are_named_as_documented(
+    results: list[rally_json.Workload],
+) -> None:
     names = {
         workload.scenario_name: [
             row.name
@@ -113,7 +118,7 @@ def test_atomic_actions_are_named_as_documented(results: list[load.Workload]) ->
 
 
 def test_no_secret_reaches_logs_or_results(
-    results: list[load.Workload], keystone: RunDir
+    results: list[rally_json.Workload], keystone: RunDir
 ) -> None:
     import json
 
@@ -130,7 +135,7 @@ def test_no_secret_reaches_logs_or_results(
 
 
 def test_created_users_are_cleaned_up(
-    results: list[load.Workload], keystone: RunDir
+    results: list[rally_json.Workload], keystone: RunDir
 ) -> None:
     import sqlite3
 
@@ -141,16 +146,16 @@ def test_created_users_are_cleaned_up(
 
 
 def test_results_are_kept_in_the_run_folder(
-    results: list[load.Workload], keystone: RunDir
+    results: list[rally_json.Workload], keystone: RunDir
 ) -> None:
     (report,) = keystone.results.glob("all-scenarios-*.json")
-    assert load.load_report(report) == results
+    assert rally_json.load_report(report) == results
 
 
 def test_server_view_client_waits_for_the_server(
-    results: list[load.Workload], keystone: RunDir
+    results: list[rally_json.Workload], keystone: RunDir
 ) -> None:
-    from rally_keystone_perf.report import server_view
+    from rally_keystone_perf.report.figures import server_view
 
     (report,) = keystone.results.glob("all-scenarios-*.json")
     view = server_view.server_view(report, results)

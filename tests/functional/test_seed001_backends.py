@@ -13,7 +13,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher, ldap, postgresql
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,
     admin_client,

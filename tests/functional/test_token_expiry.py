@@ -9,7 +9,7 @@ import pytest
 
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import FAST_HASH_ROUNDS
 
 pytestmark = pytest.mark.functional

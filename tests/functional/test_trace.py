@@ -13,13 +13,12 @@ import pytest
 
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import tracing as client_tracing
-from rally_keystone_perf.deploy import trace_store, tracing
-from rally_keystone_perf.deploy.keystone import trace_points
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler, trace_points, trace_store
 from rally_keystone_perf.loadgen.locust import task as locust_task
-from rally_keystone_perf.report import access_log, traces
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.report.readers import access_log, tracing
+from rally_keystone_perf.report.readers.rally_json import load_report
 from rally_keystone_perf.run import session
 from rally_keystone_perf.tasks.model import TaskFile
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
@@ -92,7 +91,7 @@ def test_every_sampled_iteration_has_its_trace_in_the_run(tmp_path: Path) -> Non
         assert all(
             "params" not in e.get("info", {}).get("db", {}) for e in traces[trace_id]
         )
-    key = tracing.hmac_key_file(run).read_text().strip()
+    key = profiler.hmac_key_file(run).read_text().strip()
     assert key not in (run.conf / "keystone.conf").read_text()
     assert key not in json.dumps(run.state().to_json())
     assert not run_processes(run)  # redis stopped with the run
@@ -104,8 +103,8 @@ def test_without_trace_no_redis_no_profiler(tmp_path: Path) -> None:
     assert "[profiler]" not in (run.conf / "keystone.conf").read_text()
     assert run.state().trace_backend is None
     assert not (run.root / trace_store.TRACES_DIR).exists()
-    assert not tracing.hmac_key_file(run).exists()
-    assert not (run.logs / f"{tracing.REDIS_SERVICE}-stdout.log").exists()
+    assert not profiler.hmac_key_file(run).exists()
+    assert not (run.logs / f"{profiler.REDIS_SERVICE}-stdout.log").exists()
     assert "OSProfiler is enabled" not in (run.logs / "keystone.log").read_text()
 
 
@@ -146,7 +145,7 @@ def _debug_template(tmp_path: Path) -> Path:
 
 
 def _enclosing(
-    requests: list[access_log.ServerRequest], span: traces.Span
+    requests: list[access_log.ServerRequest], span: tracing.Span
 ) -> access_log.ServerRequest:
     """The access log's request around ``span`` (1 ms of clock slack)."""
     (request,) = [
@@ -167,21 +166,21 @@ def test_breakdowns_add_up_to_server_time_and_count_keystones_sql(
     )
     task = TaskFile.load(_validate_task(tmp_path / "validate.json"))
     with session.keystone_session(tmp_path / "runs", options, print) as (run, rally):
-        contexts = tracing.client_contexts(run)
+        contexts = profiler.client_contexts(run)
         path = locust_task.task_to_run(task, None, run.root, contexts)
         outcome = rally.start_task(path)
     assert outcome.exit_code == 0 and outcome.report is not None
     (workload,) = load_report(outcome.report)
-    source = traces.trace_source(run.root)
+    source = tracing.trace_source(run.root)
     assert source is not None
     requests = access_log.read_requests(run.access_log)
     traced_counts, roots = [], []
     for iteration in workload.iterations:
         assert iteration.trace_id is not None
-        trace = traces.spans(source.traces[iteration.trace_id])
+        trace = tracing.spans(source.traces[iteration.trace_id])
         (root,) = [s for s in trace if s.name == "wsgi"]
         server_time = _enclosing(requests, root).server_time
-        result = traces.breakdown(trace)
+        result = tracing.breakdown(trace)
         assert abs(sum(result.seconds.values()) - server_time) <= 0.1 * server_time
         traced_counts.append(result.sql_count)
         roots.append(root)

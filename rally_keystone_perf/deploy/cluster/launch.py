@@ -26,13 +26,13 @@ from rally_keystone_perf.deploy import (
     preflight,
     probes,
     services,
-    tracing,
 )
 from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, names, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler
 
 MEMCACHED_PORT = 11211  # kolla-ansible's, on every node
 
@@ -186,7 +186,7 @@ def _start_node(
     node_sockets = sockets / node
     node_sockets.mkdir(mode=0o755)
     (run.logs / node).mkdir()
-    traced = tiers._replace(trace_url=tracing.node_url(tiers.trace_url, node))
+    traced = tiers._replace(trace_url=profiler.node_url(tiers.trace_url, node))
     values = config.template_values(
         node_run, deployment, port, executables, node_sockets, *traced
     )

@@ -16,9 +16,10 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import ldap, modes, tracing
+from rally_keystone_perf.deploy import ldap, modes
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_text
+from rally_keystone_perf.deploy.tracing import profiler
 
 SECRETS_CONF = "keystone-secrets.conf"
 APACHE_MODULES = "/usr/lib/apache2/modules"  # Debian's apache2
@@ -256,7 +257,7 @@ def template_values(
         "password_hash_rounds_line": _hash_rounds_line(options.password_hash_rounds),
         "identity_driver_line": identity_driver_line(options.identity),
         "ldap_section": ldap_section(options.identity, ldap_url),
-        "profiler_section": tracing.profiler_section(trace_url),
+        "profiler_section": profiler.profiler_section(trace_url),
         "host": options.host,
         "port": str(port),
         "processes": str(settings.processes),

@@ -18,7 +18,7 @@ class MinThroughput(sla.SLA):
     """Minimum successful iterations per second over the load.
 
     Throughput is successful iterations per second of the load window, as in
-    the report (:mod:`rally_keystone_perf.report.stats`: the window whose
+    the report (:mod:`rally_keystone_perf.report.figures.stats`: the window whose
     length Rally records as the workload's ``load_duration``).
     """
 

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rally_keystone_perf.report.cluster_view import (
+from rally_keystone_perf.report.figures.cluster_view import (
     DATABASE,
     NODES,
     SATURATED,
@@ -20,8 +20,8 @@ from rally_keystone_perf.report.cluster_view import (
     TierView,
     WorkloadClusterView,
 )
-from rally_keystone_perf.report.haproxy_log import BackendTimes
-from rally_keystone_perf.report.resources import ResourceUsage
+from rally_keystone_perf.report.readers.haproxy_log import BackendTimes
+from rally_keystone_perf.report.readers.resources import ResourceUsage
 
 TIER_COLUMNS = (
     "tier",

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from prettytable import PrettyTable
 
-from rally_keystone_perf.report.stats import StatsRow
+from rally_keystone_perf.report.figures.stats import StatsRow
 
 SCHEMA_VERSION = 1  # of the report and compare JSON documents
 INDENT = "  "  # a child row's or a wrapped line's indent in the terminal report
@@ -130,11 +130,3 @@ def write_json(document: dict[str, Any], stream: TextIO) -> None:
     """Write strict JSON (no NaN), indented, with a final newline."""
     json.dump(document, stream, indent=2, allow_nan=False)
     stream.write("\n")
-
-
-def union_keys(mappings: Iterable[dict[str, str]]) -> list[str]:
-    """Every key of ``mappings`` in order of first appearance."""
-    keys: dict[str, None] = {}
-    for mapping in mappings:
-        keys.update(dict.fromkeys(mapping))
-    return list(keys)

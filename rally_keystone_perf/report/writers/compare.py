@@ -48,15 +48,15 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from rally_keystone_perf.metrics import TOTAL
-from rally_keystone_perf.report.compare import (
+from rally_keystone_perf.report.figures.compare import (
     MIN_SAMPLES,
     CompareResult,
     Comparison,
     ScenarioComparison,
     SeriesRow,
 )
-from rally_keystone_perf.report.concurrency import fields
-from rally_keystone_perf.report.config import Run
+from rally_keystone_perf.report.figures.concurrency import fields
+from rally_keystone_perf.report.figures.run_labels import Run
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers.common import (
     format_number,

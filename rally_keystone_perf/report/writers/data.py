@@ -86,8 +86,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from rally_keystone_perf.report import concurrency
-from rally_keystone_perf.report.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.figures import concurrency
+from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.figures.run_labels import union_keys
 from rally_keystone_perf.report.writers import common, server
 from rally_keystone_perf.report.writers.text import error_counts
 
@@ -97,7 +98,7 @@ ROW_FIELDS = ("min", "avg", "max", "median", "p90", "p95", "success", "count")
 
 def write_csv(files: Sequence[FileEntries], stream: TextIO) -> None:
     """One CSV row per statistics row; config columns are the union over files."""
-    config_keys = common.union_keys(e.columns for item in files for e in item.entries)
+    config_keys = union_keys(e.columns for item in files for e in item.entries)
     header = [
         "file",
         "scenario",

@@ -1,4 +1,4 @@
-"""Writers of a :class:`~rally_keystone_perf.report.gate.GateResult`.
+"""Writers of a :class:`~rally_keystone_perf.report.figures.gate.GateResult`.
 
 ``table`` (prettytable), ``markdown`` and ``json`` (schema
 ``rally-keystone-perf/gate`` version 1) for people and scripts, and JUnit
@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from rally_keystone_perf.report.gate import ERROR, FAIL, SKIP, Check, GateResult
+from rally_keystone_perf.report.figures.gate import ERROR, FAIL, SKIP, Check, GateResult
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers.common import (
     format_number,

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO, TypeVar
 
-from rally_keystone_perf.report.compare import CompareResult
-from rally_keystone_perf.report.entries import FileEntries
-from rally_keystone_perf.report.gate import GateResult
-from rally_keystone_perf.report.trends import Trend
+from rally_keystone_perf.report.figures.compare import CompareResult
+from rally_keystone_perf.report.figures.entries import FileEntries
+from rally_keystone_perf.report.figures.gate import GateResult
+from rally_keystone_perf.report.figures.trends import Trend
 from rally_keystone_perf.report.writers import (
     compare,
     data,
@@ -23,7 +23,7 @@ from rally_keystone_perf.report.writers import (
     text,
     trends,
 )
-from rally_keystone_perf.report.writers.html import compare as compare_page
+from rally_keystone_perf.report.writers.html import comparison as compare_page
 from rally_keystone_perf.report.writers.html import report as report_page
 
 W = TypeVar("W")

@@ -15,12 +15,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rally_keystone_perf.report.bottleneck import bottleneck_line
-from rally_keystone_perf.report.entries import FileEntries, ReportEntry
-from rally_keystone_perf.report.resources import ResourceUsage
-from rally_keystone_perf.report.server_view import WorkloadServerView
-from rally_keystone_perf.report.stats import StatsRow
-from rally_keystone_perf.report.writers import cluster, traces
+from rally_keystone_perf.report.figures.bottleneck import bottleneck_line
+from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.figures.server_view import WorkloadServerView
+from rally_keystone_perf.report.figures.stats import StatsRow
+from rally_keystone_perf.report.readers.resources import ResourceUsage
+from rally_keystone_perf.report.writers import cluster, tracing
 from rally_keystone_perf.report.writers.common import (
     INDENT,
     markdown_table,
@@ -233,7 +233,7 @@ def _parts(
     if view.cluster is not None:
         parts += cluster.parts(view.cluster, table, line)
     if traced and view.traces is not None:
-        parts += traces.parts(view.traces, table, line)
+        parts += tracing.parts(view.traces, table, line)
     return parts
 
 
@@ -308,5 +308,5 @@ def document(item: FileEntries, entry: ReportEntry) -> dict[str, Any]:
             "client": cluster.usage_document(view.client),
         }
         | ({} if view.cluster is None else {"cluster": cluster.document(view.cluster)})
-        | ({} if view.traces is None else {"traces": traces.document(view.traces)})
+        | ({} if view.traces is None else {"traces": tracing.document(view.traces)})
     }

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from rally_keystone_perf.report.study import RatioRow, StudyRow
+from rally_keystone_perf.report.figures.study import RatioRow, StudyRow
 from rally_keystone_perf.report.writers.common import (
     INDENT,
     format_success,

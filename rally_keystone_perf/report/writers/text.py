@@ -1,7 +1,7 @@
 """The report as text: prettytable tables for a terminal, and markdown.
 
 Each workload gets a heading, Rally's statistics table (see
-:func:`~rally_keystone_perf.report.stats.main_stats`), the load duration and
+:func:`~rally_keystone_perf.report.figures.stats.main_stats`), the load duration and
 throughput, the concurrency asked and reached (:mod:`..concurrency`), the
 contexts' setup and cleanup time and an error summary. Only error types and
 messages are ever printed, never tracebacks. The combined table
@@ -19,14 +19,14 @@ from typing import TextIO
 from prettytable import PrettyTable
 
 from rally_keystone_perf.metrics import TOTAL
-from rally_keystone_perf.report import concurrency
-from rally_keystone_perf.report.config import config_warnings
-from rally_keystone_perf.report.engines import engine_label
-from rally_keystone_perf.report.entries import FileEntries, ReportEntry
-from rally_keystone_perf.report.hooks import hook_lines
-from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.setup_note import setup_note
-from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.figures import concurrency
+from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.figures.run_labels import config_warnings
+from rally_keystone_perf.report.figures.setup_note import setup_note
+from rally_keystone_perf.report.figures.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.readers.hooks import hook_lines
+from rally_keystone_perf.report.readers.load_engine import engine_label
+from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.writers import server
 from rally_keystone_perf.report.writers.common import (
     INDENT,

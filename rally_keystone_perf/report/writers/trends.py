@@ -13,7 +13,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from rally_keystone_perf.report.trends import Trend, TrendPoint
+from rally_keystone_perf.report.figures.trends import Trend, TrendPoint
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers.html import kit
 from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart

@@ -10,8 +10,8 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import deploy_commands
 from rally_keystone_perf.client.tracing import CONTEXT_NAME
-from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler
 
 
 def _up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trace: str | None) -> RunDir:
@@ -32,7 +32,10 @@ def test_up_with_trace_prints_the_context_to_add(
     (line,) = [x for x in capsys.readouterr().out.splitlines() if "tracing" in x]
     contexts = json.loads(line[line.index("{") :])
     assert contexts == {
-        CONTEXT_NAME: {"sample": 0.25, "hmac_key_file": str(tracing.hmac_key_file(run))}
+        CONTEXT_NAME: {
+            "sample": 0.25,
+            "hmac_key_file": str(profiler.hmac_key_file(run)),
+        }
     }
 
 

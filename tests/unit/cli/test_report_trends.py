@@ -1,4 +1,4 @@
-"""``report --trends``: the CLI around :mod:`rally_keystone_perf.report.trends`."""
+"""``report --trends``: the CLI around :mod:`..report.figures.trends`."""
 
 from __future__ import annotations
 

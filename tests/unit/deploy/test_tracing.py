@@ -5,21 +5,21 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.client.tracing import CONTEXT_NAME
-from rally_keystone_perf.deploy import tracing
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.deploy.tracing import profiler
 
 
 @pytest.mark.parametrize(
     ("text", "fraction", "slowest"),
     [
         ("slowest:3", 1.0, 3),
-        ("sample:0.1", 0.1, tracing.DEFAULT_SLOWEST),
-        ("sample:25%", 0.25, tracing.DEFAULT_SLOWEST),
-        ("sample:1", 1.0, tracing.DEFAULT_SLOWEST),
+        ("sample:0.1", 0.1, profiler.DEFAULT_SLOWEST),
+        ("sample:25%", 0.25, profiler.DEFAULT_SLOWEST),
+        ("sample:1", 1.0, profiler.DEFAULT_SLOWEST),
     ],
 )
 def test_specs(text: str, fraction: float, slowest: int) -> None:
-    spec = tracing.parse_spec(text)
+    spec = profiler.parse_spec(text)
     assert (spec.fraction, spec.slowest) == (fraction, slowest)
 
 
@@ -29,24 +29,24 @@ def test_specs(text: str, fraction: float, slowest: int) -> None:
 )
 def test_bad_specs_say_what_is_expected(text: str) -> None:
     with pytest.raises(ValueError, match="slowest:N|sample:P"):
-        tracing.parse_spec(text)
+        profiler.parse_spec(text)
 
 
 def test_spec_text_reads_back() -> None:
     for text in ("slowest:7", "sample:0.2"):
-        assert tracing.parse_spec(text).text == text
+        assert profiler.parse_spec(text).text == text
 
 
 def test_keystone_section_names_the_suites_driver_and_no_key() -> None:
-    section = tracing.profiler_section("redis://198.18.0.1:6380")
+    section = profiler.profiler_section("redis://198.18.0.1:6380")
     assert "enabled = true" in section and "trace_sqlalchemy = true" in section
-    assert f"connection_string = {tracing.DRIVER_SCHEME}://198.18.0.1:6380" in section
+    assert f"connection_string = {profiler.DRIVER_SCHEME}://198.18.0.1:6380" in section
     assert "hmac" not in section
-    assert tracing.profiler_section(None) == ""
+    assert profiler.profiler_section(None) == ""
 
 
 def test_redis_keeps_nothing_on_disk() -> None:
-    argv = tracing.redis_argv(Path("/usr/bin/redis-server"), "127.0.0.1", 7)
+    argv = profiler.redis_argv(Path("/usr/bin/redis-server"), "127.0.0.1", 7)
     assert argv[argv.index("--save") + 1] == ""
     assert argv[argv.index("--appendonly") + 1] == "no"
     assert argv[argv.index("--bind") + 1] == "127.0.0.1"
@@ -56,8 +56,8 @@ def test_the_key_is_private(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "run")
     run.create()
     write_private_json(run.admin_secret, {"password": "admin"})
-    key = tracing.new_hmac_key(run)
-    path = tracing.hmac_key_file(run)
+    key = profiler.new_hmac_key(run)
+    path = profiler.hmac_key_file(run)
     assert path.read_text().strip() == key and len(key) == 32
     assert path.stat().st_mode & 0o777 == 0o600
     assert key in run.state().secrets()  # redacted from Rally's output
@@ -67,8 +67,8 @@ def test_client_contexts_follow_the_runs_trace(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "run")
     run.create()
     run.write_state(options={"trace": None})
-    assert tracing.client_contexts(run) == {}
+    assert profiler.client_contexts(run) == {}
     run.write_state(options={"trace": "sample:0.5"})
-    assert tracing.client_contexts(run) == {
-        CONTEXT_NAME: {"sample": 0.5, "hmac_key_file": str(tracing.hmac_key_file(run))}
+    assert profiler.client_contexts(run) == {
+        CONTEXT_NAME: {"sample": 0.5, "hmac_key_file": str(profiler.hmac_key_file(run))}
     }

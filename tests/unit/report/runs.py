@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.report import api, compare, config
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import compare, run_labels
 from tests.unit.report import factory as f
 
 SCENARIO = "KeystonePerf.create_token"
@@ -112,9 +113,9 @@ def make_run(
 
 def compare_inputs(
     paths: Sequence[Path],
-) -> tuple[compare.Comparison, list[compare.SeriesRow], list[config.Run]]:
+) -> tuple[compare.Comparison, list[compare.SeriesRow], list[run_labels.Run]]:
     """The comparison, series and runs of run folders (``api.compare_runs``)."""
-    result = api.compare_runs(config.load_runs(paths))
+    result = api.compare_runs(run_labels.load_runs(paths))
     return result.comparison, list(result.series), list(result.runs)
 
 
@@ -126,7 +127,7 @@ def write_compare(inputs: tuple, fmt: str) -> str:
     return stream.getvalue()
 
 
-def write_report(reports: list[config.LoadedReport], fmt: str) -> str:
+def write_report(reports: list[run_labels.LoadedReport], fmt: str) -> str:
     """Render loaded reports with ``api.write_report``."""
     stream = io.StringIO()
     api.write_report(reports, stream, fmt)

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.report import config, scaling
+from rally_keystone_perf.report.figures import run_labels, scaling
 from tests.unit.report import cluster_runs as c
 from tests.unit.report import runs as r
 
@@ -66,7 +66,7 @@ def add_run(
     return paths
 
 
-def matrix(root: Path) -> list[config.LoadedReport]:
+def matrix(root: Path) -> list[run_labels.LoadedReport]:
     """The four node counts of the table above, loaded."""
     one = add_run(root, "n1", state(1), [tokens([0.1, 0.2, 0.3, 0.4])], [listings(6)])
     (root / "n1" / "logs").mkdir()
@@ -85,4 +85,4 @@ def matrix(root: Path) -> list[config.LoadedReport]:
         [listings(12, 16)],
     )
     four = add_run(root, "n4", state(4), [tokens([0.1] * 8, errors=(0, 1))], [])
-    return config.load_reports([*one, *two, *three, *four])
+    return run_labels.load_reports([*one, *two, *three, *four])

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import api, config
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import run_labels
 from tests.unit.report import runs as r
 
 
@@ -26,7 +27,7 @@ def test_report_is_load_compute_write(tmp_path: Path) -> None:
     api.report([fast, slow.parent.parent], stream, "json", overrides={"mode": "x"})
     document = json.loads(stream.getvalue())
     assert [item["config"]["mode"] for item in document["reports"]] == ["x", "x"]
-    loaded = config.load_reports([fast, slow], {"mode": "x"})
+    loaded = run_labels.load_reports([fast, slow], {"mode": "x"})
     assert stream.getvalue() == r.write_report(loaded, "json")
 
 
@@ -45,7 +46,7 @@ def test_compare_pipeline(tmp_path: Path) -> None:
     api.compare([fast, slow], stream, "json", alpha=0.01)
     document = json.loads(stream.getvalue())
     assert (document["baseline"], document["alpha"]) == ("uwsgi p2xt1", 0.01)
-    result = api.compare_runs(config.load_runs([fast, slow]), alpha=0.01)
+    result = api.compare_runs(run_labels.load_runs([fast, slow]), alpha=0.01)
     steps = io.StringIO()
     api.write_result(result, steps, "json")
     assert steps.getvalue() == stream.getvalue()

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from rally_keystone_perf.report import cluster_view, haproxy_log
-from rally_keystone_perf.report.bottleneck import bottleneck_line
-from rally_keystone_perf.report.resources import ResourceUsage
-from rally_keystone_perf.report.server_view import WorkloadServerView
-from rally_keystone_perf.report.traces import CATEGORIES, Breakdown, WorkloadTraces
+from rally_keystone_perf.report.figures import cluster_view
+from rally_keystone_perf.report.figures.bottleneck import bottleneck_line
+from rally_keystone_perf.report.figures.server_view import WorkloadServerView
+from rally_keystone_perf.report.readers import haproxy_log
+from rally_keystone_perf.report.readers.resources import ResourceUsage
+from rally_keystone_perf.report.readers.tracing import (
+    CATEGORIES,
+    Breakdown,
+    WorkloadTraces,
+)
 
 
 def _usage(cores: float) -> ResourceUsage:

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.deploy.rundir import RunState
-from rally_keystone_perf.report import cluster_view, server_view
-from rally_keystone_perf.report.cluster_view import (
+from rally_keystone_perf.report.figures import cluster_view, server_view
+from rally_keystone_perf.report.figures.cluster_view import (
     Quotas,
     Saturated,
     TierView,
     WorkloadClusterView,
 )
-from rally_keystone_perf.report.haproxy_log import BackendTimes
-from rally_keystone_perf.report.load import ReportError, load_report
-from rally_keystone_perf.report.server_view import RouteTimes
+from rally_keystone_perf.report.figures.server_view import RouteTimes
+from rally_keystone_perf.report.readers.haproxy_log import BackendTimes
+from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from tests.unit.report import cluster_runs as c
 from tests.unit.report import runs as r
 

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.combined (one row per workload)."""
+"""Tests for rally_keystone_perf.report.figures.combined (one row per workload)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ import io
 from pathlib import Path
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.report import combined, config, stats
-from rally_keystone_perf.report.load import load_report
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import combined, run_labels, stats
+from rally_keystone_perf.report.readers.rally_json import load_report
+from rally_keystone_perf.report.writers.combined import FIGURES, combined_table
 from tests.unit.report import runs as r
 from tests.unit.report import traced
 
 
-def _reports(tmp_path: Path) -> list[config.LoadedReport]:
+def _reports(tmp_path: Path) -> list[run_labels.LoadedReport]:
     one = r.make_run(
         tmp_path, "one", [r.workload(r.gauss(1, 0.5), concurrency=4)], r.state()
     )
@@ -25,14 +27,14 @@ def _reports(tmp_path: Path) -> list[config.LoadedReport]:
         [r.workload(r.gauss(2, 0.2), concurrency=4), r.workload([0.3] * 6)],
         state,
     )
-    return config.load_reports([one, two])
+    return run_labels.load_reports([one, two])
 
 
 def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
     reports = _reports(tmp_path)
-    header, rows = combined.combined_rows(reports)
+    header, rows = combined_table(combined.combined_rows(reports))
     assert header[: len(r.CONFIG_KEYS)] == r.CONFIG_KEYS
-    assert header[len(r.CONFIG_KEYS) :] == list(combined.FIGURES)
+    assert header[len(r.CONFIG_KEYS) :] == list(FIGURES)
     assert len(rows) == 3
     assert all(len(row) == len(header) for row in rows)
     by_column = [dict(zip(header, row, strict=True)) for row in rows]
@@ -62,8 +64,8 @@ def test_an_engine_column_when_a_row_ran_on_locust(tmp_path: Path) -> None:
     }
     locust["runner_type"] = "keystone_perf_locust"
     report = r.make_run(tmp_path, "locust", [locust], r.state())
-    reports = [*_reports(tmp_path), *config.load_reports([report])]
-    header, rows = combined.combined_rows(reports)
+    reports = [*_reports(tmp_path), *run_labels.load_reports([report])]
+    header, rows = combined_table(combined.combined_rows(reports))
     engine = header.index("engine")
     assert header[engine + 1] == "scenario"  # after the configuration
     assert [row[engine] for row in rows] == [
@@ -73,13 +75,18 @@ def test_an_engine_column_when_a_row_ran_on_locust(tmp_path: Path) -> None:
         "locust, 3 workers",
     ]
     assert dict(zip(header, rows[-1], strict=True))["concurrency"] == "2"
-    assert "engine" not in combined.combined_rows(_reports(tmp_path / "b"))[0]
+    assert (
+        "engine"
+        not in combined_table(combined.combined_rows(_reports(tmp_path / "b")))[0]
+    )
 
 
 def test_missing_columns_show_a_dash(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "tags", [r.workload([0.1] * 3)], None, tags=["x:1"])
-    (reports,) = config.load_reports([report])
-    header, rows = combined.combined_rows([*_reports(tmp_path), reports])
+    (reports,) = run_labels.load_reports([report])
+    header, rows = combined_table(
+        combined.combined_rows([*_reports(tmp_path), reports])
+    )
     assert dict(zip(header, rows[-1], strict=True))["mode"] == "-"
     assert dict(zip(header, rows[-1], strict=True))["x"] == "1"
 
@@ -92,7 +99,9 @@ def test_single_host_rows_beside_cluster_rows(tmp_path: Path) -> None:
         r.make_run(tmp_path, "cluster", [r.workload([0.1] * 3)], cluster),
         r.make_run(tmp_path, "tags", [r.workload([0.1] * 3)], None, tags=["x:1"]),
     ]
-    header, rows = combined.combined_rows(config.load_reports(paths))
+    header, rows = combined_table(
+        combined.combined_rows(run_labels.load_reports(paths))
+    )
     keys = ["nodes", "balance", "node cpus", "db cpus"]
     assert header[header.index("nodes") : header.index("nodes") + 4] == keys
     cells = [[dict(zip(header, row, strict=True))[k] for k in keys] for row in rows]
@@ -106,8 +115,8 @@ def test_single_host_rows_beside_cluster_rows(tmp_path: Path) -> None:
 def test_writers(tmp_path: Path) -> None:
     reports = _reports(tmp_path)
     table, markdown = io.StringIO(), io.StringIO()
-    combined.write_combined(reports, table, "table")
-    combined.write_combined(reports, markdown, "markdown")
+    api.write_combined(combined.combined_rows(reports), table, "table")
+    api.write_combined(combined.combined_rows(reports), markdown, "markdown")
     assert table.getvalue().count("KeystonePerf.create_token") == 3
     assert markdown.getvalue().startswith("| mode | profile |")
 
@@ -124,8 +133,8 @@ def test_cli_report_combined(tmp_path: Path, capsys) -> None:
 def test_a_bottleneck_column_from_the_runs_server_files(tmp_path: Path) -> None:
     traced_report = traced.traced_run(tmp_path / "traced")
     plain = _reports(tmp_path / "plain")
-    header, rows = combined.combined_rows(
-        [*config.load_reports([traced_report]), *plain]
+    header, rows = combined_table(
+        combined.combined_rows([*run_labels.load_reports([traced_report]), *plain])
     )
     assert header[-1] == "bottleneck"
     cells = [row[-1] for row in rows]

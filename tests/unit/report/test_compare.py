@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.compare (verdicts, matching, series)."""
+"""Tests for rally_keystone_perf.report.figures.compare (verdicts, matching, series)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import metrics
-from rally_keystone_perf.report import compare as c
-from rally_keystone_perf.report import stats
-from rally_keystone_perf.report.load import Workload, load_report
+from rally_keystone_perf.report.figures import compare as c
+from rally_keystone_perf.report.figures import stats
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.concurrency and where reports show it.
+"""Tests for rally_keystone_perf.report.figures.concurrency and where reports show it.
 
 The figures are computed by hand from each example's iterations
 (``(timestamp, duration)``; an iteration is in flight over
@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.report import api, combined, config
-from rally_keystone_perf.report import concurrency as c
-from rally_keystone_perf.report.load import Workload, load_report
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import combined, run_labels
+from rally_keystone_perf.report.figures import concurrency as c
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
+from rally_keystone_perf.report.writers.combined import combined_table
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -242,14 +244,14 @@ def test_no_mismatch_with_an_empty_side() -> None:
 
 
 @pytest.fixture
-def reports(tmp_path: Path) -> list[config.LoadedReport]:
+def reports(tmp_path: Path) -> list[run_labels.LoadedReport]:
     """A run with the seed 003 workload and one that reached its concurrency."""
     reached = r.workload([0.2] * 8, concurrency=4, slots=4, position=1)
     r.make_run(tmp_path, "seed", [_seed_003(), reached], r.state())
-    return config.load_reports([tmp_path / "seed"])
+    return run_labels.load_reports([tmp_path / "seed"])
 
 
-def _write(reports: list[config.LoadedReport], fmt: str) -> str:
+def _write(reports: list[run_labels.LoadedReport], fmt: str) -> str:
     stream = io.StringIO()
     api.write_report(reports, stream, fmt)
     return stream.getvalue()
@@ -257,7 +259,7 @@ def _write(reports: list[config.LoadedReport], fmt: str) -> str:
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
 def test_text_formats_show_reached_and_note_once(
-    reports: list[config.LoadedReport], fmt: str
+    reports: list[run_labels.LoadedReport], fmt: str
 ) -> None:
     out = _write(reports, fmt)
     assert out.count(NOTE) == 1
@@ -271,7 +273,7 @@ def test_text_formats_show_reached_and_note_once(
         assert f'<p class="note">{NOTE}</p>' in out
 
 
-def test_json_fields(reports: list[config.LoadedReport]) -> None:
+def test_json_fields(reports: list[run_labels.LoadedReport]) -> None:
     seed, reached = json.loads(_write(reports, "json"))["reports"][0]["workloads"]
     assert seed["achieved"] == {
         "asked_concurrency": 1000,
@@ -285,7 +287,7 @@ def test_json_fields(reports: list[config.LoadedReport]) -> None:
     assert reached["achieved"]["under_reached"] is None
 
 
-def test_csv_fields(reports: list[config.LoadedReport]) -> None:
+def test_csv_fields(reports: list[run_labels.LoadedReport]) -> None:
     rows = list(csv.DictReader(io.StringIO(_write(reports, "csv"))))
     seed = [row for row in rows if row["scenario"] == f.SCENARIO]
     assert {row["peak_concurrency"] for row in seed} == {"266"}
@@ -297,8 +299,10 @@ def test_csv_fields(reports: list[config.LoadedReport]) -> None:
     }
 
 
-def test_combined_table_columns_and_note(reports: list[config.LoadedReport]) -> None:
-    header, rows = combined.combined_rows(reports)
+def test_combined_table_columns_and_note(
+    reports: list[run_labels.LoadedReport],
+) -> None:
+    header, rows = combined_table(combined.combined_rows(reports))
     seed, reached = (dict(zip(header, row, strict=True)) for row in rows)
     assert (seed["concurrency"], seed["peak in flight"]) == ("1000", "266")
     assert seed["mean in flight"] == "210.3"
@@ -306,13 +310,13 @@ def test_combined_table_columns_and_note(reports: list[config.LoadedReport]) -> 
     assert seed["note"] == NOTE
     assert (reached["peak in flight"], reached["note"]) == ("4", "")
     stream = io.StringIO()
-    combined.write_combined(reports, stream, "markdown")
+    api.write_combined(combined.combined_rows(reports), stream, "markdown")
     assert stream.getvalue().count(NOTE) == 1
 
 
 def test_combined_rps_column(tmp_path: Path) -> None:
     data = [it(i / 8, 0.125) for i in range(8)]
     workload = f.workload(data, runner_type="rps", runner={"times": 8, "rps": 16})
-    reports = config.load_reports([r.make_run(tmp_path, "rps", [workload], None)])
-    header, (row,) = combined.combined_rows(reports)
+    reports = run_labels.load_reports([r.make_run(tmp_path, "rps", [workload], None)])
+    header, (row,) = combined_table(combined.combined_rows(reports))
     assert dict(zip(header, row, strict=True))["rps reached"] == "8.00 of 16"

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.config (columns and labels of runs)."""
+"""Tests for rally_keystone_perf.report.figures.run_labels (columns, labels)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy.rundir import RunState
-from rally_keystone_perf.report import config
-from rally_keystone_perf.report.load import ReportError, load_report
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -24,7 +24,7 @@ RUN_COLUMNS = {
 
 
 def test_config_columns() -> None:
-    assert config.config_columns(
+    assert run_labels.config_columns(
         RunState.from_json(r.state(processes=4, threads=2, rounds=4))
     ) == {
         "mode": "uwsgi",
@@ -41,13 +41,13 @@ def test_config_for_reads_run_json(tmp_path: Path) -> None:
         tmp_path, "run", [r.workload([0.1] * 3, concurrency=8)], r.state("uwsgi", 4, 2)
     )
     (workload,) = load_report(report)
-    assert config.config_for(report) == RUN_COLUMNS
-    assert config.config_for(report, workload) == {
+    assert run_labels.config_for(report) == RUN_COLUMNS
+    assert run_labels.config_for(report, workload) == {
         **RUN_COLUMNS,
         "concurrency": "8",
         "times": "3",
     }
-    assert list(config.config_for(report, workload)) == r.CONFIG_KEYS
+    assert list(run_labels.config_for(report, workload)) == r.CONFIG_KEYS
 
 
 def test_config_for_cache_option(tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_config_for_cache_option(tmp_path: Path) -> None:
     del state["keystone_cache"]
     state["options"]["cache"] = True
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], state)
-    assert config.config_for(report)["cache"] == "on"
+    assert run_labels.config_for(report)["cache"] == "on"
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_cache_column_names_what_was_rendered(
         state["keystone_cache"] = keystone_cache
     state["options"]["cache"] = option
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], state)
-    assert config.config_for(report)["cache"] == column
+    assert run_labels.config_for(report)["cache"] == column
 
 
 def test_config_from_tags_without_run_json(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_config_from_tags_without_run_json(tmp_path: Path) -> None:
         tmp_path, "run", [r.workload([0.1] * 2, concurrency=None)], None, tags=tags
     )
     (workload,) = load_report(report)
-    assert config.config_for(report, workload) == {
+    assert run_labels.config_for(report, workload) == {
         "mode": "uwsgi",
         "processes": "4",
         "times": "2",
@@ -106,14 +106,14 @@ def test_serial_runner_columns(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "run", [serial, duration], r.state())
     first, second = load_report(report)
     # serial runs one iteration at a time: concurrency 1, though it has none
-    assert config.runner_columns(first) == {"concurrency": "1", "times": "3"}
-    assert config.runner_columns(second) == {"concurrency": "8"}
+    assert run_labels.runner_columns(first) == {"concurrency": "1", "times": "3"}
+    assert run_labels.runner_columns(second) == {"concurrency": "8"}
 
 
 def test_config_from_file_name(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], None, tags=["seed"])
     (workload,) = load_report(report)
-    assert config.config_for(report, workload) == {
+    assert run_labels.config_for(report, workload) == {
         "file": report.name,
         "concurrency": "2",
         "times": "1",
@@ -125,7 +125,7 @@ def test_bad_run_json(tmp_path: Path, content: str) -> None:
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
     (tmp_path / "run" / "run.json").write_text(content)
     with pytest.raises(ReportError) as info:
-        config.config_for(report)
+        run_labels.config_for(report)
     message = str(info.value)
     assert message.startswith(f"{tmp_path / 'run' / 'run.json'}: ")
     assert "\n" not in message
@@ -140,29 +140,29 @@ def test_bad_run_json(tmp_path: Path, content: str) -> None:
             {**RUN_COLUMNS, "cache": "memcached", "db": "mysql"},
             "uwsgi p4xt2 cache memcached db mysql",
         ),
-        (config.config_columns(RunState()), "x.json"),
+        (run_labels.config_columns(RunState()), "x.json"),
         ({"mode": "uwsgi"}, "uwsgi"),
         ({"file": "x.json"}, "x.json"),
     ],
 )
 def test_run_label(columns: dict[str, str], label: str) -> None:
-    assert config.run_label(columns, "x.json") == label
+    assert run_labels.run_label(columns, "x.json") == label
 
 
 def test_unique_labels() -> None:
     paths = [Path("a/one.json"), Path("b/two.json"), Path("c/three.json")]
-    assert config.unique_labels(["x", "y", "x"], paths) == [
+    assert run_labels.unique_labels(["x", "y", "x"], paths) == [
         "x (one.json)",
         "y",
         "x (three.json)",
     ]
     same_names = [Path("a/r.json"), Path("b/r.json")]
-    assert config.unique_labels(["x", "x"], same_names) == [
+    assert run_labels.unique_labels(["x", "x"], same_names) == [
         "x (a/r.json)",
         "x (b/r.json)",
     ]
     twice = [Path("a/r.json")] * 3
-    assert config.unique_labels(["x", "x", "x"], twice) == [
+    assert run_labels.unique_labels(["x", "x", "x"], twice) == [
         "x (a/r.json)",
         "x (a/r.json) #2",
         "x (a/r.json) #3",
@@ -174,7 +174,7 @@ def test_load_runs_labels_and_folders(tmp_path: Path) -> None:
     r.make_run(tmp_path, "one", [r.workload([0.2])], None, report="z-second.json")
     two = r.make_run(tmp_path, "two", [r.workload([0.1])], r.state(processes=4))
     three = r.make_run(tmp_path, "three", [r.workload([0.1])], r.state(processes=2))
-    runs = config.load_runs([tmp_path / "one", two, three.parent])
+    runs = run_labels.load_runs([tmp_path / "one", two, three.parent])
     assert [run.label for run in runs] == [
         "uwsgi p2xt1 (one)",
         "uwsgi p4xt1",
@@ -189,12 +189,12 @@ def test_load_runs_labels_and_folders(tmp_path: Path) -> None:
 
 def test_empty_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="no Rally JSON reports"):
-        config.report_files(tmp_path)
+        run_labels.report_files(tmp_path)
 
 
 def test_load_reports_overrides(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
-    (loaded,) = config.load_reports([tmp_path / "run"], {"mode": "other", "x": "1"})
+    (loaded,) = run_labels.load_reports([tmp_path / "run"], {"mode": "other", "x": "1"})
     assert loaded.path == report
     assert loaded.config["mode"] == "other"
     assert list(loaded.config)[-1] == "x"
@@ -205,28 +205,32 @@ def test_a_report_reached_twice_is_loaded_once(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "20261124-133418-uwsgi", [r.workload([0.1])])
     (tmp_path / "current").symlink_to(tmp_path / "20261124-133418-uwsgi")
     given = [tmp_path / "20261124-133418-uwsgi", tmp_path / "current", report]
-    (loaded,) = config.load_reports(given)  # as `report runs/*/ ...` gives them
+    (loaded,) = run_labels.load_reports(given)  # as `report runs/*/ ...` gives them
     assert loaded.path == report
 
 
 def test_the_token_provider_column_of_new_runs() -> None:
     old = RunState.from_json({"mode": "uwsgi", "options": {"processes": 2}})
-    assert "tokens" not in config.config_columns(old)
+    assert "tokens" not in run_labels.config_columns(old)
     new = RunState.from_json({"mode": "uwsgi", "options": {"token_provider": "jws"}})
-    assert config.config_columns(new)["tokens"] == "jws"
-    fernet = {**config.config_columns(new), "tokens": "fernet"}
-    assert "fernet" not in config.run_label(fernet, "x.json")
-    assert "tokens jws" in config.run_label(config.config_columns(new), "x.json")
+    assert run_labels.config_columns(new)["tokens"] == "jws"
+    fernet = {**run_labels.config_columns(new), "tokens": "fernet"}
+    assert "fernet" not in run_labels.run_label(fernet, "x.json")
+    assert "tokens jws" in run_labels.run_label(
+        run_labels.config_columns(new), "x.json"
+    )
 
 
 def test_the_identity_column_of_new_runs() -> None:
     old = RunState.from_json({"mode": "uwsgi", "options": {"processes": 2}})
-    assert "identity" not in config.config_columns(old)
+    assert "identity" not in run_labels.config_columns(old)
     new = RunState.from_json({"mode": "uwsgi", "options": {"identity": "ldap"}})
-    assert config.config_columns(new)["identity"] == "ldap"
-    assert "identity ldap" in config.run_label(config.config_columns(new), "x.json")
-    sql = {**config.config_columns(new), "identity": "sql"}
-    assert "sql" not in config.run_label(sql, "x.json")
+    assert run_labels.config_columns(new)["identity"] == "ldap"
+    assert "identity ldap" in run_labels.run_label(
+        run_labels.config_columns(new), "x.json"
+    )
+    sql = {**run_labels.config_columns(new), "identity": "sql"}
+    assert "sql" not in run_labels.run_label(sql, "x.json")
 
 
 def test_config_columns_of_a_run_state() -> None:
@@ -234,7 +238,7 @@ def test_config_columns_of_a_run_state() -> None:
         "mode": "uwsgi",
         "options": {"processes": 4, "threads": 2, "password_hash_rounds": None},
     }
-    assert config.config_columns(RunState.from_json(state)) == {
+    assert run_labels.config_columns(RunState.from_json(state)) == {
         "mode": "uwsgi",
         "profile": "stock",
         "processes": "4",
@@ -243,11 +247,11 @@ def test_config_columns_of_a_run_state() -> None:
         "hash rounds": "default",
     }
     state["options"]["password_hash_rounds"] = 4
-    assert config.config_columns(RunState.from_json(state))["hash rounds"] == "4"
+    assert run_labels.config_columns(RunState.from_json(state))["hash rounds"] == "4"
 
 
 def test_config_columns_of_an_empty_state() -> None:
-    assert config.config_columns(RunState()) == {
+    assert run_labels.config_columns(RunState()) == {
         "mode": "?",
         "profile": "stock",
         "processes": "?",
@@ -271,7 +275,7 @@ def test_config_columns_of_an_empty_state() -> None:
 def test_the_cpu_quota_columns(quota: dict | None, columns: dict[str, str]) -> None:
     state = r.state() | {"cpu_quota": quota}
     state["options"] |= {"nodes": 3, "lb_balance": "leastconn"}
-    found = config.config_columns(RunState.from_json(state))
+    found = run_labels.config_columns(RunState.from_json(state))
     assert list(found)[-2 - len(columns) :] == ["nodes", "balance", *columns]
     assert {key: found[key] for key in columns} == columns
     assert (found["nodes"], found["balance"]) == ("3", "leastconn")
@@ -279,13 +283,13 @@ def test_the_cpu_quota_columns(quota: dict | None, columns: dict[str, str]) -> N
 
 def test_a_single_host_shows_no_nodes_but_implies_one() -> None:
     state = r.state() | {"options": {**r.state()["options"], "nodes": 1}}
-    columns = config.config_columns(RunState.from_json(state))
+    columns = run_labels.config_columns(RunState.from_json(state))
     assert "nodes" not in columns and "balance" not in columns
-    assert config.column(columns, "nodes", "-") == "1"
-    assert config.column(columns, "balance", "-") == "-"
-    assert config.column({"mode": "uwsgi"}, "nodes", "-") == "1"  # a mode: tag
-    assert config.column({"file": "x.json"}, "nodes", "-") == "-"  # not ours
-    assert config.column({"mode": "?", "nodes": "4"}, "nodes", "-") == "4"
+    assert run_labels.column(columns, "nodes", "-") == "1"
+    assert run_labels.column(columns, "balance", "-") == "-"
+    assert run_labels.column({"mode": "uwsgi"}, "nodes", "-") == "1"  # a mode: tag
+    assert run_labels.column({"file": "x.json"}, "nodes", "-") == "-"  # not ours
+    assert run_labels.column({"mode": "?", "nodes": "4"}, "nodes", "-") == "4"
 
 
 # --- main: errors ------------------------------------------------------------

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rally_keystone_perf.report.engines import engine_label, split_runner
+from rally_keystone_perf.report.readers.load_engine import engine_label, split_runner
 
 
 def test_a_locust_workload_shows_the_tasks_runner_and_the_engine_apart() -> None:

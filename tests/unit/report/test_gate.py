@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.gate (criteria, tests, matching)."""
+"""Tests for rally_keystone_perf.report.figures.gate (criteria, tests, matching)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import metrics
-from rally_keystone_perf.report import gate as g
-from rally_keystone_perf.report.load import Workload, load_report
+from rally_keystone_perf.report.figures import gate as g
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 

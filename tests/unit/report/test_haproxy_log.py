@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from rally_keystone_perf.report import haproxy_log
-from rally_keystone_perf.report.load import Iteration
+from rally_keystone_perf.report.readers import haproxy_log
+from rally_keystone_perf.report.readers.rally_json import Iteration
 
 
 def test_accepted_naive() -> None:

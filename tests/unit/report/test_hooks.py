@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from rally_keystone_perf.report.hooks import HookRun, flat_error, hook_lines, hook_runs
+from rally_keystone_perf.report.readers.hooks import (
+    HookRun,
+    flat_error,
+    hook_lines,
+    hook_runs,
+)
 
 KILL = {"keystone_perf_fault": {"action": "kill", "target": "node2"}}
 

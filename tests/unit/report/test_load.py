@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.report.load."""
+"""Tests for rally_keystone_perf.report.readers.rally_json."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 from rally.cli import task_results_loader
 
-from rally_keystone_perf.report.load import Iteration, ReportError, load_report
+from rally_keystone_perf.report.readers.rally_json import (
+    Iteration,
+    ReportError,
+    load_report,
+)
 from tests.unit.report import factory as f
 
 NESTED = [

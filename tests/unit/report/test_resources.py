@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import resources
-from rally_keystone_perf.report.load import ReportError
-from rally_keystone_perf.report.resources import ResourceSample
+from rally_keystone_perf.report.readers import resources
+from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.report.readers.resources import ResourceSample
 from tests.unit.report.test_server_view import RESOURCES as SERVER_VIEW_RESOURCES
 
 # test_server_view's samples (two headers: the sampler appended to an

@@ -1,13 +1,19 @@
-"""Tests for rally_keystone_perf.report.scaling (throughput against nodes)."""
+"""Tests for rally_keystone_perf.report.figures.scaling (throughput against nodes)."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import config, scaling
+from rally_keystone_perf.report.figures import run_labels, scaling
+from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers.scaling import (
+    FIGURES,
+    UNREADABLE,
+    saturated,
+    scaling_table,
+)
 from tests.unit.report import runs as r
 from tests.unit.report import scaling_runs as s
 
@@ -23,8 +29,10 @@ SEED = [["57", "330"], ["105", "560"], ["140", "800"], ["140", "1000"]]
 
 def test_a_row_per_node_count_beside_seed_001(tmp_path: Path) -> None:
     reports = s.matrix(tmp_path)
-    header, rows = scaling.scaling_rows(reports[::-1])  # sorted by node count
-    assert header == list(scaling.FIGURES)
+    header, rows = scaling_table(
+        scaling.scaling_figures(reports[::-1])
+    )  # sorted by node count
+    assert header == list(FIGURES)
     assert rows == [[*row, *seed] for row, seed in zip(EXPECTED, SEED, strict=True)]
     assert scaling.node_counts(reports) == ["1", "2", "3", "4"]
 
@@ -38,8 +46,10 @@ def test_configurations_lead_the_rows_when_they_differ(tmp_path: Path) -> None:
             paths += s.add_run(
                 tmp_path, f"{mode}-{nodes}", run_state, [s.tokens([0.1] * count)], []
             )
-    header, rows = scaling.scaling_rows(config.load_reports(paths))
-    assert header == ["mode", *scaling.FIGURES]
+    header, rows = scaling_table(
+        scaling.scaling_figures(run_labels.load_reports(paths))
+    )
+    assert header == ["mode", *FIGURES]
     # the user pool's seconds differ in every run: not a configuration
     assert [row[:4] for row in rows] == [
         ["uwsgi", "1", "8", "1.0"],
@@ -54,21 +64,29 @@ def test_other_scenarios_make_no_row(tmp_path: Path) -> None:
     report = r.make_run(
         tmp_path, "other", [r.workload([0.1] * 3, name="KeystonePerf.list_projects")]
     )
-    assert scaling.scaling_rows(config.load_reports([report])) == (
-        list(scaling.FIGURES),
+    assert scaling_table(
+        scaling.scaling_figures(run_labels.load_reports([report]))
+    ) == (
+        list(FIGURES),
         [],
     )
 
 
+def _saturated(loaded: run_labels.LoadedReport) -> str:
+    """The saturated cell of the report's one token workload."""
+    found = scaling.measured([loaded])
+    return saturated(scaling.scaling_row({}, "1", found))
+
+
 def test_a_single_host_without_quotas_or_samples(tmp_path: Path) -> None:
     report = s.add_run(tmp_path, "plain", r.state(), [s.tokens([0.1] * 2)], [])
-    (loaded,) = config.load_reports(report)
-    assert scaling.saturation(loaded, loaded.workloads[0]) == "-"
+    (loaded,) = run_labels.load_reports(report)
+    assert _saturated(loaded) == "-"
     (tmp_path / "plain" / "logs").mkdir()
     (tmp_path / "plain" / "logs" / "resources.csv").write_text(s.HOST_SAMPLES)
-    assert scaling.saturation(loaded, loaded.workloads[0]) == "no quotas"
+    assert _saturated(loaded) == "no quotas"
     (tmp_path / "plain" / "logs" / "resources.csv").write_bytes(b"\xff\xfe")
-    assert scaling.saturation(loaded, loaded.workloads[0]) == scaling.UNREADABLE
+    assert _saturated(loaded) == UNREADABLE
 
 
 def test_an_unsaturated_quota(tmp_path: Path) -> None:
@@ -76,12 +94,12 @@ def test_an_unsaturated_quota(tmp_path: Path) -> None:
     report = s.add_run(tmp_path, "run", run_state, [s.tokens([0.1] * 2)], [])
     (tmp_path / "run" / "logs").mkdir()
     (tmp_path / "run" / "logs" / "resources.csv").write_text(s.HOST_SAMPLES)
-    (loaded,) = config.load_reports(report)
-    assert scaling.saturation(loaded, loaded.workloads[0]) == (
+    (loaded,) = run_labels.load_reports(report)
+    assert _saturated(loaded) == (
         "none (no tier at 90% of its CPU quota); database: no quota"
     )
 
 
 def test_unknown_format(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown format 'csv'"):
-        scaling.write_scaling((["nodes"], []), io.StringIO(), "csv")
+        registry.writer(registry.SCALING, "csv")

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.report import api, config, server_view
-from rally_keystone_perf.report.load import ReportError, load_report
-from rally_keystone_perf.report.server_view import ActionGap, RouteTimes
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import run_labels, server_view
+from rally_keystone_perf.report.figures.server_view import ActionGap, RouteTimes
+from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from rally_keystone_perf.report.writers import server, text
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -246,7 +247,7 @@ def test_a_workload_without_iterations(tmp_path: Path) -> None:
 def _write(tmp_path: Path, fmt: str, **files: bool) -> str:
     _run(tmp_path, **files)
     stream = io.StringIO()
-    api.write_report(config.load_reports([tmp_path / "run"]), stream, fmt)
+    api.write_report(run_labels.load_reports([tmp_path / "run"]), stream, fmt)
     return stream.getvalue()
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report.load import Workload, load_report
-from rally_keystone_perf.report.setup_note import setup_note
+from rally_keystone_perf.report.figures.setup_note import setup_note
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf.metrics import TOTAL
-from rally_keystone_perf.report import shape
-from rally_keystone_perf.report.load import Iteration, Workload
+from rally_keystone_perf.report.figures import shape
+from rally_keystone_perf.report.readers.rally_json import Iteration, Workload
 
 
 def _iteration(start: float, duration: float, error: list | None = None) -> Iteration:

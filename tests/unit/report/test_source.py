@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.report import source as report_source
-from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.report.readers import source as report_source
+from rally_keystone_perf.report.readers.rally_json import ReportError
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 

@@ -18,9 +18,9 @@ from rally.task.processing import charts
 from rally_keystone_perf import metrics
 from rally_keystone_perf.plugins.sla.percentile import MaxDurationPercentile
 from rally_keystone_perf.plugins.sla.throughput import MinThroughput
-from rally_keystone_perf.report import gate, stats, windows
-from rally_keystone_perf.report.load import Workload, load_report
-from rally_keystone_perf.report.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.figures import gate, stats, windows
+from rally_keystone_perf.report.figures.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 
 a = f.atomic

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import study
+from rally_keystone_perf.report.figures import study
 from rally_keystone_perf.studies import seed000
 from tests.unit.report import runs as r
 

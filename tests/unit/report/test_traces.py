@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import api, traces
-from rally_keystone_perf.report.load import ReportError, load_report
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.readers import tracing
+from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 from tests.unit.report import traced as t
@@ -23,7 +24,7 @@ def _table(report: Path) -> str:
 
 
 def test_each_span_counts_its_own_time_once() -> None:
-    result = traces.breakdown(traces.spans(t.validation("x", sql=3)))
+    result = tracing.breakdown(tracing.spans(t.validation("x", sql=3)))
     assert result.server == pytest.approx(0.010, abs=1e-6)
     seconds = {k: round(v * 1e6) for k, v in result.seconds.items()}
     assert seconds == {
@@ -41,7 +42,7 @@ def test_each_span_counts_its_own_time_once() -> None:
 
 def test_a_span_without_its_stop_is_left_out() -> None:
     events = t.validation("x")[:-1]  # no wsgi-stop
-    assert "wsgi" not in {s.name for s in traces.spans(events)}
+    assert "wsgi" not in {s.name for s in tracing.spans(events)}
 
 
 def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
@@ -54,7 +55,7 @@ def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
         "t3",
         "lost",
     ]
-    source = traces.trace_source(tmp_path / "run")
+    source = tracing.trace_source(tmp_path / "run")
     assert source is not None
     result = source.of(workload)
     assert result is not None
@@ -96,7 +97,7 @@ def test_the_json_report_has_the_traces(tmp_path: Path) -> None:
 
 def test_an_untraced_run_has_no_section(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
-    assert traces.trace_source(tmp_path / "run") is None
+    assert tracing.trace_source(tmp_path / "run") is None
     assert "slowest traced" not in _table(report)
 
 
@@ -112,7 +113,7 @@ def test_every_iteration_traced_has_no_cost_to_show(tmp_path: Path) -> None:
     (workload,) = load_report(
         r.make_run(tmp_path, "run", [f.workload(data)], r.state())
     )
-    assert traces.tracing_cost(workload) is None
+    assert tracing.tracing_cost(workload) is None
 
 
 def _on(host: str, events: list[dict]) -> list[dict]:
@@ -127,20 +128,20 @@ def test_a_clusters_median_per_node(tmp_path: Path) -> None:
     second[0]["parent_id"] = second[-1]["parent_id"] = "a"
     two_nodes = _on("node1", t.validation("a")) + _on("node2", second)
     found = [
-        traces._traced(1, 0.03, "a", traces.spans(two_nodes)),
-        traces._traced(
-            2, 0.02, "b", traces.spans(_on("node2", t.validation("b", slow=4000)))
+        tracing._traced(1, 0.03, "a", tracing.spans(two_nodes)),
+        tracing._traced(
+            2, 0.02, "b", tracing.spans(_on("node2", t.validation("b", slow=4000)))
         ),
-        traces._traced(3, 0.01, "c", traces.spans(_on("node2", t.validation("c")))),
+        tracing._traced(3, 0.01, "c", tracing.spans(_on("node2", t.validation("c")))),
     ]
     medians = {
         h.host: (h.count, round(h.median.server * 1e6))
-        for h in traces.host_medians(found)
+        for h in tracing.host_medians(found)
     }
     # node1 served one request of iteration 1; node2 one in each iteration
     assert medians == {"node1": (1, 10000), "node2": (3, 10000)}
     assert found[0].breakdown.server == pytest.approx(0.020, abs=1e-6)
-    assert traces.host_medians(found[1:]) == []  # one host: no rows
+    assert tracing.host_medians(found[1:]) == []  # one host: no rows
 
 
 def test_a_clusters_table_has_a_row_per_node(tmp_path: Path) -> None:

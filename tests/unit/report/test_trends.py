@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import trends
-from rally_keystone_perf.report.config import load_reports
-from rally_keystone_perf.report.load import ReportError
+from rally_keystone_perf.report.figures import trends
+from rally_keystone_perf.report.figures.run_labels import load_reports
+from rally_keystone_perf.report.readers.rally_json import ReportError
 from tests.unit.report import runs as r
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.run import matrix
-from rally_keystone_perf.run import study as study_run
+from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.studies import seed000, seed001, seed003, seed004
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.run import study as study_run
+from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.studies import (
     registry,
     seed000,

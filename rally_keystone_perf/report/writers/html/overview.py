@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rally_keystone_perf.report import compare as comparing
-from rally_keystone_perf.report.concurrency import runner_concurrency
-from rally_keystone_perf.report.config import NODES, run_label
-from rally_keystone_perf.report.entries import FileEntries
-from rally_keystone_perf.report.stats import total_row
+from rally_keystone_perf.report.figures import compare as comparing
+from rally_keystone_perf.report.figures.concurrency import runner_concurrency
+from rally_keystone_perf.report.figures.entries import FileEntries
+from rally_keystone_perf.report.figures.run_labels import NODES, run_label
+from rally_keystone_perf.report.figures.stats import total_row
 from rally_keystone_perf.report.writers.common import format_number, format_success
 from rally_keystone_perf.report.writers.compare import series_groups
 from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
-from rally_keystone_perf.report.writers.html.compare import series_section
+from rally_keystone_perf.report.writers.html.comparison import series_section
 from rally_keystone_perf.report.writers.html.kit import table
 
 COLUMNS = (

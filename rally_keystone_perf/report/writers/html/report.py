@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rally_keystone_perf.metrics import TOTAL
-from rally_keystone_perf.report.config import config_warnings
-from rally_keystone_perf.report.entries import FileEntries, ReportEntry
-from rally_keystone_perf.report.load import Workload
-from rally_keystone_perf.report.stats import StatsRow
+from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
+from rally_keystone_perf.report.figures.run_labels import config_warnings
+from rally_keystone_perf.report.figures.stats import StatsRow
+from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.writers.common import format_number, stats_cells
 from rally_keystone_perf.report.writers.html import shape
 from rally_keystone_perf.report.writers.html.charts import (
@@ -25,7 +25,7 @@ from rally_keystone_perf.report.writers.html.overview import (
     node_sections,
     overview_table,
 )
-from rally_keystone_perf.report.writers.html.traced import server_parts
+from rally_keystone_perf.report.writers.html.server_side import server_parts
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,

@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from rally_keystone_perf.report import shape
-from rally_keystone_perf.report.load import Workload
+from rally_keystone_perf.report.figures import shape
+from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.writers.html import kit
 from rally_keystone_perf.report.writers.html.charts import (
     COLORS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rally_keystone_perf.report.study import StudyRow
+from rally_keystone_perf.report.figures.study import StudyRow
 from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
 from rally_keystone_perf.studies.model import Study
 

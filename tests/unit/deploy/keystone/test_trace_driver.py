@@ -8,8 +8,8 @@ from typing import Any
 from osprofiler import opts
 from osprofiler.drivers import base
 
-from rally_keystone_perf.deploy import tracing
-from rally_keystone_perf.deploy.keystone.trace_driver import BufferedRedis
+from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.deploy.tracing.trace_driver import BufferedRedis
 
 assert opts.list_opts()  # importing it registers [profiler], which the driver reads
 
@@ -29,12 +29,12 @@ def _event(name: str) -> dict[str, Any]:
 
 
 def test_osprofiler_picks_the_driver_by_its_scheme() -> None:
-    driver = base.get_driver(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1", project="k")
+    driver = base.get_driver(f"{profiler.DRIVER_SCHEME}://127.0.0.1:1", project="k")
     assert isinstance(driver, BufferedRedis)
 
 
 def test_a_requests_events_go_in_one_push_when_its_outer_span_ends() -> None:
-    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1", project="k")
+    driver = BufferedRedis(f"{profiler.DRIVER_SCHEME}://127.0.0.1:1", project="k")
     fake = _FakeDb()
     driver.db = fake
     for name in ("wsgi-start", "db-start", "db-stop"):
@@ -52,11 +52,11 @@ def test_a_requests_events_go_in_one_push_when_its_outer_span_ends() -> None:
 
 
 def test_a_cluster_nodes_spans_name_the_node_as_their_host() -> None:
-    url = tracing.node_url("redis://198.18.0.1:6380", "node2")
+    url = profiler.node_url("redis://198.18.0.1:6380", "node2")
     assert url is not None
-    section = tracing.profiler_section(url)
-    assert f"{tracing.DRIVER_SCHEME}://198.18.0.1:6380?host=node2" in section
-    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://198.18.0.1:6380?host=node2")
+    section = profiler.profiler_section(url)
+    assert f"{profiler.DRIVER_SCHEME}://198.18.0.1:6380?host=node2" in section
+    driver = BufferedRedis(f"{profiler.DRIVER_SCHEME}://198.18.0.1:6380?host=node2")
     assert driver.connection_str == "redis://198.18.0.1:6380"  # what redis reads
     fake = _FakeDb()
     driver.db = fake
@@ -67,11 +67,11 @@ def test_a_cluster_nodes_spans_name_the_node_as_their_host() -> None:
     ((_, values),) = fake.pushed
     assert [json.loads(v)["info"]["host"] for v in values] == ["node2", "node2"]
     assert start["info"]["host"] == "vm"  # the caller's event is left alone
-    assert tracing.node_url(None, "node2") is None
+    assert profiler.node_url(None, "node2") is None
 
 
 def test_without_a_host_the_spans_keep_osprofilers() -> None:
-    driver = BufferedRedis(f"{tracing.DRIVER_SCHEME}://127.0.0.1:1")
+    driver = BufferedRedis(f"{profiler.DRIVER_SCHEME}://127.0.0.1:1")
     fake = _FakeDb()
     driver.db = fake
     driver.notify(_event("wsgi-start") | {"info": {"host": "vm"}})

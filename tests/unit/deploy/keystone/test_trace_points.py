@@ -8,7 +8,7 @@ from dogpile.cache import api
 from keystone.common.cache import _context_cache
 from osprofiler import notifier, profiler
 
-from rally_keystone_perf.deploy.keystone import trace_points
+from rally_keystone_perf.deploy.tracing import trace_points
 
 
 @pytest.fixture

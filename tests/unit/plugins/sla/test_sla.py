@@ -10,7 +10,8 @@ from rally.task import sla
 
 from rally_keystone_perf.plugins.sla.percentile import MaxDurationPercentile
 from rally_keystone_perf.plugins.sla.throughput import MinThroughput
-from rally_keystone_perf.report import load, stats
+from rally_keystone_perf.report.figures import stats
+from rally_keystone_perf.report.readers import rally_json
 from tests.unit.report import factory as f
 
 ACTION = "keystone.create_token"
@@ -57,7 +58,7 @@ def test_percentile_agrees_with_the_report(tmp_path) -> None:
     durations = [rng.uniform(0.05, 1.5) for _ in range(200)]
     iterations = _iterations(durations, error_every=9)
     report = f.write_report(tmp_path / "r.json", [f.task([[f.workload(iterations)]])])
-    (workload,) = load.load_report(report)
+    (workload,) = rally_json.load_report(report)
     rows = {row.name: row for row in stats.main_stats(workload) if row.depth == 0}
     criterion = MaxDurationPercentile({ACTION: {"90": 9, "95": 9}, "total": {"95": 9}})
     for it in iterations:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import compare, config
+from rally_keystone_perf.report.figures import compare, run_labels
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
 
 @pytest.fixture
-def reports(tmp_path: Path) -> list[config.LoadedReport]:
+def reports(tmp_path: Path) -> list[run_labels.LoadedReport]:
     """Two run folders: one with a nested, partly failing workload, one plain."""
     a = f.atomic
     nested = [a("keystone.create_user", 0.0, 0.3, children=[a("inner", 0.0, 0.1)])]
@@ -25,13 +25,13 @@ def reports(tmp_path: Path) -> list[config.LoadedReport]:
         r.state(processes=4, threads=2),
     )
     r.make_run(tmp_path, "two", [r.workload([0.1, 0.2, 0.3])], r.state(rounds=4))
-    return config.load_reports([tmp_path / "one", tmp_path / "two"])
+    return run_labels.load_reports([tmp_path / "one", tmp_path / "two"])
 
 
 @pytest.fixture
 def comparison_inputs(
     tmp_path: Path,
-) -> tuple[compare.Comparison, list[compare.SeriesRow], list[config.Run]]:
+) -> tuple[compare.Comparison, list[compare.SeriesRow], list[run_labels.Run]]:
     """Baseline p2xt1 at concurrency 2 and 4, p4xt1 slower at 2."""
     r.make_run(
         tmp_path,

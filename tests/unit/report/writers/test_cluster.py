@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.report import api, cluster_view, config
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import cluster_view, run_labels
 from rally_keystone_perf.report.writers import cluster
 from rally_keystone_perf.report.writers.server import SERVER_CSV_FIELDS
 from tests.unit.report import cluster_runs as c
@@ -31,7 +32,7 @@ SATURATED = (
 def _write(tmp_path: Path, fmt: str, cpus: Any = QUOTAS, **files: Any) -> str:
     c.make_cluster_run(tmp_path, cpus, **files)
     stream = io.StringIO()
-    api.write_report(config.load_reports([tmp_path / "run"]), stream, fmt)
+    api.write_report(run_labels.load_reports([tmp_path / "run"]), stream, fmt)
     return stream.getvalue()
 
 
@@ -193,7 +194,7 @@ def test_a_single_host_report_has_no_cluster_part(tmp_path: Path, fmt: str) -> N
     logs.mkdir()
     (logs / "access.log").write_text("1000000100 POST /v3/auth/tokens 201 90000 11\n")
     stream = io.StringIO()
-    api.write_report(config.load_reports([tmp_path / "run"]), stream, fmt)
+    api.write_report(run_labels.load_reports([tmp_path / "run"]), stream, fmt)
     out = stream.getvalue()
     assert "server side" in out or '"server"' in out
     for mark in ("cluster", "haproxy", "saturat"):

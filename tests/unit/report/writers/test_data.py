@@ -7,15 +7,15 @@ import io
 import json
 from typing import Any
 
-from rally_keystone_perf.report import config
-from rally_keystone_perf.report.stats import main_stats, throughput
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.figures.stats import main_stats, throughput
 from rally_keystone_perf.report.writers import common
 from tests.unit.report import runs as r
 
 CONFIG_KEYS = r.CONFIG_KEYS
 
 
-def test_report_json(reports: list[config.LoadedReport]) -> None:
+def test_report_json(reports: list[run_labels.LoadedReport]) -> None:
     document = json.loads(r.write_report(reports, "json"))
     assert document["schema"] == "rally-keystone-perf/report"
     assert document["version"] == 1
@@ -42,7 +42,7 @@ def test_report_json(reports: list[config.LoadedReport]) -> None:
 
 
 def test_report_agrees_with_rallys_statistics(
-    reports: list[config.LoadedReport],
+    reports: list[run_labels.LoadedReport],
 ) -> None:
     # the exporter stores Rally's own (rounded) table in the file
     document = json.loads(r.write_report(reports, "json"))
@@ -69,7 +69,7 @@ def test_report_agrees_with_rallys_statistics(
             assert common.format_success(row["success"]) == data["success"]
 
 
-def test_report_csv(reports: list[config.LoadedReport]) -> None:
+def test_report_csv(reports: list[run_labels.LoadedReport]) -> None:
     rows = list(csv.DictReader(io.StringIO(r.write_report(reports, "csv"))))
     loaded = [w for report in reports for w in report.workloads]
     expected = [row for w in loaded for row in main_stats(w)]

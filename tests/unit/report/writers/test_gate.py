@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rally_keystone_perf.report import api
-from rally_keystone_perf.report import gate as g
+from rally_keystone_perf.report.figures import gate as g
 from rally_keystone_perf.report.writers import gate as gf
 
 W = "KeystonePerf.create_token c4"

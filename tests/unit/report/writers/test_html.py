@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import compare, config
-from rally_keystone_perf.report.entries import report_entries
+from rally_keystone_perf.report.figures import compare, run_labels
+from rally_keystone_perf.report.figures.entries import report_entries
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers import compare as compare_writer
 from rally_keystone_perf.report.writers import text as text_writer
@@ -161,7 +161,7 @@ def assert_valid_page(text: str) -> Page:
 
 
 @pytest.fixture
-def reports(tmp_path: Path) -> list[config.LoadedReport]:
+def reports(tmp_path: Path) -> list[run_labels.LoadedReport]:
     """A nested, partly failing workload with a hostile name; a plain one."""
     a = f.atomic
     nested = [a("keystone.create_user", 0.0, 0.3, children=[a("in<ner>", 0.0, 0.1)])]
@@ -179,7 +179,7 @@ def reports(tmp_path: Path) -> list[config.LoadedReport]:
         [r.workload([0.1, 0.2, 0.3]), r.workload([0.4] * 5, position=1)],
         r.state(rounds=4),
     )
-    return config.load_reports([tmp_path / "one", tmp_path / "two"])
+    return run_labels.load_reports([tmp_path / "one", tmp_path / "two"])
 
 
 def test_html_is_a_format() -> None:
@@ -195,7 +195,7 @@ def stats_tables(page: Page) -> list:
 
 
 def test_report_tables_equal_the_table_format(
-    reports: list[config.LoadedReport],
+    reports: list[run_labels.LoadedReport],
 ) -> None:
     out = r.write_report(reports, "html")
     page = assert_valid_page(out)
@@ -219,7 +219,9 @@ def test_report_tables_equal_the_table_format(
             assert f"{key} {value}" in text
 
 
-def test_report_nested_rows_are_indented(reports: list[config.LoadedReport]) -> None:
+def test_report_nested_rows_are_indented(
+    reports: list[run_labels.LoadedReport],
+) -> None:
     page = Page(r.write_report(reports, "html"))
     table = stats_tables(page)[0]
     names = [row[0] for row in table.rows]
@@ -233,7 +235,7 @@ def test_report_nested_rows_are_indented(reports: list[config.LoadedReport]) -> 
     assert table.row_attrs[total + 1].get("data-depth") == "1"
 
 
-def test_report_text_is_escaped(reports: list[config.LoadedReport]) -> None:
+def test_report_text_is_escaped(reports: list[run_labels.LoadedReport]) -> None:
     out = r.write_report(reports, "html")
     page = Page(out)
     text = "".join(page.text)
@@ -247,7 +249,7 @@ def test_report_text_is_escaped(reports: list[config.LoadedReport]) -> None:
     assert "errors: none" in text
 
 
-def test_report_summary_and_config(reports: list[config.LoadedReport]) -> None:
+def test_report_summary_and_config(reports: list[run_labels.LoadedReport]) -> None:
     text = "".join(Page(r.write_report(reports, "html")).text)
     assert str(reports[0].path) in text and str(reports[1].path) in text
     workload = reports[0].workloads[0]
@@ -258,7 +260,7 @@ def test_report_summary_and_config(reports: list[config.LoadedReport]) -> None:
     )
 
 
-def test_report_durations_plots(reports: list[config.LoadedReport]) -> None:
+def test_report_durations_plots(reports: list[run_labels.LoadedReport]) -> None:
     out = r.write_report(reports, "html")
     plots = [
         p for p in svgs(out) if "iteration durations" in (p.findtext("title") or "")
@@ -278,7 +280,7 @@ def test_report_durations_plots(reports: list[config.LoadedReport]) -> None:
 def test_report_without_workloads_or_iterations(tmp_path: Path) -> None:
     empty = f.write_report(tmp_path / "empty.json", [f.task([[]])])
     idle = f.write_report(tmp_path / "idle.json", [f.task([[f.workload([])]])])
-    out = r.write_report(config.load_reports([empty, idle]), "html")
+    out = r.write_report(run_labels.load_reports([empty, idle]), "html")
     page = assert_valid_page(out)
     assert "no workloads" in "".join(page.text)
     assert [t.caption for t in page.tables][0] == "overview"
@@ -293,7 +295,7 @@ def test_report_without_workloads_or_iterations(tmp_path: Path) -> None:
 @pytest.fixture
 def comparison_inputs(
     tmp_path: Path,
-) -> tuple[compare.Comparison, list[compare.SeriesRow], list[config.Run]]:
+) -> tuple[compare.Comparison, list[compare.SeriesRow], list[run_labels.Run]]:
     """Baseline p2xt1 at concurrency 2, 4 and 8 (partly failing), p4xt1 slower."""
     r.make_run(
         tmp_path,

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from rally_keystone_perf.report import config
+from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.writers.html import shape
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import Page, assert_valid_page, svgs
@@ -23,7 +23,7 @@ def _page(tmp_path: Path) -> str:
         ],
         r.state(),
     )
-    return r.write_report(config.load_reports([tmp_path / "one"]), "html")
+    return r.write_report(run_labels.load_reports([tmp_path / "one"]), "html")
 
 
 def _titles(out: str) -> list[str]:
@@ -89,7 +89,7 @@ def test_a_workload_on_clusters_of_two_sizes_against_nodes(tmp_path: Path) -> No
             state,
         )
     out = r.write_report(
-        config.load_reports([tmp_path / "n1", tmp_path / "n2"]), "html"
+        run_labels.load_reports([tmp_path / "n1", tmp_path / "n2"]), "html"
     )
     page = assert_valid_page(out)
     assert "<h2>latency and throughput vs nodes</h2>" in out

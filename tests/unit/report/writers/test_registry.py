@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import config
+from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import runs as r
@@ -27,7 +27,7 @@ def test_unknown_format_names_the_formats() -> None:
     )
 
 
-def test_unknown_format(reports: list[config.LoadedReport]) -> None:
+def test_unknown_format(reports: list[run_labels.LoadedReport]) -> None:
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         r.write_report(reports, "xml")
 
@@ -45,7 +45,9 @@ def test_a_disabled_cache_is_flagged(tmp_path: Path, fmt: str) -> None:
     disabled["keystone_cache"] = "disabled"
     flagged = r.make_run(tmp_path, "off", [r.workload([0.1] * 3)], disabled)
     stock = r.make_run(tmp_path, "stock", [r.workload([0.1] * 3)], r.state())
-    out = r.write_report(config.load_reports([flagged]), fmt)
+    out = r.write_report(run_labels.load_reports([flagged]), fmt)
     assert "cache was disabled ([cache] enabled = false)" in out
     assert "5-12x slower than a stock Keystone" in out
-    assert "cache was disabled" not in r.write_report(config.load_reports([stock]), fmt)
+    assert "cache was disabled" not in r.write_report(
+        run_labels.load_reports([stock]), fmt
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import study
+from rally_keystone_perf.report.figures import study
 from rally_keystone_perf.report.writers import study as writer
 from rally_keystone_perf.report.writers import text
 from rally_keystone_perf.studies import seed000, seed001, seed003

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report import config
-from rally_keystone_perf.report.load import Workload, load_report
-from rally_keystone_perf.report.stats import main_stats
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.figures.stats import main_stats
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from rally_keystone_perf.report.writers.text import (
     COLUMNS,
     THROUGHPUT,
@@ -238,7 +238,7 @@ def test_request_ids_do_not_split_an_error_kind(tmp_path: Path) -> None:
 # --- the report's table and markdown formats ------------------------------------
 
 
-def test_report_table_columns(reports: list[config.LoadedReport]) -> None:
+def test_report_table_columns(reports: list[run_labels.LoadedReport]) -> None:
     out = r.write_report(reports, "table")
     assert out.startswith(f"report: {reports[0].path}\n")
     assert f"\nreport: {reports[1].path}\n" in out
@@ -252,7 +252,7 @@ def test_report_table_columns(reports: list[config.LoadedReport]) -> None:
     assert max(len(line) for line in out.splitlines()) <= 120
 
 
-def test_report_markdown(reports: list[config.LoadedReport]) -> None:
+def test_report_markdown(reports: list[run_labels.LoadedReport]) -> None:
     out = r.write_report(reports, "markdown")
     tables = r.md_tables(out)
     assert len(tables) == 2
@@ -267,6 +267,6 @@ def test_report_markdown(reports: list[config.LoadedReport]) -> None:
 
 def test_report_without_workloads(tmp_path: Path) -> None:
     path = f.write_report(tmp_path / "empty.json", [f.task([[]])])
-    (report,) = config.load_reports([path])
+    (report,) = run_labels.load_reports([path])
     assert "no workloads" in r.write_report([report], "table")
     assert json.loads(r.write_report([report], "json"))["reports"][0]["workloads"] == []

@@ -6,8 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from rally_keystone_perf.report import trends
-from rally_keystone_perf.report.config import load_reports
+from rally_keystone_perf.report.figures import trends
+from rally_keystone_perf.report.figures.run_labels import load_reports
 from rally_keystone_perf.report.writers import trends as writer
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page

@@ -1,0 +1,147 @@
+"""The slowest traced iterations of a workload (:mod:`..traces`) as a table.
+
+One row per slow iteration and a last row of medians over every traced
+iteration, so that an outlier stands out from the norm; then each slow
+iteration's most frequent SQL statements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from rally_keystone_perf.report.readers.tracing import Breakdown, WorkloadTraces
+from rally_keystone_perf.report.writers.cluster import Table
+
+# times in ms; SQL statements, cache gets and misses counted
+COLUMNS = (
+    "iteration",
+    "client",
+    "server",
+    "SQL",
+    "stmts",
+    "cache",
+    "gets",
+    "misses",
+    "policy",
+    "hashing",
+    "token",
+    "rest",
+)
+LEFT = ("iteration",)
+STATEMENT_CHARS = 40
+
+
+def _ms(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds * 1000:.1f}"
+
+
+def _count(value: float) -> str:
+    return f"{value:g}"
+
+
+def _cells(label: str, client: float | None, b: Breakdown) -> list[str]:
+    s = b.seconds
+    return [
+        label,
+        _ms(client),
+        _ms(b.server),
+        _ms(s["sql"]),
+        _count(b.sql_count),
+        _ms(s["cache"]),
+        _count(b.cache_gets),
+        _count(b.cache_misses),
+        _ms(s["policy"]),
+        _ms(s["password"]),
+        _ms(s["token"]),
+        _ms(s["rest"]),
+    ]
+
+
+def heading(traces: WorkloadTraces) -> str:
+    """What was traced: the spec, how many iterations, how many found."""
+    lost = traces.sampled - traces.found
+    missing = f", {lost} not found" if lost else ""
+    return (
+        f"slowest traced iterations (--trace {traces.spec}: {traces.sampled} "
+        f"traced{missing}), server time by Keystone's spans in ms:"
+    )
+
+
+LEGEND = (
+    "stmts: SQL statements; gets, misses: cache lookups; policy, token: their "
+    "own time; rest: Keystone outside these"
+)
+HOSTS_LEGEND = "nodeK: N: node K's own spans, median over the N iterations it served"
+
+
+def cost_line(traces: WorkloadTraces) -> str:
+    """What tracing added to an iteration (the median with and without)."""
+    cost = traces.cost
+    if cost is None:
+        return (
+            "tracing cost: n/a (every iteration traced; --trace sample:P keeps "
+            "untraced ones to compare)"
+        )
+    share = f" ({cost.added / cost.untraced:+.0%})" if cost.untraced else ""
+    return (
+        f"tracing cost: median iteration {_ms(cost.traced)} ms traced "
+        f"({cost.traced_count}) vs {_ms(cost.untraced)} ms untraced "
+        f"({cost.untraced_count}): {cost.added * 1000:+.1f} ms{share}"
+    )
+
+
+def _statement(text: str) -> str:
+    return text if len(text) <= STATEMENT_CHARS else text[: STATEMENT_CHARS - 3] + "..."
+
+
+def sql_lines(traces: WorkloadTraces) -> list[str]:
+    """Each slow iteration's most frequent statements, one line each."""
+    lines = []
+    for item in traces.slowest:
+        top = "; ".join(f"{n} x {_statement(t)}" for n, t in item.breakdown.top_sql)
+        lines.append(f"#{item.number} SQL: {top or 'none'}")
+    return lines
+
+
+def rows(traces: WorkloadTraces) -> list[list[str]]:
+    """The slowest iterations, the median of all, then each node's median."""
+    found = [_cells(f"#{t.number}", t.duration, t.breakdown) for t in traces.slowest]
+    if traces.median is not None:
+        label = f"median of {traces.found}"
+        found.append(_cells(label, traces.median_duration, traces.median))
+    for host in traces.hosts:  # a cluster: where each node's time went
+        found.append(_cells(f"{host.host}: {host.count}", None, host.median))
+    return found
+
+
+def notes(traces: WorkloadTraces) -> list[str]:
+    """The lines under the table: legend, tracing cost, frequent SQL."""
+    legend = [LEGEND, HOSTS_LEGEND] if traces.hosts else [LEGEND]
+    return [*legend, cost_line(traces), *sql_lines(traces)]
+
+
+def parts(
+    traces: WorkloadTraces, table: Table, line: Callable[[str], str]
+) -> list[str]:
+    """Heading, the table (slowest, then medians) and the notes."""
+    found = rows(traces)
+    if not found:
+        return [line(heading(traces)), line(cost_line(traces))]
+    return [line(heading(traces)), table(COLUMNS, found, LEFT)] + [
+        line(text) for text in notes(traces)
+    ]
+
+
+def document(traces: WorkloadTraces) -> dict[str, Any]:
+    """The JSON report's ``"traces"`` (seconds; see :mod:`.data`), without
+    the spans (they are in the run's traces file)."""
+    found = dataclasses.asdict(dataclasses.replace(traces, slowest=[]))
+    found["slowest"] = [
+        dataclasses.asdict(dataclasses.replace(item, spans=()))
+        for item in traces.slowest
+    ]
+    for item in found["slowest"]:
+        del item["spans"]
+    return found
