@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.cli.options import at_least, positive
+from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.loadgen.locust import task as locust_task
@@ -146,8 +147,13 @@ def locust_options(args: argparse.Namespace) -> LocustOptions | None:
 
 
 def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> None:
-    """Refuse, before anything starts, a workload the engine cannot run."""
+    """Refuse, before anything starts, a workload the engine cannot run, or
+    the Locust engine when Locust is not installed (naming the extra).
+
+    :raises LaunchError: Locust is not installed.
+    """
     if options is not None:
+        preflight.check_choice_modules("locust")
         for task in tasks:
             task_plans(task)
 

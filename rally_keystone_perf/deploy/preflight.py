@@ -84,12 +84,18 @@ def check_requirements(reqs: tuple[modes.Requirement, ...]) -> dict[str, Path]:
 def check_modules(options: LaunchOptions) -> None:
     """Fail naming the extra to install when a backend's driver is missing."""
     for choice in (options.db, options.identity):
-        for req in modes.MODULES.get(choice, ()):
-            if importlib.util.find_spec(req.module) is None:
-                raise LaunchError(
-                    f"{choice} needs the Python module {req.module}, which is "
-                    f"not installed; install it with: {req.install_hint}"
-                )
+        check_choice_modules(choice)
+
+
+def check_choice_modules(choice: str) -> None:
+    """Fail naming the extra to install when what ``choice`` imports is missing
+    (a backend's driver, or ``locust`` for ``--engine locust``)."""
+    for req in modes.MODULES.get(choice, ()):
+        if importlib.util.find_spec(req.module) is None:
+            raise LaunchError(
+                f"{choice} needs the Python module {req.module}, which is "
+                f"not installed; install it with: {req.install_hint}"
+            )
 
 
 def check_cluster(deployment: Deployment) -> None:

@@ -1003,3 +1003,28 @@ def test_compare_marks_another_concurrency_not_comparable(
     out = capsys.readouterr().out
     assert "compared anyway (--allow-concurrency-mismatch)" in out
     assert "| not comparable" not in out
+
+
+@pytest.mark.parametrize("command", ["run", "matrix"])
+def test_the_locust_engine_without_locust_is_refused_before_any_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, command: str
+) -> None:
+    from rally_keystone_perf.deploy import preflight
+    from rally_keystone_perf.run import matrix, session
+
+    real = preflight.importlib.util.find_spec
+    monkeypatch.setattr(
+        preflight.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "locust" else real(name, *a),
+    )
+    for module, name in ((matrix, "run_matrix"), (session, "keystone_session")):
+        monkeypatch.setattr(
+            module, name, lambda *a, **k: pytest.fail("a server was started")
+        )
+    argv = [command, "--engine", "locust", "--runs-dir", str(tmp_path / "runs")]
+    if command == "matrix":
+        argv += ["--modes", "uwsgi"]
+    assert cli.main(argv) == 1
+    assert "pip install 'rally-keystone-perf[locust]'" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

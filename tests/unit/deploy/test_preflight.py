@@ -164,6 +164,12 @@ def test_a_missing_driver_module_names_its_extra(
     with pytest.raises(LaunchError, match=r"rally-keystone-perf\[postgresql\]"):
         preflight.check_modules(LaunchOptions(db="postgresql"))
     preflight.check_modules(LaunchOptions())  # sqlite and sql need nothing
+    with pytest.raises(LaunchError) as err:
+        preflight.check_choice_modules("locust")
+    assert str(err.value) == (
+        "locust needs the Python module locust, which is not installed; install "
+        "it with: pip install 'rally-keystone-perf[locust]'"
+    )
 
 
 def test_postgres_user_must_reach_the_runs_folder(
