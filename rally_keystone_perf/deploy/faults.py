@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 import psutil
 
 from rally_keystone_perf.deploy import modes, probes, services
-from rally_keystone_perf.deploy.cluster import galera_recovery
+from rally_keystone_perf.deploy.backends import galera_recovery
 from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 from rally_keystone_perf.deploy.sampler import DB_SERVICES

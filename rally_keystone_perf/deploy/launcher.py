@@ -20,20 +20,9 @@ from importlib import metadata
 from pathlib import Path
 
 from rally_keystone_perf import stop_signals
-from rally_keystone_perf.deploy import (
-    keystone_backends,
-    modes,
-    orphans,
-    preflight,
-    services,
-)
-from rally_keystone_perf.deploy.cluster import (
-    cgroups,
-    client_hosts,
-    galera,
-    names,
-    network,
-)
+from rally_keystone_perf.deploy import modes, orphans, preflight, services
+from rally_keystone_perf.deploy.backends import galera, startup
+from rally_keystone_perf.deploy.cluster import cgroups, client_hosts, names, network
 from rally_keystone_perf.deploy.cluster import launch as cluster_launch
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
@@ -188,9 +177,7 @@ def _prepare_and_start(
         return cluster_launch.prepare_and_start(
             run, deployment, executables, url, port, sockets, password, progress
         )
-    started = keystone_backends.start(
-        run, deployment, executables, sockets, password, progress
-    )
+    started = startup.start(run, deployment, executables, sockets, password, progress)
     progress(f"rendering {mode.name} configuration in {run.conf}")
     values = config.template_values(
         run, deployment, port, executables, sockets, *started

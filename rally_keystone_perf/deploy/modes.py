@@ -345,7 +345,9 @@ DEFAULT_IDENTITY = "sql"
 # Python modules a choice's Keystone driver imports (PyMySQL is always in),
 # or the load engine runs on (--engine locust: Locust's master and workers)
 MODULES: dict[str, tuple[ModuleRequirement, ...]] = {
-    "locust": (ModuleRequirement("locust", "pip install 'rally-keystone-perf[locust]'"),),
+    "locust": (
+        ModuleRequirement("locust", "pip install 'rally-keystone-perf[locust]'"),
+    ),
     "postgresql": (
         ModuleRequirement("psycopg2", "pip install 'rally-keystone-perf[postgresql]'"),
     ),

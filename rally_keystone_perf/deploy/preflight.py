@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes, postgresql
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.backends import postgresql
 from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.nova import config as nova_config
 from rally_keystone_perf.deploy.options import (

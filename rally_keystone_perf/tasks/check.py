@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.backends.galera import MEMBERS as GALERA_MEMBERS
 from rally_keystone_perf.deploy.cluster import names
-from rally_keystone_perf.deploy.cluster.galera import MEMBERS as GALERA_MEMBERS
 from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 

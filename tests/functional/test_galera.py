@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy import launcher, modes, preflight
-from rally_keystone_perf.deploy.cluster import galera, galera_recovery, network
+from rally_keystone_perf.deploy.backends import galera, galera_recovery
+from rally_keystone_perf.deploy.cluster import network
 from tests.functional.conftest import run_bundled_task, run_processes
 
 pytestmark = pytest.mark.functional

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy import launcher, ldap, postgresql
+from rally_keystone_perf.deploy import launcher
+from rally_keystone_perf.deploy.backends import ldap, postgresql
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report

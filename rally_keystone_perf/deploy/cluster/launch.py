@@ -19,15 +19,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from rally_keystone_perf.deploy import (
-    backends,
-    keystone_backends,
-    logtail,
-    preflight,
-    probes,
-    services,
-)
-from rally_keystone_perf.deploy.cluster import cgroups, galera, haproxy, names, network
+from rally_keystone_perf.deploy import logtail, preflight, probes, services
+from rally_keystone_perf.deploy.backends import galera, memcached, startup
+from rally_keystone_perf.deploy.cluster import cgroups, haproxy, names, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
@@ -99,7 +93,7 @@ def prepare_and_start(
             run, net, executables, sockets, deployment.backend_timeout, progress
         )
         config.write_secret_config(run, url_with_password)
-    started = keystone_backends.start(
+    started = startup.start(
         run, shared, executables, sockets, password, progress, net.node_addresses
     )
     values = config.template_values(
@@ -142,7 +136,7 @@ def _start_memcacheds(
         port = MEMCACHED_PORT
         if net.kind != "netns":
             port = preflight.pick_port(address, None)
-        backends.start_memcached(
+        memcached.start_memcached(
             run,
             executables["memcached"],
             address,
@@ -170,7 +164,7 @@ def _start_node(
     where: tuple[int, int],
     executables: dict[str, Path],
     sockets: Path,
-    tiers: keystone_backends.Started,
+    tiers: startup.Started,
 ) -> subprocess.Popen[bytes]:
     """One node's folder, keys, config and processes; wait until it answers."""
     index, port = where

@@ -16,7 +16,8 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import ldap, modes
+from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_text
 from rally_keystone_perf.deploy.tracing import profiler

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy import ldap, logtail, services
+from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,

@@ -16,7 +16,8 @@ from string import Template
 from typing import TypedDict
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes, rabbitmq, services
+from rally_keystone_perf.deploy import modes, services
+from rally_keystone_perf.deploy.backends import rabbitmq
 from rally_keystone_perf.deploy.rundir import RunDir
 
 DB_USER = "openstack"

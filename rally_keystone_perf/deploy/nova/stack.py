@@ -30,7 +30,8 @@ from pathlib import Path
 
 import psutil
 
-from rally_keystone_perf.deploy import backends, logtail, rabbitmq, services
+from rally_keystone_perf.deploy import logtail, services
+from rally_keystone_perf.deploy.backends import mariadb, rabbitmq
 from rally_keystone_perf.deploy.keystone.config import config_args
 from rally_keystone_perf.deploy.nova import manage, ready
 from rally_keystone_perf.deploy.nova.config import (
@@ -172,7 +173,7 @@ def start(
     rabbit = rabbitmq.start(run, node, executables["epmd"])
     progress("creating the services' databases and schemas (about 40 s)")
     mark = time.monotonic()
-    backends.create_databases(
+    mariadb.create_databases(
         executables["mariadbd"],
         socket_path,
         host,

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy import ldap, user_pool
+from rally_keystone_perf.deploy import user_pool
+from rally_keystone_perf.deploy.backends import ldap
 
 
 @pytest.mark.parametrize(

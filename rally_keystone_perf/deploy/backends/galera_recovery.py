@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, modes, preflight, services
-from rally_keystone_perf.deploy.cluster import galera
+from rally_keystone_perf.deploy.backends import galera
 from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
 from rally_keystone_perf.deploy.rundir import RunDir, RunState
 

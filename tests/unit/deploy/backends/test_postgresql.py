@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.deploy.postgresql (nothing is started)."""
+"""Tests for rally_keystone_perf.deploy.backends.postgresql (nothing is started)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy import postgresql
+from rally_keystone_perf.deploy.backends import postgresql
 
 
 def test_as_root_the_server_runs_as_postgres(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,8 @@
-"""Keystone's backends started for a run: memcached (cache) and MariaDB (SQL).
+"""Keystone's MariaDB (``--db mysql``), one server per run.
 
-Both are Debian's programs run as the run's own children on loopback with
-their data and logs inside the run folder, never the system services. The
-database password is generated per run and lives only in ``private/``.
+Debian's ``mariadbd`` run as the run's own child on loopback with its data
+and logs inside the run folder, never the system service. The database
+password is generated per run and lives only in ``private/``.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
 DB_NAME = "keystone"
 DB_USER = "keystone"
-MEMCACHED_MEMORY_MB = 64
 
 
-def _as_root() -> bool:
+def as_root() -> bool:
+    """Whether we run as root."""
     return os.geteuid() == 0
 
 
@@ -36,45 +36,6 @@ def mariadb_client(mariadbd: Path) -> Path:
     """The ``mariadb`` client beside ``mariadbd`` (else Debian's)."""
     client = mariadbd.with_name("mariadb")
     return client if client.exists() else Path("/usr/bin/mariadb")
-
-
-def memcached_argv(exe: Path, host: str, port: int) -> list[str]:
-    """memcached on ``host:port`` (TCP only).
-
-    ``-U 0``: no UDP (Debian's memcached.conf; oslo.cache speaks TCP);
-    ``-m 64``: memcached's and Debian's default; ``-c 4096``: every Keystone
-    worker's connection pool (kolla-ansible allows 5000; default 1024).
-    """
-    argv = [str(exe), "-l", host, "-p", str(port), "-U", "0"]
-    argv += ["-m", str(MEMCACHED_MEMORY_MB), "-c", "4096"]
-    if _as_root():  # memcached refuses root unless told which user to be
-        argv += ["-u", "root"]
-    return argv
-
-
-def start_memcached(
-    run: RunDir,
-    exe: Path,
-    host: str,
-    port: int,
-    timeout: float,
-    name: str = "memcached",
-    prefix: Sequence[str] = (),
-) -> subprocess.Popen[bytes]:
-    """Start memcached and wait until it accepts connections.
-
-    ``name``: its name in run.json and its log's; ``prefix``: what runs it
-    (a cluster node's ``ip netns exec``).
-    """
-    proc = services.start(run, name, [*prefix, *memcached_argv(exe, host, port)])
-    probes.wait_until(
-        lambda: probes.port_open(host, port),
-        proc,
-        name,
-        timeout,
-        lambda: logtail.named_tail(run.logs / f"{name}-stdout.log"),
-    )
-    return proc
 
 
 def mariadb_argv(
@@ -101,7 +62,7 @@ def mariadb_argv(
         # innodb_flush_log_at_trx_commit: the default (1, flush every
         # commit), as kolla-ansible's galera.cnf leaves it
     ]
-    if _as_root():  # mariadbd refuses to run as root unless told to
+    if as_root():  # mariadbd refuses to run as root unless told to
         argv.append("--user=root")
     return argv
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.cluster import galera, network
+from rally_keystone_perf.deploy.backends import galera
+from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.rundir import RunDir
 
 

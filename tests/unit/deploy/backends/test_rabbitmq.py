@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.deploy.rabbitmq (no RabbitMQ started)."""
+"""Tests for rally_keystone_perf.deploy.backends.rabbitmq (no RabbitMQ started)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy import rabbitmq, services
+from rally_keystone_perf.deploy import services
+from rally_keystone_perf.deploy.backends import rabbitmq
 
 
 def test_node_env_keeps_everything_in_its_folder_and_on_loopback(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy import services
-from rally_keystone_perf.deploy.cluster import galera_recovery
+from rally_keystone_perf.deploy.backends import galera_recovery
 from rally_keystone_perf.deploy.rundir import RunDir
 
 UUID = "12a3f471-e738-11f1-bc89-a20224bb877e"

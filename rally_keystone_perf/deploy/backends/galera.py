@@ -24,13 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy import (
-    backends,
-    logtail,
-    preflight,
-    probes,
-    services,
-)
+from rally_keystone_perf.deploy import logtail, preflight, probes, services
+from rally_keystone_perf.deploy.backends import mariadb
 from rally_keystone_perf.deploy.cluster import cgroups, haproxy
 from rally_keystone_perf.deploy.cluster.names import member_name
 from rally_keystone_perf.deploy.cluster.network import Network
@@ -118,7 +113,7 @@ def member_argv(
     sockets: Path,
 ) -> list[str]:
     """The whole command of ``member``: cgroup, namespace, mariadbd, Galera."""
-    base = backends.mariadb_argv(
+    base = mariadb.mariadb_argv(
         executables["mariadbd"],
         run.db / member.name,
         member.socket(sockets),
@@ -134,11 +129,11 @@ def status(member: Member, sockets: Path, mariadbd: Path) -> dict[str, str]:
     """The member's ``wsrep_%`` status ({} while it does not answer)."""
     result = subprocess.run(
         [
-            str(backends.mariadb_client(mariadbd)),
+            str(mariadb.mariadb_client(mariadbd)),
             "--no-defaults",
             f"--socket={member.socket(sockets)}",
             "-u",
-            backends.os_user(),
+            mariadb.os_user(),
             "-N",
             "-B",
             "-e",
@@ -212,7 +207,7 @@ def give_to_sst(datadir: Path) -> None:
 
 def _install_datadir(run: RunDir, first: Member, executables: dict[str, Path]) -> None:
     """The first member's system tables; the others get them by SST."""
-    backends.install_datadir(
+    mariadb.install_datadir(
         executables["mariadb-install-db"], run.db / first.name, run.logs
     )
 
@@ -260,14 +255,14 @@ def start(
     found = start_cluster(run, net, executables, sockets, timeout)
     password = secrets.token_urlsafe(24)
     write_private_json(
-        run.private / "db.json", {"user": backends.DB_USER, "password": password}
+        run.private / "db.json", {"user": mariadb.DB_USER, "password": password}
     )
-    backends.create_databases(  # replicated to every member
+    mariadb.create_databases(  # replicated to every member
         executables["mariadbd"],
         found[0].socket(sockets),
         net.shared_address,  # haproxy's side of the bridge: where clients come from
-        [backends.DB_NAME],
-        backends.DB_USER,
+        [mariadb.DB_NAME],
+        mariadb.DB_USER,
         password,
         net.node_addresses,
     )
@@ -299,6 +294,6 @@ def start(
         f"Galera is Synced on {len(found)} members, behind haproxy at {host}:{port}"
     )
     return (
-        f"mysql+pymysql://{backends.DB_USER}:{password}@{host}:{port}/"
-        f"{backends.DB_NAME}?charset=utf8"
+        f"mysql+pymysql://{mariadb.DB_USER}:{password}@{host}:{port}/"
+        f"{mariadb.DB_NAME}?charset=utf8"
     )

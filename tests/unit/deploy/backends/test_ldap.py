@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.deploy.ldap (nothing is started)."""
+"""Tests for rally_keystone_perf.deploy.backends.ldap (nothing is started)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import ldap
+from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.rundir import RunDir
 
 

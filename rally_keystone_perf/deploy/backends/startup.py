@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from rally_keystone_perf.deploy import backends, ldap, postgresql, preflight
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.backends import ldap, mariadb, memcached, postgresql
 from rally_keystone_perf.deploy.cluster import cgroups, names
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
@@ -90,7 +91,7 @@ def _start_database(
     db_port = preflight.pick_port(options.host, None)
     if options.db == "mysql":
         progress(f"starting MariaDB on {options.host}:{db_port}")
-        _, url = backends.start_mariadb(
+        _, url = mariadb.start_mariadb(
             run,
             dict(executables),
             options.host,
@@ -148,7 +149,7 @@ def _start_memcached(
         return None
     port = preflight.pick_port(options.host, None)
     progress(f"starting memcached on {options.host}:{port}")
-    backends.start_memcached(
+    memcached.start_memcached(
         run,
         executables["memcached"],
         options.host,

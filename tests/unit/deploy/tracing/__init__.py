@@ -1,0 +1,1 @@
+"""Tests of --trace on the deployment side."""
