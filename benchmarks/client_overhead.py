@@ -21,7 +21,7 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
+from benchmarks.harness import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.report.readers import access_log, rally_json

@@ -36,7 +36,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.common import echo, keystone
+from benchmarks.harness import echo, keystone
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchOptions

@@ -48,7 +48,7 @@ from pathlib import Path
 import psutil
 from prettytable import PrettyTable
 
-from benchmarks.common import Bench, echo, keystone
+from benchmarks.harness import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.loadgen.locust import task as locust_task

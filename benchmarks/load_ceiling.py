@@ -32,7 +32,6 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import echo, keystone
 from benchmarks.engines import (
     EngineRun,
     add_server_options,
@@ -40,6 +39,7 @@ from benchmarks.engines import (
     run_round,
     server_options,
 )
+from benchmarks.harness import echo, keystone
 from rally_keystone_perf.client import keystone_v3
 
 WRK_SCRIPT = """

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import echo
+from benchmarks.harness import echo
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import preflight

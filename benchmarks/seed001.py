@@ -30,7 +30,7 @@ from pathlib import Path
 from keystoneauth1 import exceptions as ks_exceptions
 from prettytable import PrettyTable
 
-from benchmarks.common import Bench, atomic_durations, echo, keystone, median_ms
+from benchmarks.harness import Bench, atomic_durations, echo, keystone, median_ms
 from rally_keystone_perf import paths
 from rally_keystone_perf.client import atomics, keystone_v3
 from rally_keystone_perf.deploy.options import LaunchOptions

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import echo, keystone, median_ms
+from benchmarks.harness import echo, keystone, median_ms
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.options import LaunchOptions
 

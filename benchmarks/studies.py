@@ -19,7 +19,7 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import echo
+from benchmarks.harness import echo
 from rally_keystone_perf import cli
 from rally_keystone_perf.studies import registry
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from prettytable import PrettyTable
 
-from benchmarks.common import echo, keystone
+from benchmarks.harness import echo, keystone
 from rally_keystone_perf.deploy.options import LaunchOptions
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from rally_keystone_perf.cli import (
+    arguments,
     deploy_commands,
-    engine,
-    options,
+    engine_options,
     report_commands,
     run_commands,
     study_commands,
@@ -44,8 +44,8 @@ def _add_up(sub: Subparsers) -> None:
         help="start a local Keystone and leave it running",
         description=deploy_commands.cmd_up.__doc__,
     )
-    options.add_launch_options(up)
-    options.add_runs_dir(up)
+    arguments.add_launch_options(up)
+    arguments.add_runs_dir(up)
     up.set_defaults(func=deploy_commands.cmd_up)
 
 
@@ -62,7 +62,7 @@ def _add_down_status(sub: Subparsers) -> None:
             default=None,
             help="run folder (default: <runs-dir>/current)",
         )
-        options.add_runs_dir(p)
+        arguments.add_runs_dir(p)
         p.set_defaults(func=func)
 
 
@@ -85,9 +85,9 @@ def _add_run(sub: Subparsers) -> None:
         action="store_true",
         help="leave Keystone running after the tasks",
     )
-    options.add_launch_options(run)
-    engine.add_engine_options(run)
-    options.add_runs_dir(run)
+    arguments.add_launch_options(run)
+    engine_options.add_engine_options(run)
+    arguments.add_runs_dir(run)
     run.set_defaults(func=run_commands.cmd_run)
 
 
@@ -100,7 +100,7 @@ def _add_matrix(sub: Subparsers) -> None:
     )
     matrix_cmd.add_argument(
         "--modes",
-        type=options.mode_list,
+        type=arguments.mode_list,
         default=["all"],
         metavar="MODE,...",
         help="modes to run, comma-separated, or all (default: all, skipping "
@@ -139,9 +139,9 @@ def _add_matrix(sub: Subparsers) -> None:
         action="store_true",
         help="forget the cells done so far and start over",
     )
-    options.add_launch_options(matrix_cmd, with_mode=False)
-    engine.add_engine_options(matrix_cmd)
-    options.add_runs_dir(matrix_cmd)
+    arguments.add_launch_options(matrix_cmd, with_mode=False)
+    engine_options.add_engine_options(matrix_cmd)
+    arguments.add_runs_dir(matrix_cmd)
     matrix_cmd.set_defaults(func=run_commands.cmd_matrix)
 
 
@@ -173,7 +173,7 @@ def _add_report(sub: Subparsers) -> None:
         "median, p95, success, throughput and the gate's verdict (table, "
         "markdown, json or html)",
     )
-    options.add_output_options(report)
+    arguments.add_output_options(report)
     report.set_defaults(func=report_commands.cmd_report)
 
 
@@ -199,12 +199,12 @@ def _add_compare(sub: Subparsers) -> None:
     )
     compare.add_argument(
         "--alpha",
-        type=options.alpha,
+        type=arguments.alpha,
         default=0.05,
         help="significance level of the Mann-Whitney U test (default: %(default)s)",
     )
-    options.add_mismatch_option(compare, 'default: its rows say "not comparable"')
-    options.add_output_options(compare)
+    arguments.add_mismatch_option(compare, 'default: its rows say "not comparable"')
+    arguments.add_output_options(compare)
     compare.set_defaults(func=report_commands.cmd_compare)
 
 
@@ -228,18 +228,18 @@ def _add_gate(sub: Subparsers) -> None:
     )
     gate_cmd.add_argument(
         "--max-regression",
-        type=options.percentage,
+        type=arguments.percentage,
         default=0.10,
         metavar="PERCENT",
         help="tolerated slowdown of a median or p95, e.g. 10%% (default: 10%%)",
     )
     gate_cmd.add_argument(
         "--alpha",
-        type=options.alpha,
+        type=arguments.alpha,
         default=0.05,
         help="significance level of the tests (default: %(default)s)",
     )
-    options.add_mismatch_option(gate_cmd, "default: the gate refuses it and exits 1")
+    arguments.add_mismatch_option(gate_cmd, "default: the gate refuses it and exits 1")
     gate_cmd.add_argument(
         "--junit",
         type=Path,
@@ -256,7 +256,7 @@ def _add_gate(sub: Subparsers) -> None:
     gate_cmd.add_argument(
         "--out", type=Path, default=None, metavar="FILE", help="write to FILE"
     )
-    options.add_runs_dir(gate_cmd)
+    arguments.add_runs_dir(gate_cmd)
     gate_cmd.set_defaults(func=report_commands.cmd_gate)
 
 
@@ -298,5 +298,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub)
     _add_tasks(sub)
     study_commands.add_study_command(sub)
-    engine.add_worker_command(sub)
+    engine_options.add_worker_command(sub)
     return parser

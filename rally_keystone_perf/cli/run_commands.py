@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.cli import engine
+from rally_keystone_perf.cli import engine_options
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -39,8 +39,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = launch_options(args, tasks)
     for task in tasks:
         check.check_deployment(task, options)
-    load_engine = engine.locust_options(args)
-    engine.check_tasks(tasks, load_engine)
+    load_engine = engine_options.locust_options(args)
+    engine_options.check_tasks(tasks, load_engine)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
@@ -50,8 +50,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             for task in tasks:
                 echo(f"running {task.path}")
                 outcome = runner.start_task(
-                    engine.task_to_run(task, load_engine, run),
-                    tags=[f"mode:{args.mode}", *engine.tags(load_engine)],
+                    engine_options.task_to_run(task, load_engine, run),
+                    tags=[f"mode:{args.mode}", *engine_options.tags(load_engine)],
                 )
                 outcomes.append(outcome)
                 if outcome.interrupted:
@@ -72,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     codes = [o.exit_code for o in outcomes]
-    for problem in engine.engine_failures(run):
+    for problem in engine_options.engine_failures(run):
         echo(f"error: locust engine: {problem}")
         codes.append(EXIT_ERROR)
     return combined_exit(codes)
@@ -154,8 +154,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             preflight.check_cluster(
                 resolve(dataclasses.replace(base, mode=name, nodes=count))
             )
-    load_engine = engine.locust_options(args)
-    engine.check_tasks(loaded.values(), load_engine)
+    load_engine = engine_options.locust_options(args)
+    engine_options.check_tasks(loaded.values(), load_engine)
     echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
     shared = matrix.shared_options(base)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.cli import options as cli_options
+from rally_keystone_perf.cli import arguments
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -215,6 +215,6 @@ def add_study_command(sub: Any) -> None:
     parser.add_argument(
         "--restart", action="store_true", help="forget the cells done so far"
     )
-    cli_options.add_launch_options(parser, with_mode=False)
-    cli_options.add_runs_dir(parser)
+    arguments.add_launch_options(parser, with_mode=False)
+    arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_study)

@@ -23,7 +23,7 @@ from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import modes, orphans, preflight, services
 from rally_keystone_perf.deploy.backends import galera, startup
 from rally_keystone_perf.deploy.cluster import cgroups, client_hosts, names, network
-from rally_keystone_perf.deploy.cluster import launch as cluster_launch
+from rally_keystone_perf.deploy.cluster import startup as cluster_startup
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
     start_processes,
@@ -174,7 +174,7 @@ def _prepare_and_start(
     options, mode = deployment.options, deployment.mode
     _make_cpu_quota(run, deployment, progress)
     if options.clustered:
-        return cluster_launch.prepare_and_start(
+        return cluster_startup.prepare_and_start(
             run, deployment, executables, url, port, sockets, password, progress
         )
     started = startup.start(run, deployment, executables, sockets, password, progress)

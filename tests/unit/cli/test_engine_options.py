@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.cli import engine
+from rally_keystone_perf.cli import engine_options
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.unit.rally_fakes import write_task
@@ -20,11 +20,11 @@ def _args(*argv: str) -> Any:
 
 
 def test_rally_is_the_default_engine() -> None:
-    assert engine.locust_options(_args()) is None
+    assert engine_options.locust_options(_args()) is None
 
 
 def test_locust_options_from_arguments() -> None:
-    options = engine.locust_options(
+    options = engine_options.locust_options(
         _args(
             "--engine",
             "locust",
@@ -37,11 +37,14 @@ def test_locust_options_from_arguments() -> None:
     )
     assert options is not None
     assert (options.workers, options.expect_workers) == (3, 0)
-    assert (options.bind_host, options.web_ui) == ("0.0.0.0", engine.DEFAULT_WEB_UI)
+    assert (options.bind_host, options.web_ui) == (
+        "0.0.0.0",
+        engine_options.DEFAULT_WEB_UI,
+    )
 
 
 def test_workers_elsewhere_only_means_no_local_worker() -> None:
-    options = engine.locust_options(
+    options = engine_options.locust_options(
         _args("--engine", "locust", "--expect-workers", "2")
     )
     assert options is not None and (options.workers, options.expect_workers) == (0, 2)
@@ -49,7 +52,7 @@ def test_workers_elsewhere_only_means_no_local_worker() -> None:
 
 def test_locust_options_need_the_locust_engine() -> None:
     with pytest.raises(ValueError, match="--workers, --web-ui need --engine locust"):
-        engine.locust_options(_args("--workers", "2", "--web-ui"))
+        engine_options.locust_options(_args("--workers", "2", "--web-ui"))
 
 
 @pytest.mark.parametrize("argv", [["--workers", "0"], ["--web-ui", "8089"]])
@@ -87,7 +90,7 @@ def test_engine_failures_name_each_lost_worker(tmp_path: Path) -> None:
         json.dumps({"error": None, "lost": ["worker2 (pid 7) exited with -9"]})
     )
     (folder / "w3.json").write_text(json.dumps({"error": "no worker connected"}))
-    assert engine.engine_failures(run) == [
+    assert engine_options.engine_failures(run) == [
         "workload w2: worker2 (pid 7) exited with -9",
         "workload w3: no worker connected",
     ]
@@ -95,7 +98,7 @@ def test_engine_failures_name_each_lost_worker(tmp_path: Path) -> None:
 
 def test_worker_hosts_are_launch_options_and_the_engines() -> None:
     args = _args("--engine", "locust", "--worker-hosts", "netns:2")
-    options = engine.locust_options(args)
+    options = engine_options.locust_options(args)
     assert options is not None
     assert (options.workers, options.host_count) == (0, 2)
     from rally_keystone_perf.cli import common

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.cli.options import at_least, positive
+from rally_keystone_perf.cli.arguments import at_least, positive
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
