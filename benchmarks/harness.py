@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.figures import windows
 from rally_keystone_perf.report.readers import access_log, rally_json
@@ -63,7 +63,9 @@ def keystone(options: LaunchOptions, runs: Path | None) -> Iterator[Bench]:
     with contextlib.ExitStack() as stack:
         if runs is None:
             runs = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        run, runner = stack.enter_context(keystone_session(runs, options, echo))
+        run, runner = stack.enter_context(
+            keystone_session(runs, resolve(options, echo), echo)
+        )
         yield Bench(run, runner)
 
 

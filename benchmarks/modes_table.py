@@ -23,7 +23,7 @@ from benchmarks.harness import echo
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.options import LaunchError, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 
 # (label, run options): a single process first, the baseline of the others
@@ -74,7 +74,7 @@ def main() -> int:
             continue
         parsed = common.launch_options(cli.build_parser().parse_args(["up", *options]))
         try:
-            preflight.check_requirements(preflight.requirements(parsed))
+            preflight.check_requirements(preflight.requirements(resolve(parsed)))
         except LaunchError as exc:
             echo(f"skipping {label}: {exc}")
             continue

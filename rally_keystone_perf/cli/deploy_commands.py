@@ -13,6 +13,7 @@ from rally_keystone_perf.cli.common import (
     resolve_run,
 )
 from rally_keystone_perf.deploy import launcher, orphans, probes, services
+from rally_keystone_perf.deploy.options import resolve
 from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.figures.run_labels import run_config_line
@@ -21,7 +22,8 @@ from rally_keystone_perf.report.figures.run_labels import run_config_line
 def cmd_up(args: argparse.Namespace) -> int:
     """Start a local Keystone and leave it running."""
     args.runs_dir.mkdir(parents=True, exist_ok=True)
-    run = launcher.up(args.runs_dir, launch_options(args), progress=echo)
+    deployment = resolve(launch_options(args), echo)
+    run = launcher.up(args.runs_dir, deployment, progress=echo)
     orphans.detach(run)  # its servers outlive this command on purpose
     print(f"run folder: {run.root}")
     print(f"auth url:   {run.state().auth_url}")

@@ -36,16 +36,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         tasks.append(TaskFile.load(path))
         count = check.validate(tasks[-1])
         echo(f"{path}: {count} workload(s), syntax OK")
-    options = launch_options(args, tasks)
+    deployment = resolve(launch_options(args, tasks), echo)  # once, passed down
     for task in tasks:
-        check.check_deployment(task, options)
+        check.check_deployment(task, deployment)
     load_engine = engine_options.locust_options(args)
     engine_options.check_tasks(tasks, load_engine)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
         with session.keystone_session(
-            args.runs_dir, options, echo, args.keep_running
+            args.runs_dir, deployment, echo, args.keep_running
         ) as (run, runner):
             for task in tasks:
                 echo(f"running {task.path}")
@@ -88,7 +88,7 @@ def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:
         names = list(dict.fromkeys(args.modes))
         for name in names:  # a named mode that cannot start is an error now
             preflight.check_requirements(
-                preflight.requirements(dataclasses.replace(base, mode=name))
+                preflight.requirements(resolve(dataclasses.replace(base, mode=name)))
             )
     if not names:
         raise LaunchError("no deployment mode can start on this machine")
@@ -148,7 +148,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     for task in sorted({c.task for c in cells}):  # bad input: before any server
         loaded[task] = TaskFile.load(task)
         check.validate(loaded[task])
-        check.check_deployment(loaded[task], base)
+        check.check_deployment(loaded[task], resolve(base))
     for count in args.nodes:  # --nodes 9, or 2 on eventlet: before any server
         for name in names:
             preflight.check_cluster(

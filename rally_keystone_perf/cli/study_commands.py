@@ -19,7 +19,7 @@ from rally_keystone_perf.cli.common import (
     launch_options,
 )
 from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report.figures import study as study_report
 from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
@@ -100,10 +100,10 @@ def _checked_tasks(
                 loaded[cell.task] = TaskFile.load(cell.task)
                 check.validate(loaded[cell.task])
             tasks.append(loaded[cell.task])
-        options = _options(args, config, tasks)
-        preflight.check_requirements(preflight.requirements(options))
+        deployment = resolve(_options(args, config, tasks))
+        preflight.check_requirements(preflight.requirements(deployment))
         for task in tasks:
-            check.check_deployment(task, options)
+            check.check_deployment(task, deployment)
     return loaded
 
 

@@ -34,9 +34,7 @@ from rally_keystone_perf.deploy.nova.config import StackPlan
 from rally_keystone_perf.deploy.options import (
     Deployment,
     LaunchError,
-    LaunchOptions,
     Progress,
-    resolve,
 )
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.deploy.tracing import trace_store
@@ -73,10 +71,8 @@ def _check(
     preflight.check_fake_computes(deployment)
     preflight.check_cluster(deployment)
     client_hosts.check(deployment.options.client_hosts)
-    executables = preflight.check_requirements(
-        preflight.requirements(deployment.options)
-    )
-    preflight.check_modules(deployment.options)
+    executables = preflight.check_requirements(preflight.requirements(deployment))
+    preflight.check_modules(deployment)
     preflight.check_server_user(deployment.mode)
     preflight.check_backend_users(deployment.options, runs_root)
     orphans.stop_all(runs_root, stop, progress)  # what a killed run left
@@ -115,15 +111,15 @@ def _record_start(
 
 def up(
     runs_root: Path,
-    options: LaunchOptions,
+    deployment: Deployment,
     progress: Progress = _quiet,
     run: RunDir | None = None,
 ) -> RunDir:
     """Prepare and start Keystone in a new run folder; stop everything on failure.
 
+    ``deployment`` is the run's options resolved once (:func:`.options.resolve`).
     A mode with a ``stack`` (nova-fake) then starts its services too.
     """
-    deployment = resolve(options, progress)
     executables, port = _check(deployment, runs_root, progress)
     if run is None:
         run = new_run_dir(runs_root, deployment.mode.name)

@@ -142,6 +142,9 @@ def resolve_settings(mode: modes.Mode, options: LaunchOptions) -> Settings:
 
 
 def _with_mode_database(options: LaunchOptions, mode: modes.Mode) -> LaunchOptions:
+    """``options`` with the mode's own database when it has one (nova-fake),
+    and MariaDB for a cluster on SQLite: its nodes share one database, as
+    kolla-ansible's share one Galera cluster."""
     if mode.database and options.db != mode.database:
         return dataclasses.replace(options, db=mode.database)
     if options.nodes > 1 and options.db == "sqlite":  # a file no node shares
@@ -149,15 +152,9 @@ def _with_mode_database(options: LaunchOptions, mode: modes.Mode) -> LaunchOptio
     return options
 
 
-def effective_options(options: LaunchOptions) -> LaunchOptions:
-    """``options`` with the mode's own database when it has one (nova-fake),
-    and MariaDB for a cluster on SQLite: its nodes share one database, as
-    kolla-ansible's share one Galera cluster."""
-    return _with_mode_database(options, modes.get_mode(options.mode))
-
-
 def resolve(options: LaunchOptions, progress: Progress = _quiet) -> Deployment:
-    """Resolve the mode, its database and its settings, once.
+    """Resolve the mode, its database and its settings, once: every later
+    step (task checks, preflight, launcher, session) receives the Deployment.
 
     ``progress`` hears when the mode imposes its own database.
 

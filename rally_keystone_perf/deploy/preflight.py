@@ -26,7 +26,6 @@ from rally_keystone_perf.deploy.options import (
     Deployment,
     LaunchError,
     LaunchOptions,
-    effective_options,
     server_user,
 )
 
@@ -53,10 +52,9 @@ def find_executable(req: modes.Requirement) -> Path:
     )
 
 
-def requirements(options: LaunchOptions) -> tuple[modes.Requirement, ...]:
+def requirements(deployment: Deployment) -> tuple[modes.Requirement, ...]:
     """What the mode, the cache and the database need, without repeats."""
-    options = effective_options(options)
-    mode = modes.get_mode(options.mode)
+    options, mode = deployment.options, deployment.mode
     if options.cache not in modes.CACHES:
         raise ValueError(f"unknown cache {options.cache!r} ({', '.join(modes.CACHES)})")
     if options.db not in modes.DATABASES:
@@ -82,9 +80,9 @@ def check_requirements(reqs: tuple[modes.Requirement, ...]) -> dict[str, Path]:
     return {req.executable: find_executable(req) for req in reqs}
 
 
-def check_modules(options: LaunchOptions) -> None:
+def check_modules(deployment: Deployment) -> None:
     """Fail naming the extra to install when a backend's driver is missing."""
-    for choice in (options.db, options.identity):
+    for choice in (deployment.options.db, deployment.options.identity):
         check_choice_modules(choice)
 
 

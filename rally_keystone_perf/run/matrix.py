@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import modes, preflight
-from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.loadgen.locust import task as locust_task
@@ -92,7 +92,7 @@ def available_modes(options: LaunchOptions) -> tuple[list[str], list[str]]:
     for name in sorted(modes.KEYSTONE_MODES):
         try:
             preflight.check_requirements(
-                preflight.requirements(dataclasses.replace(options, mode=name))
+                preflight.requirements(resolve(dataclasses.replace(options, mode=name)))
             )
         except LaunchError as exc:
             missing.append(f"{name}: {exc}")
@@ -343,7 +343,8 @@ def _run_mode(
     """One deployment's cells (a mode, a node count) on one Keystone; True
     when a task was interrupted."""
     mode = where[0]
-    with session.keystone_session(state.folder / "runs", options_for(*where), echo) as (
+    deployment = resolve(options_for(*where), echo)
+    with session.keystone_session(state.folder / "runs", deployment, echo) as (
         run,
         runner,
     ):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import launcher, orphans, sampler
-from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
+from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 
@@ -33,7 +33,7 @@ def _has_stack(run: RunDir) -> bool:
 @contextlib.contextmanager
 def keystone_session(
     runs_dir: Path,
-    options: LaunchOptions,
+    deployment: Deployment,
     echo: Echo,
     keep_running: bool = False,
 ) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
@@ -45,13 +45,13 @@ def keystone_session(
     """
     stop_signals.install()  # SIGTERM and SIGHUP stop the session as Ctrl-C does
     runs_dir.mkdir(parents=True, exist_ok=True)
-    run = launcher.up(runs_dir, options, progress=echo)
+    run = launcher.up(runs_dir, deployment, progress=echo)
     resources = None
     try:
         resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
-        runner.prepare(serial_setup=effective_options(options).db == "sqlite")
+        runner.prepare(serial_setup=deployment.options.db == "sqlite")
         yield run, runner
     finally:
         if resources is not None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from rally_keystone_perf.deploy.backends.galera import MEMBERS as GALERA_MEMBERS
 from rally_keystone_perf.deploy.cluster import names
-from rally_keystone_perf.deploy.options import LaunchOptions, effective_options
+from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
 
@@ -124,9 +124,9 @@ def check_faults(task: TaskFile, nodes: int, db: str) -> None:
                 )
 
 
-def check_deployment(task: TaskFile, options: LaunchOptions) -> None:
-    """Everything the task needs of the deployment ``options`` describe
+def check_deployment(task: TaskFile, deployment: Deployment) -> None:
+    """Everything the task needs of the deployment
     (:func:`check_identity`, :func:`check_faults`)."""
-    effective = effective_options(options)
+    effective = deployment.options
     check_identity(task, effective.identity)
     check_faults(task, effective.nodes, effective.db)

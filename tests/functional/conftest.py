@@ -15,7 +15,7 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import launcher, preflight
-from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import run_redactor
@@ -48,7 +48,7 @@ def run_processes(run: RunDir) -> list[psutil.Process]:
 def require_mode(options: LaunchOptions) -> None:
     """Skip (fail under CI) when the mode's programs are not installed."""
     try:
-        preflight.check_requirements(preflight.requirements(options))
+        preflight.check_requirements(preflight.requirements(resolve(options)))
     except LaunchError as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must install what every mode needs: {exc}")
@@ -59,7 +59,9 @@ def require_mode(options: LaunchOptions) -> None:
 def keystone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunDir]:
     """One real Keystone for the session's read-mostly tests."""
     runs = tmp_path_factory.mktemp("runs")
-    run = launcher.up(runs, LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS))
+    run = launcher.up(
+        runs, resolve(LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS))
+    )
     try:
         yield run
     finally:

@@ -12,7 +12,7 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.backends import ldap, postgresql
-from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
@@ -141,7 +141,7 @@ def test_postgresql_issues_and_validates_tokens(tmp_path: Path, runs_dir: Path) 
 def _failed_start(runs: Path, options: LaunchOptions) -> str:
     """``launcher.up`` refused: its message; nothing of the run still runs."""
     with pytest.raises(LaunchError) as err:
-        launcher.up(runs, options)
+        launcher.up(runs, resolve(options))
     (root,) = runs.glob("2*")
     run = RunDir(root)
     assert run.state().status == "failed"

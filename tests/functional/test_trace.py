@@ -13,7 +13,7 @@ import pytest
 
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import tracing as client_tracing
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler, trace_points, trace_store
 from rally_keystone_perf.loadgen.locust import task as locust_task
@@ -165,7 +165,10 @@ def test_breakdowns_add_up_to_server_time_and_count_keystones_sql(
         keystone_conf_template=str(_debug_template(tmp_path)),
     )
     task = TaskFile.load(_validate_task(tmp_path / "validate.json"))
-    with session.keystone_session(tmp_path / "runs", options, print) as (run, rally):
+    with session.keystone_session(tmp_path / "runs", resolve(options), print) as (
+        run,
+        rally,
+    ):
         contexts = profiler.client_contexts(run)
         path = locust_task.task_to_run(task, None, run.root, contexts)
         outcome = rally.start_task(path)

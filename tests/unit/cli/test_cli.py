@@ -13,7 +13,7 @@ import pytest
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import launcher, preflight, probes, services
-from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.report import api
 from rally_keystone_perf.run import rally_runner
@@ -342,8 +342,8 @@ def _fake_run(runs: Path, port: int = 5999) -> RunDir:
 def test_up(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def up(runs_root: Path, options: LaunchOptions, progress: Any) -> RunDir:
-        seen.append((runs_root, options))
+    def up(runs_root: Path, deployment: Deployment, progress: Any) -> RunDir:
+        seen.append((runs_root, deployment.options))
         return _fake_run(runs_root)
 
     monkeypatch.setattr(launcher, "up", up)
@@ -843,8 +843,8 @@ def test_run_makes_a_user_pool_for_large_contexts(
     monkeypatch.setattr(
         launcher,
         "up",
-        lambda root, options, progress: (
-            seen.append(options.user_pool) or _fake_run(root)
+        lambda root, deployment, progress: (
+            seen.append(deployment.options.user_pool) or _fake_run(root)
         ),
     )
     big = _pooled_task(tmp_path, "big.json", 12, 512)

@@ -152,7 +152,7 @@ def test_up_fails_when_keystone_manage_fails(
     monkeypatch.setattr(launcher, "start_processes", lambda *a, **k: started.append(a))
     runs = tmp_path / "runs"
     with pytest.raises(LaunchError) as err:
-        launcher.up(runs, LaunchOptions(), progress=lambda m: None)
+        launcher.up(runs, resolve(LaunchOptions()), progress=lambda m: None)
     run = RunDir((runs / "current").resolve())
     log = run.logs / "keystone-manage.log"
     message = str(err.value)
@@ -175,7 +175,7 @@ def test_up_checks_requirements_before_creating_anything(
 ) -> None:
     runs = tmp_path / "runs"
     with pytest.raises(LaunchError, match="keystone-manage is not installed"):
-        launcher.up(runs, LaunchOptions())
+        launcher.up(runs, resolve(LaunchOptions()))
     assert not runs.exists()
 
 
@@ -185,14 +185,14 @@ def test_up_refuses_a_busy_port(
     runs = tmp_path / "runs"
     runs.mkdir()
     with pytest.raises(LaunchError, match="is in use"):
-        launcher.up(runs, LaunchOptions(port=bound_port))
+        launcher.up(runs, resolve(LaunchOptions(port=bound_port)))
     assert list(runs.iterdir()) == []
     assert not fake_keystone["record"].exists()
 
 
 def test_up_unknown_mode(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown mode 'nginx'"):
-        launcher.up(tmp_path, LaunchOptions(mode="nginx"))
+        launcher.up(tmp_path, resolve(LaunchOptions(mode="nginx")))
 
 
 def test_up_and_stop(
@@ -218,7 +218,7 @@ def test_up_and_stop(
     runs = tmp_path / "runs"
     options = LaunchOptions(processes=3, threads=2, start_timeout=9.0)
     try:
-        run = launcher.up(runs, options, progress=messages.append)
+        run = launcher.up(runs, resolve(options), progress=messages.append)
         state = run.read_state()
         url = state["url"]
         port = state["options"]["port"]
@@ -338,5 +338,5 @@ def test_up_refuses_bad_fake_computes_before_starting(
 ) -> None:
     options = LaunchOptions(mode=mode, fake_computes=computes)
     with pytest.raises(LaunchError, match=message):
-        launcher.up(tmp_path / "runs", options)
+        launcher.up(tmp_path / "runs", resolve(options))
     assert not (tmp_path / "runs").exists()

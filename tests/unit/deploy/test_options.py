@@ -8,7 +8,7 @@ import rally_keystone_perf.deploy.options as deploy_options
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import (
     LaunchOptions,
-    effective_options,
+    resolve,
     resolve_settings,
 )
 
@@ -41,12 +41,14 @@ def test_settings_refuse_what_a_mode_lacks() -> None:
         resolve_settings(modes.get_mode("uwsgi"), LaunchOptions(profile="tuned"))
 
 
-def test_effective_options_give_nova_fake_its_database() -> None:
-    options = LaunchOptions(mode="nova-fake")
-    assert effective_options(options).db == "mysql"
+def test_the_resolved_deployment_gives_nova_fake_its_database() -> None:
+    said: list[str] = []
+    deployment = resolve(LaunchOptions(mode="nova-fake"), said.append)
+    assert deployment.options.db == "mysql"
+    assert said == ["mode nova-fake runs on --db mysql"]
     plain = LaunchOptions(mode="uwsgi")
-    assert effective_options(plain) is plain
-    assert {r.executable for r in preflight.requirements(options)} >= {
+    assert resolve(plain).options is plain
+    assert {r.executable for r in preflight.requirements(deployment)} >= {
         "mariadbd",
         "nova-manage",
     }

@@ -30,7 +30,7 @@ def test_find_executable_missing(no_path: Path) -> None:
 def test_check_requirements_names_the_missing_one(no_path: Path) -> None:
     _script(no_path / "keystone-manage", "#!/bin/sh\n")
     with pytest.raises(LaunchError) as err:
-        preflight.check_requirements(preflight.requirements(LaunchOptions()))
+        preflight.check_requirements(preflight.requirements(resolve(LaunchOptions())))
     assert str(err.value) == (
         "uwsgi is not installed; install it with: pip install uwsgi"
     )
@@ -64,7 +64,9 @@ def test_find_executable_not_in_venv_uses_path(
 def test_check_requirements(no_path: Path) -> None:
     manage = _script(no_path / "keystone-manage", "#!/bin/sh\n")
     uwsgi = _script(no_path / "uwsgi", "#!/bin/sh\n")
-    assert preflight.check_requirements(preflight.requirements(LaunchOptions())) == {
+    assert preflight.check_requirements(
+        preflight.requirements(resolve(LaunchOptions()))
+    ) == {
         "keystone-manage": manage,
         "uwsgi": uwsgi,
     }
@@ -115,7 +117,7 @@ def test_requirements_of_backends() -> None:
     names = [
         r.executable
         for r in preflight.requirements(
-            LaunchOptions(mode="nginx-uwsgi", cache="memcached", db="mysql")
+            resolve(LaunchOptions(mode="nginx-uwsgi", cache="memcached", db="mysql"))
         )
     ]
     assert names == [
@@ -127,15 +129,15 @@ def test_requirements_of_backends() -> None:
         "mariadb-install-db",
     ]
     with pytest.raises(ValueError, match="unknown cache 'redis'"):
-        preflight.requirements(LaunchOptions(cache="redis"))
+        preflight.requirements(resolve(LaunchOptions(cache="redis")))
 
 
 def test_requirements_of_seed_001s_backends() -> None:
     options = LaunchOptions(db="postgresql", identity="ldap")
-    names = [r.executable for r in preflight.requirements(options)]
+    names = [r.executable for r in preflight.requirements(resolve(options))]
     assert names[-4:] == ["postgres", "initdb", "slapd", "slapadd"]
     with pytest.raises(ValueError, match="unknown identity 'ad'"):
-        preflight.requirements(LaunchOptions(identity="ad"))
+        preflight.requirements(resolve(LaunchOptions(identity="ad")))
 
 
 def test_postgres_is_found_in_its_versioned_folder(
@@ -156,14 +158,14 @@ def test_a_missing_driver_module_names_its_extra(
 ) -> None:
     monkeypatch.setattr(preflight.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(LaunchError) as err:
-        preflight.check_modules(LaunchOptions(identity="ldap"))
+        preflight.check_modules(resolve(LaunchOptions(identity="ldap")))
     assert str(err.value) == (
         "ldap needs the Python module ldap, which is not installed; install it "
         "with: pip install 'rally-keystone-perf[ldap]'"
     )
     with pytest.raises(LaunchError, match=r"rally-keystone-perf\[postgresql\]"):
-        preflight.check_modules(LaunchOptions(db="postgresql"))
-    preflight.check_modules(LaunchOptions())  # sqlite and sql need nothing
+        preflight.check_modules(resolve(LaunchOptions(db="postgresql")))
+    preflight.check_modules(resolve(LaunchOptions()))  # sqlite and sql need nothing
     with pytest.raises(LaunchError) as err:
         preflight.check_choice_modules("locust")
     assert str(err.value) == (
@@ -218,7 +220,7 @@ def test_check_cluster_refuses_what_it_cannot_build(
 def test_a_cluster_needs_haproxy_and_shares_one_mariadb() -> None:
     deployment = resolve(LaunchOptions(nodes=2))
     assert deployment.options.db == "mysql"  # not a SQLite file per node
-    names = [r.executable for r in preflight.requirements(deployment.options)]
+    names = [r.executable for r in preflight.requirements(resolve(deployment.options))]
     assert names[-2:] == ["haproxy", "ip"] and "mariadbd" in names
     preflight.check_cluster(deployment)
     assert resolve(LaunchOptions()).options.db == "sqlite"

@@ -187,7 +187,8 @@ def sessions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     record: dict[str, Any] = {"modes": [], "stopped": [], "runner": None}
 
     @contextlib.contextmanager
-    def fake(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
+    def fake(runs_dir: Path, deployment: Any, echo: Any, keep_running: bool = False):
+        options = deployment.options
         record["modes"].append(options.mode)
         record.setdefault("nodes", []).append(options.nodes)
         try:
@@ -275,10 +276,10 @@ def test_a_mode_that_cannot_start_does_not_stop_the_matrix(
 ) -> None:
     real = session.keystone_session
 
-    def failing(runs_dir: Path, options: Any, echo: Any, keep_running: bool = False):
-        if options.mode == "apache":
+    def failing(runs_dir: Path, deployment: Any, echo: Any, keep_running: bool = False):
+        if deployment.options.mode == "apache":
             raise LaunchError("apache2 is not installed")
-        return real(runs_dir, options, echo, keep_running)
+        return real(runs_dir, deployment, echo, keep_running)
 
     monkeypatch.setattr(session, "keystone_session", failing)
     cells = [_cell(tmp_path, "a.json", "apache"), _cell(tmp_path, "b.json", "uwsgi")]

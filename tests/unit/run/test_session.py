@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.deploy import launcher, sampler
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, session
 
@@ -58,7 +58,10 @@ def test_session_prepares_rally_and_stops(
     tmp_path: Path, run: RunDir, fakes, db: str, serial: bool
 ) -> None:
     options = LaunchOptions(db=db)
-    with session.keystone_session(tmp_path, options, lambda m: None) as (got, runner):
+    with session.keystone_session(tmp_path, resolve(options), lambda m: None) as (
+        got,
+        runner,
+    ):
         assert got == run
         assert runner.serial_setup is serial  # SQLite takes one writer
         assert runner.redact("POOL-PW") == "***"
@@ -68,7 +71,7 @@ def test_session_prepares_rally_and_stops(
 
 def test_session_stops_on_ctrl_c(tmp_path: Path, run: RunDir, fakes) -> None:
     with pytest.raises(KeyboardInterrupt):
-        with session.keystone_session(tmp_path, LaunchOptions(), print):
+        with session.keystone_session(tmp_path, resolve(LaunchOptions()), print):
             raise KeyboardInterrupt
     assert fakes["stopped"] == [run]
 
@@ -76,7 +79,7 @@ def test_session_stops_on_ctrl_c(tmp_path: Path, run: RunDir, fakes) -> None:
 def test_session_keep_running(tmp_path: Path, run: RunDir, fakes) -> None:
     messages: list[str] = []
     options = LaunchOptions()
-    with session.keystone_session(tmp_path, options, messages.append, True):
+    with session.keystone_session(tmp_path, resolve(options), messages.append, True):
         pass
     assert fakes["stopped"] == []
     assert "rally-keystone-perf down --run" in messages[-1]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.tasks.check import check_deployment, check_faults
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 from tests.unit.rally_fakes import write_task
@@ -51,13 +51,13 @@ def test_a_galera_member_needs_galera(tmp_path: Path) -> None:
 
 def test_a_cluster_on_sqlite_runs_on_mariadb(tmp_path: Path) -> None:
     task = _task(tmp_path, "database")
-    check_deployment(task, LaunchOptions(nodes=2, db="sqlite"))  # -> mysql
+    check_deployment(task, resolve(LaunchOptions(nodes=2, db="sqlite")))  # -> mysql
     with pytest.raises(TaskFileError, match="has no server"):
-        check_deployment(task, LaunchOptions(nodes=1, db="sqlite"))
+        check_deployment(task, resolve(LaunchOptions(nodes=1, db="sqlite")))
 
 
 def test_the_bundled_fault_task_needs_two_nodes() -> None:
     task = TaskFile.load(paths.tasks_dir() / "cluster-node-fault.json")
-    check_deployment(task, LaunchOptions(nodes=2))
+    check_deployment(task, resolve(LaunchOptions(nodes=2)))
     with pytest.raises(TaskFileError, match="run it with --nodes 2 or more"):
-        check_deployment(task, LaunchOptions())
+        check_deployment(task, resolve(LaunchOptions()))

@@ -42,7 +42,9 @@ def _ini(text: str) -> configparser.ConfigParser:
 @pytest.mark.parametrize("mode", sorted(modes.MODES))
 def test_templates_use_only_known_values(run: RunDir, mode: str) -> None:
     options = LaunchOptions(mode=mode)
-    executables = {r.executable: Path("/x") for r in preflight.requirements(options)}
+    executables = {
+        r.executable: Path("/x") for r in preflight.requirements(resolve(options))
+    }
     found = modes.get_mode(mode)
     for profile in found.profiles:
         values = config.template_values(
