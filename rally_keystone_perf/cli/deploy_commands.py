@@ -14,9 +14,9 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy import launcher, orphans, probes, services
 from rally_keystone_perf.deploy.options import resolve
-from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
 from rally_keystone_perf.report.figures.run_labels import run_config_line
+from rally_keystone_perf.tasks import tracing as task_tracing
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -33,7 +33,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             "user pool (private; for the keystone_perf_users context): "
             f"export {POOL_ENV}={run.user_pool}"
         )
-    contexts = profiler.client_contexts(run)
+    contexts = task_tracing.client_contexts(run)
     if contexts:
         print(
             "tracing (--trace; add to your task's contexts, the key file is "

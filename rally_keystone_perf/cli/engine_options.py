@@ -11,12 +11,12 @@ from typing import Any
 from rally_keystone_perf.cli.arguments import at_least, positive
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
 from rally_keystone_perf.loadgen.locust.plan import task_plans
 from rally_keystone_perf.loadgen.locust.protocol import parse_address
 from rally_keystone_perf.loadgen.locust.task import ENGINES, LocustOptions
+from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
 
 DEFAULT_WEB_UI = "127.0.0.1:8089"
@@ -163,7 +163,7 @@ def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> P
     Locust form, the trace context of ``--trace``)."""
     if options is not None:
         options = options.on_hosts(run.state().client_network)
-    contexts = profiler.client_contexts(run)
+    contexts = task_tracing.client_contexts(run)
     return locust_task.task_to_run(task, options, run.root, contexts)
 
 

@@ -22,11 +22,11 @@ from typing import Any
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.run import rally_runner, session
 from rally_keystone_perf.tasks import generate
+from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
 
 STATE_FILE = "matrix.json"
@@ -263,13 +263,13 @@ class LocustEngine:
     def task_to_run(self, task: Path, run: RunDir) -> Path:
         """The cell's task with its runners handed to Locust, in ``run``."""
         on_hosts = self.options.on_hosts(run.state().client_network)
-        contexts = profiler.client_contexts(run)
+        contexts = task_tracing.client_contexts(run)
         return locust_task.task_to_run(self.tasks[task], on_hosts, run.root, contexts)
 
 
 def _traced(task: Path, run: RunDir) -> Path:
     """``task`` with ``--trace``'s context in ``run``; itself when untraced."""
-    contexts = profiler.client_contexts(run)
+    contexts = task_tracing.client_contexts(run)
     if not contexts:
         return task
     return locust_task.task_to_run(TaskFile.load(task), None, run.root, contexts)

@@ -20,6 +20,7 @@ from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report.readers import access_log, tracing
 from rally_keystone_perf.report.readers.rally_json import load_report
 from rally_keystone_perf.run import session
+from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
@@ -169,7 +170,7 @@ def test_breakdowns_add_up_to_server_time_and_count_keystones_sql(
         run,
         rally,
     ):
-        contexts = profiler.client_contexts(run)
+        contexts = task_tracing.client_contexts(run)
         path = locust_task.task_to_run(task, None, run.root, contexts)
         outcome = rally.start_task(path)
     assert outcome.exit_code == 0 and outcome.report is not None

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.client.tracing import CONTEXT_NAME
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
 from rally_keystone_perf.deploy.rundir import TRACE_KEY, RunDir, write_private_text
 
@@ -78,16 +77,6 @@ def run_spec(run: RunDir) -> TraceSpec | None:
     """The run's ``--trace`` (None: not traced)."""
     text = run.state().options.get("trace")
     return parse_spec(text) if text else None
-
-
-def client_contexts(run: RunDir) -> dict[str, dict[str, object]]:
-    """The context every workload of a traced run gets: the client's
-    ``keystone_perf_trace`` with the run's key and share ({} untraced)."""
-    spec = run_spec(run)
-    if spec is None:
-        return {}
-    config = {"sample": spec.fraction, "hmac_key_file": str(hmac_key_file(run))}
-    return {CONTEXT_NAME: config}
 
 
 def redis_url(host: str, port: int) -> str:

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.client.tracing import CONTEXT_NAME
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 from rally_keystone_perf.deploy.tracing import profiler
 
@@ -61,14 +60,3 @@ def test_the_key_is_private(tmp_path: Path) -> None:
     assert path.read_text().strip() == key and len(key) == 32
     assert path.stat().st_mode & 0o777 == 0o600
     assert key in run.state().secrets()  # redacted from Rally's output
-
-
-def test_client_contexts_follow_the_runs_trace(tmp_path: Path) -> None:
-    run = RunDir(tmp_path / "run")
-    run.create()
-    run.write_state(options={"trace": None})
-    assert profiler.client_contexts(run) == {}
-    run.write_state(options={"trace": "sample:0.5"})
-    assert profiler.client_contexts(run) == {
-        CONTEXT_NAME: {"sample": 0.5, "hmac_key_file": str(profiler.hmac_key_file(run))}
-    }
