@@ -9,9 +9,7 @@ sockets folder. :func:`parse_log_line` reads one line of that log.
 
 from __future__ import annotations
 
-import re
 import resource
-from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
@@ -28,13 +26,6 @@ DEFAULT_BALANCE = "roundrobin"
 NODE_PORT = 5000  # Keystone's port on every node, as in kolla-ansible
 # check every second, out after 2 failures, back in after 2 successes
 HEALTH_CHECK = "check inter 1s fall 2 rise 2"
-
-# option httplog: %ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B ... "%r"
-HTTPLOG = re.compile(
-    r"\[(?P<accepted>[^\]]+)\] (?P<frontend>\S+) (?P<backend>[^/\s]+)/(?P<server>\S+) "
-    r"(?P<TR>-?\d+)/(?P<Tw>-?\d+)/(?P<Tc>-?\d+)/(?P<Tr>-?\d+)/(?P<Ta>-?\d+) "
-    r"(?P<status>-?\d+) .*\"(?P<request>[^\"]*)\"\s*$"
-)
 
 
 def server_lines(members: list[str]) -> str:
@@ -113,34 +104,3 @@ def global_maxconn() -> int:
 def argv(haproxy: Path, config: Path) -> list[str]:
     """haproxy in the foreground (``-db``), as kolla-ansible's haproxy_run.sh."""
     return [str(haproxy), "-W", "-db", "-f", str(config)]
-
-
-@dataclass(frozen=True)
-class LogLine:
-    """One request as haproxy logged it (times in ms; -1: never reached)."""
-
-    server: str
-    queue_ms: int  # %Tw
-    connect_ms: int  # %Tc
-    response_ms: int  # %Tr
-    active_ms: int  # %Ta
-    status: int
-    request: str
-    accepted: str = ""  # %tr: when the request was accepted, haproxy's local time
-
-
-def parse_log_line(line: str) -> LogLine | None:
-    """The request of an ``option httplog`` line, or None for other lines."""
-    match = HTTPLOG.search(line)
-    if match is None:
-        return None
-    return LogLine(
-        server=match["server"],
-        queue_ms=int(match["Tw"]),
-        connect_ms=int(match["Tc"]),
-        response_ms=int(match["Tr"]),
-        active_ms=int(match["Ta"]),
-        status=int(match["status"]),
-        request=match["request"],
-        accepted=match["accepted"],
-    )

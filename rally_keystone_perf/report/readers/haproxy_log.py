@@ -1,7 +1,8 @@
 """haproxy's log of a cluster run: each request's backend server and timers.
 
 ``logs/haproxy-stdout.log`` holds haproxy's ``option httplog`` lines
-(:func:`..deploy.cluster.haproxy.parse_log_line`). Per backend server:
+(:func:`parse_log_line`: the ``option httplog`` format
+:mod:`rally_keystone_perf.deploy.cluster.haproxy` renders). Per backend server:
 requests, errors (status 500 or above, or -1: no answer), queue (``%Tw``)
 and connect (``%Tc``) median and p95. haproxy stamps each request with its
 local time and no zone: the zone's offset is taken as the whole quarter hour
@@ -26,10 +27,49 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.client.http_wire import CLOSED_WITHOUT_RESPONSE
-from rally_keystone_perf.deploy.cluster import haproxy, names
+from rally_keystone_perf.deploy.cluster import names
 from rally_keystone_perf.metrics import Window, median_p95
 from rally_keystone_perf.report.readers import access_log
 from rally_keystone_perf.report.readers.rally_json import Iteration, ReportError
+
+# option httplog: %ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B ... "%r"
+HTTPLOG = re.compile(
+    r"\[(?P<accepted>[^\]]+)\] (?P<frontend>\S+) (?P<backend>[^/\s]+)/(?P<server>\S+) "
+    r"(?P<TR>-?\d+)/(?P<Tw>-?\d+)/(?P<Tc>-?\d+)/(?P<Tr>-?\d+)/(?P<Ta>-?\d+) "
+    r"(?P<status>-?\d+) .*\"(?P<request>[^\"]*)\"\s*$"
+)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One request as haproxy logged it (times in ms; -1: never reached)."""
+
+    server: str
+    queue_ms: int  # %Tw
+    connect_ms: int  # %Tc
+    response_ms: int  # %Tr
+    active_ms: int  # %Ta
+    status: int
+    request: str
+    accepted: str = ""  # %tr: when the request was accepted, haproxy's local time
+
+
+def parse_log_line(line: str) -> LogLine | None:
+    """The request of an ``option httplog`` line, or None for other lines."""
+    match = HTTPLOG.search(line)
+    if match is None:
+        return None
+    return LogLine(
+        server=match["server"],
+        queue_ms=int(match["Tw"]),
+        connect_ms=int(match["Tc"]),
+        response_ms=int(match["Tr"]),
+        active_ms=int(match["Ta"]),
+        status=int(match["status"]),
+        request=match["request"],
+        accepted=match["accepted"],
+    )
+
 
 HAPROXY_LOG = "haproxy-stdout.log"
 
@@ -49,7 +89,7 @@ class Proxied:
     """One request haproxy logged, with when it was accepted (epoch s)."""
 
     accepted: float
-    line: haproxy.LogLine
+    line: LogLine
 
 
 @dataclass(frozen=True)
@@ -100,7 +140,7 @@ def read_proxied(
     """
     try:
         with open(path, encoding="utf-8") as stream:
-            parsed = [haproxy.parse_log_line(line) for line in stream]
+            parsed = [parse_log_line(line) for line in stream]
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read haproxy's log: {exc}") from None
     lines = []
@@ -118,7 +158,7 @@ def _reached(values: Iterable[int]) -> tuple[float | None, float | None]:
     return median_p95([float(v) for v in values if v >= 0])
 
 
-def _times(server: str, lines: Sequence[haproxy.LogLine]) -> BackendTimes:
+def _times(server: str, lines: Sequence[LogLine]) -> BackendTimes:
     queue = _reached(line.queue_ms for line in lines)
     connect = _reached(line.connect_ms for line in lines)
     errors = sum(1 for line in lines if line.status >= 500 or line.status < 0)
@@ -135,7 +175,7 @@ def backend_times(proxied: Iterable[Proxied], window: Window) -> list[BackendTim
     """haproxy's requests accepted inside ``window`` per backend server, then all."""
     start, end = window
     inside = [p.line for p in proxied if start <= p.accepted <= end]
-    by_server: dict[str, list[haproxy.LogLine]] = collections.defaultdict(list)
+    by_server: dict[str, list[LogLine]] = collections.defaultdict(list)
     for line in inside:
         by_server[line.server].append(line)
     rows = [

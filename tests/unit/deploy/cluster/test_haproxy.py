@@ -52,23 +52,3 @@ def test_every_haproxy_setting_says_why(template: str) -> None:
             if line.startswith("#") or line.startswith("$") or index == 0:
                 continue
             assert any(prior.startswith("#") for prior in lines[:index]), line
-
-
-def test_parse_an_httplog_line() -> None:
-    line = (
-        "127.0.0.1:40312 [23/Nov/2026:05:01:02.123] keystone_internal_front "
-        "keystone_internal_back/node2 0/0/1/153/154 201 2048 - - ---- 4/4/3/1/0 "
-        '0/0 "POST /v3/auth/tokens HTTP/1.1"'
-    )
-    parsed = haproxy.parse_log_line(line)
-    assert parsed == haproxy.LogLine(
-        server="node2",
-        queue_ms=0,
-        connect_ms=1,
-        response_ms=153,
-        active_ms=154,
-        status=201,
-        request="POST /v3/auth/tokens HTTP/1.1",
-        accepted="23/Nov/2026:05:01:02.123",
-    )
-    assert haproxy.parse_log_line("[WARNING] Server node2 is DOWN") is None

@@ -9,7 +9,9 @@ import pytest
 from rally_keystone_perf.report.readers import resources
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.readers.resources import ResourceSample
-from tests.unit.report.test_server_view import RESOURCES as SERVER_VIEW_RESOURCES
+from tests.unit.report.figures.test_server_view import (
+    RESOURCES as SERVER_VIEW_RESOURCES,
+)
 
 # test_server_view's samples (two headers: the sampler appended to an
 # existing file; a truncated line), then a NaN and a row out of order

@@ -67,3 +67,23 @@ def test_silent_closes_count_connections_closed_without_an_answer() -> None:
         _failed([]),  # a success
     ]
     assert haproxy_log.silent_closes(iterations) == 2
+
+
+def test_parse_an_httplog_line() -> None:
+    line = (
+        "127.0.0.1:40312 [23/Nov/2026:05:01:02.123] keystone_internal_front "
+        "keystone_internal_back/node2 0/0/1/153/154 201 2048 - - ---- 4/4/3/1/0 "
+        '0/0 "POST /v3/auth/tokens HTTP/1.1"'
+    )
+    parsed = haproxy_log.parse_log_line(line)
+    assert parsed == haproxy_log.LogLine(
+        server="node2",
+        queue_ms=0,
+        connect_ms=1,
+        response_ms=153,
+        active_ms=154,
+        status=201,
+        request="POST /v3/auth/tokens HTTP/1.1",
+        accepted="23/Nov/2026:05:01:02.123",
+    )
+    assert haproxy_log.parse_log_line("[WARNING] Server node2 is DOWN") is None

@@ -232,7 +232,7 @@ def test_total_row_is_the_top_level_total() -> None:
 # Recorded by the dead-worker functional test (uwsgi mode): 80 iterations of
 # KeystonePerf.list_projects at concurrency 4, one failed when its worker was
 # killed; exported by `rally task report --json` (Rally 5.1.1).
-RECORDED = Path(__file__).parent / "data" / "dead-worker-uwsgi.json"
+RECORDED = Path(__file__).parents[1] / "data" / "dead-worker-uwsgi.json"
 
 
 def _recorded() -> tuple[Workload, dict[str, Any]]:
