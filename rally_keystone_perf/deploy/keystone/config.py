@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy import access_logs, modes
 from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_text
@@ -272,6 +272,7 @@ def template_values(
         "apache_modules": APACHE_MODULES,
         "mod_wsgi_so": mod_wsgi_module(),
         **settings.values,
+        **access_logs.template_values(),
     }
     for name, path in (executables or {}).items():
         values[f"exe_{name.replace('-', '_').replace('.', '_')}"] = str(path)

@@ -16,7 +16,7 @@ from string import Template
 from typing import TypedDict
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes, services
+from rally_keystone_perf.deploy import access_logs, modes, services
 from rally_keystone_perf.deploy.backends import rabbitmq
 from rally_keystone_perf.deploy.rundir import RunDir
 
@@ -233,6 +233,7 @@ def template_values(
         ),
         "rabbit_user": rabbitmq.USER,
         "rabbit_password": plan["rabbit_password"],
+        **access_logs.template_values(),
     }
     for api in APIS:
         values[f"authtoken_{api.user}"] = _authtoken_section(

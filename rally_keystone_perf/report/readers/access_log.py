@@ -1,6 +1,7 @@
 """The server's access log: each request's start time, route, status, server time.
 
-The launcher's uwsgi writes one line per request:
+Every server of a run writes one line per request
+(:mod:`rally_keystone_perf.deploy.access_logs` defines the formats):
 ``<start, us since epoch> <METHOD> <URI> <status> <server time, us> <worker pid>``.
 """
 
