@@ -21,6 +21,7 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report.figures import study as study_report
+from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.run.matrix import MatrixError
@@ -151,15 +152,12 @@ def cmd_study(args: argparse.Namespace) -> int:
         study_report.study_rows(study, ours, levels),
         study_report.ratio_rows(study, ours, levels),
     )
-    study_writer.write_text(page, sys.stdout)
+    writers.writer(writers.STUDY, "table")(page, sys.stdout)
     folder.mkdir(parents=True, exist_ok=True)
-    for suffix, writer in (
-        ("md", study_writer.write_markdown),
-        ("html", study_writer.write_html),
-    ):
+    for suffix, fmt in (("md", "markdown"), ("html", "html")):
         path = folder / f"study-{study.seed}.{suffix}"
         with path.open("w", encoding="utf-8") as stream:
-            writer(page, stream)
+            writers.writer(writers.STUDY, fmt)(page, stream)
         echo(f"written: {path}")
     if result.interrupted:
         echo("interrupted: run the same command again to resume")

@@ -20,6 +20,7 @@ from rally_keystone_perf.report.writers import (
     data,
     gate,
     scaling,
+    study,
     text,
     trends,
 )
@@ -54,6 +55,11 @@ COMBINED: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
 SCALING: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
     "table": scaling.write_table,
     "markdown": scaling.write_markdown,
+}
+STUDY: dict[str, Callable[[study.StudyPage, TextIO], None]] = {
+    "table": study.write_text,
+    "markdown": study.write_markdown,
+    "html": study.write_html,
 }
 TRENDS: dict[str, Callable[[Sequence[Trend], TextIO], None]] = {
     "table": trends.write_text,

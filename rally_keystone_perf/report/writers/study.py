@@ -242,6 +242,3 @@ def html_page(page: StudyPage) -> str:
 def write_html(page: StudyPage, stream: TextIO) -> None:
     """Write :func:`html_page`."""
     stream.write(html_page(page))
-
-
-WRITERS = {"table": write_text, "markdown": write_markdown, "html": write_html}

@@ -17,6 +17,8 @@ def test_the_cli_choices() -> None:
     assert tuple(registry.COMPARE) == FORMATS  # --format of report and compare
     assert registry.GATE_FORMATS == ("table", "markdown", "json")
     assert tuple(registry.COMBINED) == ("table", "markdown")
+    assert tuple(registry.SCALING) == ("table", "markdown")
+    assert tuple(registry.STUDY) == ("table", "markdown", "html")  # study's files
 
 
 def test_unknown_format_names_the_formats() -> None:

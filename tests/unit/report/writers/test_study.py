@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.report.figures import study
+from rally_keystone_perf.report.writers import registry, text
 from rally_keystone_perf.report.writers import study as writer
-from rally_keystone_perf.report.writers import text
 from rally_keystone_perf.studies import seed000, seed001, seed003
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page, svgs
@@ -202,3 +202,15 @@ def test_the_page_plots_what_was_measured_at_two_points(tmp_path: Path) -> None:
     page = writer.html_page(writer.StudyPage(seed001.STUDY, "quick", rows, []))
     (plot,) = svgs(page)
     assert plot.findtext("title") == "keystone.create_token: throughput vs nodes"
+
+
+def test_the_study_is_written_through_the_registry(tmp_path: Path) -> None:
+    page = _page(tmp_path)
+    for fmt, first in (
+        ("table", "study 000"),
+        ("markdown", "## study 000"),
+        ("html", "<!"),
+    ):
+        stream = io.StringIO()
+        registry.writer(registry.STUDY, fmt)(page, stream)
+        assert stream.getvalue().lower().startswith(first.lower()), fmt
