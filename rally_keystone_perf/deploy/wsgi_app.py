@@ -6,6 +6,10 @@ keep-alive sends the client nothing and the client waits for its timeout.
 Apache's mod_wsgi answers such a request with a 500; this wrapper makes uwsgi
 do the same, so a failed request is counted as a failure at once, not as a
 2-minute stall. The traceback goes to keystone.log.
+
+On SQLite, a writer's transaction begins IMMEDIATE and waits its turn
+(:mod:`.keystone.sqlite_writers`): no "database is locked" for concurrent
+writers.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from rally_keystone_perf.deploy.tracing import trace_driver  # noqa: F401
 import keystone.conf
 from keystone.common.rbac_enforcer import enforcer as _rbac
 from keystone.wsgi.api import application as keystone_application
+
+from rally_keystone_perf.deploy.keystone import sqlite_writers
 
 # isort: on
 
@@ -55,6 +61,8 @@ def install_trace_points() -> None:
 
 
 install_trace_points()
+# on SQLite, a writer's transaction waits its turn instead of failing
+sqlite_writers.install()
 
 _BODY = (
     b'{"error": {"code": 500, "title": "Internal Server Error", '

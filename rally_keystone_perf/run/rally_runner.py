@@ -43,12 +43,6 @@ _SHOWN = re.compile(
 # lines that end the collection of a workload's logged config
 _OWN_LINE = re.compile(rf"{_TASK_STARTED.pattern}|{_ITER_END.pattern}|{_SHOWN.pattern}")
 PROGRESS_EVERY = 25
-SERIAL_SETUP = """
-[openstack]
-users_context_resource_management_workers = 1
-roles_context_resource_management_workers = 1
-cleanup_threads = 1
-"""
 
 Echo = Callable[[str], None]
 
@@ -139,18 +133,15 @@ class RallyRunner:
             )
             raise RallyError(f"rally {args[0]} {args[1]} failed:\n{tail}")
 
-    def prepare(self, serial_setup: bool = True) -> None:
+    def prepare(self) -> None:
         """Create the run's Rally database and its environment for this Keystone.
 
-        ``serial_setup`` makes Rally's users/roles contexts and cleanup work one
-        request at a time: Keystone on SQLite admits one writer at a time, and
-        parallel setup or cleanup writes fail with "database is locked" (users
-        left behind). A task's own ``resource_management_workers`` still wins.
+        Rally's users/roles contexts and cleanup keep their parallel workers on
+        every database, SQLite included: its writers wait their turn
+        (:mod:`rally_keystone_perf.deploy.keystone.sqlite_writers`).
         """
         db = self.run.private / "rally.sqlite"
         config = f"[database]\nconnection = sqlite:///{db}\n"
-        if serial_setup:
-            config += SERIAL_SETUP
         self.config.write_text(config)
         os.chmod(self.config, 0o600)
         if not db.exists():

@@ -39,9 +39,7 @@ def keystone_session(
 ) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
     """Start Keystone in a new run folder and yield it with a prepared Rally.
 
-    On SQLite, Rally's users/roles contexts and cleanup are made serial (see
-    :meth:`RallyRunner.prepare`). Keystone is stopped when the block ends,
-    unless ``keep_running``.
+    Keystone is stopped when the block ends, unless ``keep_running``.
     """
     stop_signals.install()  # SIGTERM and SIGHUP stop the session as Ctrl-C does
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -51,7 +49,7 @@ def keystone_session(
         resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
-        runner.prepare(serial_setup=deployment.options.db == "sqlite")
+        runner.prepare()
         yield run, runner
     finally:
         if resources is not None:

@@ -16,8 +16,7 @@ sending requests back to back for 20 s. Here:
     the report's throughput is the seed's requests per second.
     ``list_revocation_events`` (``GET /v3/OS-REVOKE/events``) is the
     successor of the PKI revocation list, and the listing's cost grows with
-    the events, so the ``keystone_perf_revocations`` context adds some first
-    (one worker: SQLite lets one writer in at a time).
+    the events, so the ``keystone_perf_revocations`` context adds some first.
 """
 
 from __future__ import annotations
@@ -127,13 +126,12 @@ class ThroughputRevocations(Throughput):
 
     def contexts(self, size: str) -> dict[str, Any]:
         events = REVOCATION_EVENTS[size]
-        return {"keystone_perf_revocations": {"events": events, "workers": 1}}
+        return {"keystone_perf_revocations": {"events": events}}
 
     def size_note(self, size: str) -> str:
         return (
             f"{super().size_note(size)}, with {REVOCATION_EVENTS[size]} "
-            "revocation events added before the load (one revocation at a "
-            "time: SQLite lets one writer in)"
+            "revocation events added before the load"
         )
 
 

@@ -21,8 +21,6 @@ pytestmark = pytest.mark.functional
 TIMES = 12
 USERS = {"users": {"tenants": 2, "users_per_tenant": 2}}
 
-# scenarios whose every iteration writes to Keystone's database
-WRITERS = ("KeystonePerf.create_delete_user", "KeystonePerf.revoke_token")
 # scenario -> the routes one iteration must send (and nothing else)
 EXPECTED = {
     "KeystonePerf.create_token": {"POST /v3/auth/tokens": 1},
@@ -55,12 +53,7 @@ def results(
 ) -> list[rally_json.Workload]:
     task = write_task(
         tmp_path_factory.mktemp("tasks") / "all-scenarios.json",
-        [_workload(name) for name in EXPECTED if name not in WRITERS]
-        # SQLite lets one writer in at a time and Keystone's write transactions
-        # can fail with "database is locked" under concurrent writers (measured:
-        # 1 revoke_token of 12 at concurrency 2); the scenarios that write are
-        # checked at concurrency 1 (see README, SQLite).
-        + [_workload(name, concurrency=1) for name in WRITERS]
+        [_workload(name) for name in EXPECTED]
         + [
             _workload("KeystonePerf.create_token", {"scope": "unscoped"}),
             _workload("KeystonePerf.validate_token", {"validator": "self"}),

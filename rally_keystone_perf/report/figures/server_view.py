@@ -46,6 +46,7 @@ from rally_keystone_perf.report.figures import cluster_view, windows
 from rally_keystone_perf.report.figures.run_labels import read_run_state
 from rally_keystone_perf.report.readers import access_log, haproxy_log
 from rally_keystone_perf.report.readers.access_log import read_requests
+from rally_keystone_perf.report.readers.keystone_log import locked_times
 from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.readers.resources import (
     ResourceSample,
@@ -97,6 +98,7 @@ class WorkloadServerView:
     cluster: cluster_view.WorkloadClusterView | None = None  # a cluster run's
     client: ResourceUsage | None = None  # the load generator's tree
     traces: WorkloadTraces | None = None  # --trace: the slowest traced iterations
+    locked: int = 0  # requests SQLite refused ("database is locked", keystone.log)
 
     @property
     def empty(self) -> bool:
@@ -107,6 +109,7 @@ class WorkloadServerView:
             and self.resources is None
             and self.cluster is None
             and self.client is None
+            and not self.locked
         )
 
 
@@ -180,9 +183,11 @@ def workload_view(
     samples: Sequence[ResourceSample] | None,
     cluster: cluster_view.ClusterLogs | None = None,
     client: Sequence[ResourceSample] | None = None,
+    locked: Sequence[float] = (),
 ) -> WorkloadServerView:
     """The server side of one workload (requests and samples of the whole run;
-    ``client``: the load generator's)."""
+    ``client``: the load generator's; ``locked``: when requests met a locked
+    SQLite database)."""
     if not workload.iterations:
         return WorkloadServerView(None, None, None)
     start, end = windows.load_window(workload)
@@ -200,7 +205,10 @@ def workload_view(
     if cluster is not None:
         closes = haproxy_log.silent_closes(workload.iterations)
         tiers = cluster_view.workload_view(cluster, (start, end), iterations, closes)
-    return WorkloadServerView(routes, actions, usage, tiers, client_usage)
+    refused = sum(1 for when in locked if start <= when <= end)
+    return WorkloadServerView(
+        routes, actions, usage, tiers, client_usage, locked=refused
+    )
 
 
 def _cluster(run: Path, report_path: Path) -> cluster_view.ClusterLogs | None:
@@ -239,14 +247,18 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
     cluster = _cluster(run, report_path)
     client = read_if_present(client_path)
     source = trace_source(run)
-    if not (has_log or has_csv or cluster or client is not None or source):
+    keystone_log = RunDir(run).logs / "keystone.log"
+    locked = locked_times(keystone_log) if keystone_log.is_file() else []
+    if not (has_log or has_csv or cluster or client is not None or source or locked):
         return None
     state = RunDir(run).state()
     requests = read_requests(log_path) if has_log else None
     if requests is None and cluster is not None:
         requests = cluster.all_requests()  # every node's
     samples = read_resources(csv_path) if has_csv else None
-    views = [workload_view(w, requests, samples, cluster, client) for w in workloads]
+    views = [
+        workload_view(w, requests, samples, cluster, client, locked) for w in workloads
+    ]
     if source is not None:
         views = [
             dataclasses.replace(view, traces=source.of(workload))

@@ -208,7 +208,8 @@ def _parts(
     view = workload_view(item, entry)
     if view is None:
         return []
-    parts = [TEXT_HEADING if terminal else HEADING]
+    parts = [line(locked_line(view.locked))] if view.locked else []
+    parts.append(TEXT_HEADING if terminal else HEADING)
     if view.actions is not None:
         iterations = len(entry.workload.iterations)
         parts.append(
@@ -241,6 +242,15 @@ def _text_table(
     header: Sequence[str], rows: list[list[str]], left: Sequence[str]
 ) -> str:
     return text_table(header, rows, left).get_string()
+
+
+def locked_line(requests: int) -> str:
+    """The requests SQLite refused in the load window, and why."""
+    return (
+        f"SQLite: database is locked ({requests} request{'s' * (requests != 1)}): "
+        "a writer refused "
+        "while another process wrote (before writers waited their turn)"
+    )
 
 
 def table_parts(item: FileEntries, entry: ReportEntry) -> list[str]:

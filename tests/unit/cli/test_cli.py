@@ -433,8 +433,8 @@ class FakeRunner:
         self.started: list[tuple[Path, list[str]]] = []
         FakeRunner.instances.append(self)
 
-    def prepare(self, serial_setup: bool = True) -> None:
-        self.serial_setup = serial_setup
+    def prepare(self) -> None:
+        self.prepared = True
         if FakeRunner.prepare_error is not None:
             raise FakeRunner.prepare_error
 
@@ -860,8 +860,7 @@ def test_run_makes_a_user_pool_for_large_contexts(
     FakeRunner.outcomes = [_outcome(0)]
     assert cli.main(_run_argv(tmp_path, _good_task(tmp_path))) == 0  # no context
     assert seen == [(12, 512), (4, 4), (3, 5), None, None]
-    # SQLite: Rally's own users/roles contexts stay serial
-    assert FakeRunner.instances[0].serial_setup is True
+    assert FakeRunner.instances[0].prepared
 
 
 @pytest.mark.parametrize(

@@ -266,22 +266,11 @@ def test_rally_not_installed(
         RallyRunner(run, Redactor([]), print)
 
 
-def test_prepare_parallel_setup(runner: RallyRunner, run: RunDir) -> None:
-    runner.prepare(serial_setup=False)
-    assert (run.private / "rally.conf").read_text() == (
-        f"[database]\nconnection = sqlite:///{run.private / 'rally.sqlite'}\n"
-    )
-
-
 def test_prepare(runner: RallyRunner, run: RunDir, fake_rally: dict) -> None:
     runner.prepare()
     config = run.private / "rally.conf"
     assert config.read_text() == (
         f"[database]\nconnection = sqlite:///{run.private / 'rally.sqlite'}\n"
-        "\n[openstack]\n"
-        "users_context_resource_management_workers = 1\n"
-        "roles_context_resource_management_workers = 1\n"
-        "cleanup_threads = 1\n"
     )
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     conf_args = ["--config-file", str(config)]

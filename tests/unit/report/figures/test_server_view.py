@@ -23,6 +23,7 @@ from rally_keystone_perf.report.readers.rally_json import ReportError, load_repo
 from rally_keystone_perf.report.writers import server, text
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
+from tests.unit.report.readers.test_keystone_log import locked_record
 
 MB = 1024 * 1024
 USER_ID = "0123456789abcdef0123456789abcdef"
@@ -223,6 +224,21 @@ def test_no_server_files(tmp_path: Path) -> None:
     assert _view(_run(tmp_path, log=False, samples=False)) is None
     elsewhere = f.write_report(tmp_path / "a.json", [f.task([[r.workload([0.1])]])])
     assert _view(elsewhere) is None
+
+
+def test_requests_sqlite_refused_in_the_load_window(tmp_path: Path) -> None:
+    report = _run(tmp_path, samples=False)
+    records = [locked_record(2000.5), locked_record(2000.9), locked_record(9000.0)]
+    (tmp_path / "run" / "logs" / "keystone.log").write_text("\n".join(records))
+    view = _view(report)
+    assert view is not None
+    assert [w.locked for w in view.workloads] == [0, 2]
+    loaded = run_labels.load_reports([report])
+    out = io.StringIO()
+    api.write_report(loaded, out, "table")
+    line = "SQLite: database is locked (2 requests): a writer refused while"
+    assert out.getvalue().count(line) == 1
+    assert line in server.locked_line(2) and "(1 request)" in server.locked_line(1)
 
 
 def test_unreadable_files_are_report_errors(tmp_path: Path) -> None:
