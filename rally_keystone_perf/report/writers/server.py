@@ -248,8 +248,8 @@ def locked_line(requests: int) -> str:
     """The requests SQLite refused in the load window, and why."""
     return (
         f"SQLite: database is locked ({requests} request{'s' * (requests != 1)}): "
-        "a writer refused "
-        "while another process wrote (before writers waited their turn)"
+        "a writer refused while another process wrote (before writers waited "
+        "their turn)"
     )
 
 
