@@ -173,7 +173,7 @@ def _add_backends(group: Group) -> None:
         "with its null backend, request-local memoization only; the report's "
         "cache column says request-local), memcached (a local memcached as "
         "oslo.cache's backend) or disabled ([cache] enabled = false: the "
-        "request-local cache off too, 5-12x slower; a configuration nobody "
+        "request-local cache off too, several times slower; a configuration nobody "
         "deploys, flagged in the report) (default: %(default)s)",
     )
     group.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,24 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
+# every command's exit codes and what each means (the docs' reference table)
+EXIT_CODES = (
+    (EXIT_OK, "done: the run finished and every SLA passed; the gate passed"),
+    (
+        EXIT_ERROR,
+        "an error: bad arguments or input, a missing program, a busy port, a "
+        "server that failed to start, a dead worker or node mid-run",
+    ),
+    (
+        EXIT_SLA,
+        "an SLA failed (``run``, ``matrix``, ``study``, ``rally task start``), "
+        "the gate found a regression (``gate``), or a benchmark missed its target",
+    ),
+    (EXIT_NOT_RUNNING, "``status``: no Keystone is running"),
+    (128 + signal.SIGHUP, "stopped by SIGHUP (partial results kept)"),
+    (EXIT_INTERRUPTED, "stopped by Ctrl-C, SIGINT (partial results kept)"),
+    (128 + signal.SIGTERM, "stopped by SIGTERM (partial results kept)"),
+)
 DEFAULT_RUNS = Path("runs")
 DEFAULT_TASK = "smoke.json"
 

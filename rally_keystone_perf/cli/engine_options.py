@@ -45,7 +45,12 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         "locust: the same task files, scenarios and client on Locust's master "
         "and workers; results in Rally's format all the same",
     )
-    group.add_argument("--engine", choices=ENGINES, default="rally")
+    group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="rally",
+        help="what generates the load: rally or locust (default: %(default)s)",
+    )
     group.add_argument(
         "--workers",
         type=positive,

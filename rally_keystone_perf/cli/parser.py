@@ -285,7 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rally-keystone-perf",
         description="Benchmark OpenStack Keystone with Rally against a real local "
         "Keystone. Exit codes: 0 ok, 1 error (bad arguments included), 2 SLA or "
-        "gate failed, 3 not running (status), 130 interrupted.",
+        "gate failed, 3 not running (status), 130/143/129 stopped by "
+        "Ctrl-C/SIGTERM/SIGHUP (partial results kept).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -202,7 +202,13 @@ def add_study_command(sub: Any) -> None:
         help="only these of the study's configs, their rows and the ratios "
         "between them (see --list; default: all)",
     )
-    parser.add_argument("--tasks-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--tasks-dir",
+        type=Path,
+        default=None,
+        help="folder with one subfolder of task files per mode (default: the "
+        "bundled tasks/), as matrix --tasks-dir",
+    )
     parser.add_argument(
         "--study-dir",
         type=Path,

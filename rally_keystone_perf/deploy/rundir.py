@@ -17,6 +17,45 @@ PRIVATE_MODE = 0o700
 PRIVATE_UMASK = 0o077  # what is written under private/ is its owner's alone
 _HELD = threading.local()  # the run.json locks this thread holds (RunDir.locked)
 
+# What a run folder holds, path by path (the docs' reference table; a unit
+# test checks that every path a RunDir names is here)
+LAYOUT = (
+    ("runs/current", "a link to the newest run folder under ``--runs-dir``"),
+    ("run.json", "mode, options, versions, URL, pids, state (``RunState``)"),
+    ("conf/", "keystone.conf and the mode's server configs, as rendered"),
+    (
+        "logs/",
+        "keystone.log, the servers' logs, access.log (server time per request), "
+        "rally.log (passwords redacted), resources.csv (the server's CPU and "
+        "memory every 0.5 s), resources-client.csv (Rally and all it started), "
+        "faults.jsonl (the ``keystone_perf_fault`` hook's faults); a cluster: "
+        "node<K>/, haproxy-stdout.log, resources-node<K>.csv, resources-db.csv, "
+        "resources-haproxy.csv; ``--db galera``: galera<K>.log, "
+        "resources-galera<K>.csv, haproxy-galera-stdout.log",
+    ),
+    ("results/", "Rally's JSON reports (format 1.2), one per task file"),
+    (
+        "results/engine/",
+        "``--engine locust``: how each workload's load ran (workers, a dead "
+        "worker named), ``<workload uuid>.json``",
+    ),
+    ("locust-tasks/", "``--engine locust``: the task files as rewritten for Locust"),
+    (
+        "private/",
+        "0700, files 0600: the admin password, Rally's environment spec and "
+        "database, the user pool, a Nova stack's configs (``stack/``)",
+    ),
+    ("keys/", "0700: fernet, credential and JWS keys"),
+    (
+        "db/",
+        "Keystone's SQLite database, or the MariaDB or PostgreSQL datadir; "
+        "slapd's database (``db/ldap``)",
+    ),
+    ("nodes/", "a cluster (``--nodes N``): node<K>/, each node's own run folder"),
+    ("traces/", "``--trace``: traces.jsonl.gz, the traces kept when redis stops"),
+    ("stack/", "``--mode nova-fake``: the services' files that hold no secret"),
+)
+
 
 @dataclass(frozen=True)
 class RunDir:

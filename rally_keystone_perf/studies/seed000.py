@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from rally_keystone_perf.studies.model import Config, Ratio, SeedRow, Study
 
-SOURCE = "000_c5b096b32540a147.txt, Results 1-3 (the three tables)"
+SOURCE = (
+    '"4x performance increase in Keystone inside Apache using the token '
+    'creation benchmark" (Neependra Khare, Red Hat), Results 1-3 (the three '
+    "tables)"
+)
 ONE, FOUR, APACHE = "eventlet-1w", "eventlet-4w", "apache"
 COLUMNS = ("min", "avg", "max", "p90", "p95", "success", "count")
 # (config, concurrency): min, avg, max, p90, p95, success, count, as printed

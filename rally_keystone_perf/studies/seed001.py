@@ -17,7 +17,8 @@ from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import Config, Ratio, SeedRow, Study
 
 SOURCE = (
-    "001_4c32676adba2cdcf.txt, Compare PKI vs UUID, SQL vs LDAP: Performances "
+    'the OpenStack wiki\'s "KeystonePerformance" (revision of 20 December '
+    "2013), Compare PKI vs UUID, SQL vs LDAP: Performances "
     "results (seconds for 100 in a row, given here per request); The "
     "concurrency value against PKI V3: the five Performances results"
 )

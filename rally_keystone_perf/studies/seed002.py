@@ -19,7 +19,8 @@ from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import TOTAL, Config, Ratio, SeedRow, Study
 
 SOURCE = (
-    "002_9b6b36240e128f83.txt, its three `rally task detailed` tables "
+    '"Keystone Performance简单测试和分析" (a blog post: Keystone performance, '
+    "a simple test and analysis), its three `rally task detailed` tables "
     "(apache wsgi + memcached token, default wsgi + memcached token, default "
     "wsgi + sql token)"
 )

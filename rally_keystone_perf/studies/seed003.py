@@ -12,7 +12,9 @@ from __future__ import annotations
 from rally_keystone_perf.studies.model import Config, Ratio, SeedRow, Study
 
 SOURCE = (
-    "003_779e3fda5896e765.txt, the text around Illustrations 1-4 (figures "
+    '"Run keystone/horizon under nginx on Ubuntu 16.04" (Phil Hopkins, '
+    '2016-07-05), "A Performance comparison: Apache vs NGINX and OpenStack '
+    'Keystone": the text around Illustrations 1-4 (figures '
     "only in the graphs)"
 )
 APACHE, NGINX = "apache-stock", "nginx-stock"

@@ -14,7 +14,11 @@ from __future__ import annotations
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.studies.model import TOTAL, Config, SeedRow, Study
 
-SOURCE = "004_244117f7e05b3254.txt, Results: Second run, with bugfix"
+SOURCE = (
+    '"Finding a Keystone bug while benchmarking 20 node HA cloud performance '
+    'at creating 400 VMs" (Alexander Maretskiy, Mirantis), Results: Second '
+    "run, with bugfix"
+)
 NOVA = "nova-fake"
 COLUMNS = ("min", "avg", "max", "p90", "p95", "success", "count")
 FIXED = (5.031, 8.008, 14.093, 9.616, 9.716, 1.0, 400)  # boot_server and total

@@ -91,7 +91,7 @@ def cache_config(options: LaunchOptions, servers: list[str] | None) -> str:
     resource, role and assignment lookups (each section's ``caching``
     defaults to true).
     ``disabled``: ``enabled = false``, which also turns the request-local
-    cache off (5-12x slower validations); no deployment runs it.
+    cache off (validations several times slower); no deployment runs it.
     """
     if options.cache == "memcached":
         return (

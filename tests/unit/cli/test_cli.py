@@ -41,7 +41,7 @@ def _good_task(tmp_path: Path, name: str = "good.json") -> Path:
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        ([], ["up", "down", "status", "run", "report", "130 interrupted"]),
+        ([], ["up", "down", "status", "run", "report", "130/143/129 stopped by"]),
         (
             ["up"],
             [
@@ -1027,3 +1027,17 @@ def test_the_locust_engine_without_locust_is_refused_before_any_server(
     assert cli.main(argv) == 1
     assert "pip install 'rally-keystone-perf[locust]'" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_every_exit_code_has_its_meaning() -> None:
+    from rally_keystone_perf.cli import common
+
+    codes = [code for code, _ in common.EXIT_CODES]
+    assert len(codes) == len(set(codes))
+    named = {
+        v
+        for k, v in vars(common).items()
+        if k.startswith("EXIT_") and k != "EXIT_CODES"
+    }
+    assert named <= set(codes)
+    assert {129, 130, 143} <= set(codes)  # SIGHUP, Ctrl-C, SIGTERM (stop_signals)

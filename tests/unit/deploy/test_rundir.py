@@ -186,3 +186,24 @@ def test_run_state_secrets_know_every_private_format(run: RunDir) -> None:
     write_private_json(run.private / "db.json", {"user": "k", "password": "B"})
     write_private_json(run.private / "ldap.json", {"dn": "cn=a", "password": "L"})
     assert run.state().secrets() == ["A", "S", "D", "R", "P", "B", "L"]
+
+
+def test_the_layout_names_every_folder_a_run_has(tmp_path: Path) -> None:
+    from rally_keystone_perf.deploy.nova import config as nova_config
+    from rally_keystone_perf.deploy.tracing import trace_store
+    from rally_keystone_perf.loadgen.locust import protocol, task
+
+    documented = {path.rstrip("/") for path, _ in rundir.LAYOUT}
+    run = new_run_dir(tmp_path, "uwsgi")
+    made = {p.relative_to(run.root).as_posix() for p in run.root.iterdir()}
+    assert made <= documented
+    assert "runs/current" in documented and (tmp_path / "current").is_symlink()
+    elsewhere = {
+        trace_store.TRACES_DIR,
+        task.LOCUST_FOLDER,
+        f"results/{protocol.ENGINE_DIR}",
+        "nodes",  # deploy/cluster/startup.py: nodes/<node>/
+        nova_config.state_dir(run).relative_to(run.root).as_posix(),
+        run.state_file.name,
+    }
+    assert elsewhere <= documented

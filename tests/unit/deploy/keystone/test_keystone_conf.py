@@ -5,7 +5,7 @@ the reason it differs from Keystone's default, and its value must really
 differ from that default (Keystone's own, read by a child process from
 Keystone's option definitions): a line that repeats a default is noise, and
 a line that changes one without a reason is a benchmark of a server nobody
-runs (``[cache] enabled = false`` made validations 5-12x slower).
+runs (``[cache] enabled = false`` made validations several times slower).
 """
 
 from __future__ import annotations

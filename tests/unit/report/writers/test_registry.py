@@ -49,7 +49,7 @@ def test_a_disabled_cache_is_flagged(tmp_path: Path, fmt: str) -> None:
     stock = r.make_run(tmp_path, "stock", [r.workload([0.1] * 3)], r.state())
     out = r.write_report(run_labels.load_reports([flagged]), fmt)
     assert "cache was disabled ([cache] enabled = false)" in out
-    assert "5-12x slower than a stock Keystone" in out
+    assert "several times slower than a stock Keystone" in out
     assert "cache was disabled" not in r.write_report(
         run_labels.load_reports([stock]), fmt
     )

@@ -58,7 +58,7 @@ def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
     writer.write_text(_page(tmp_path), stream)
     out = stream.getvalue()
     assert out.startswith("study 000 (quick): Token creation")
-    assert seed000.SOURCE in out
+    assert seed000.SOURCE in " ".join(out.split())
     assert "| 4 workers vs 1     |           4 | 3.37x |" in out
     assert "differs from the seed: " in out and "the seed concluded: " in out
     assert max(len(line) for line in out.splitlines()) <= text.WIDTH
