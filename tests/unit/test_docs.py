@@ -175,3 +175,14 @@ def test_every_plugin_is_documented() -> None:
     reference = (DOC / "reference" / "plugins.rst").read_text()
     for kind in ("scenario", "context", "sla", "hook", "runner"):
         assert f".. keystone-perf-plugins:: {kind}\n" in reference
+
+
+def test_the_install_page_lists_what_ci_installs() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    listed = re.search(r"for pkg in (.*?); do", ci, re.S)
+    assert listed
+    ci_packages = set(listed.group(1).replace("\\", " ").split())
+    install = (DOC / "install.rst").read_text()
+    block = re.search(r"    apt-get install (.*?)\n\n", install, re.S)
+    assert block
+    assert set(block.group(1).replace("\\", " ").split()) == ci_packages

@@ -214,10 +214,17 @@ def run_folder_lines() -> list[str]:
 
 
 def _needs(requirements: Iterable[Any]) -> str:
-    hints = dict.fromkeys(
-        f"``{r.executable}``: ``{r.install_hint}``" for r in requirements
+    """Each install command once, with the programs (or modules) it brings."""
+    by_hint: dict[str, list[str]] = {}
+    for r in requirements:
+        name = getattr(r, "executable", None) or r.module
+        by_hint.setdefault(r.install_hint, []).append(name)
+    return (
+        "; ".join(
+            f"``{hint}`` ({', '.join(programs)})" for hint, programs in by_hint.items()
+        )
+        or "nothing more"
     )
-    return "; ".join(hints) or "nothing more"
 
 
 def requirement_lines() -> list[str]:
@@ -237,11 +244,10 @@ def requirement_lines() -> list[str]:
     rows.append(["``--nodes N`` (N > 1)", _needs(modes.CLUSTER_REQUIREMENTS)])
     rows.append(["``--trace``", _needs((modes.REDIS,))])
     for choice, needed in modes.MODULES.items():
-        hints = "; ".join(
-            dict.fromkeys(f"``{m.module}``: ``{m.install_hint}``" for m in needed)
-        )
-        rows.append([f"Python modules of ``{choice}``", hints])
-    return _table(("choice", "programs it needs, and how to install them"), rows)
+        rows.append([f"Python modules of ``{choice}``", _needs(needed)])
+    return _table(
+        ("choice", "how to install what it needs (the programs or modules)"), rows
+    )
 
 
 class _Generated(SphinxDirective):
