@@ -13,8 +13,8 @@ table: tokens/s and listings/s per node count, the token median and p95,
 the tier that saturated, and seed 001's figures beside them.
 
 Each workload runs ``--duration`` seconds (default 60; seed 001 ran 20 s):
-at 0.25 CPU a node takes about 3 s per token (bcrypt, Keystone's default
-password hash, is most of its 0.7 CPU seconds), so a 5 s load would be all
+at 0.25 CPU a node takes seconds per token (bcrypt, Keystone's default
+password hash, is much of a token's CPU), so a 5 s load would be all
 ramp-up and ramp-down. The task files are the bundled full ones with that
 duration, written to the runs folder.
 

@@ -13,7 +13,7 @@ time to make 6144 users (in SQL, or slapadd into LDAP) is printed too.
 request-local cache, memcached); revocation events are added in steps
 (``--events``, cumulative) and at each size token validations and
 revocation listings are timed one at a time: client and server median.
-The full size's 10000 events take about 40 minutes to add on 2 cores with
+The full size's 10000 events take most of an hour to add on 2 cores with
 Keystone's default cache (each revocation validates the admin token twice).
 
 Usage: python -m benchmarks.seed001 [--part sequential|revocation|all]

@@ -1,9 +1,9 @@
 """Seed 003's 1000 connections: the iterations each engine holds in flight.
 
 Seed 003 swept siege from 100 to 1000 concurrent connections against
-Keystone behind nginx and uwsgi. Rally's runner, on this suite's 2-core
-machines, never had more than 266 of the bundled c1000 task's iterations in
-flight: its threads starve next to the server's processes. This benchmark
+Keystone behind nginx and uwsgi. Rally's runner was once measured (issue
+18, on keystoneauth) with at most 266 of the bundled c1000 task's iterations
+in flight: its threads starve next to the server's processes. This benchmark
 starts Keystone in seed 003's tuned nginx-uwsgi deployment (deep listen
 queues, 4096 nginx connections a worker) with K worker hosts (network
 namespaces on a bridge in 198.18.0.0/15), runs the bundled

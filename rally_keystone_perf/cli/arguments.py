@@ -240,7 +240,7 @@ def _add_cluster(group: Group, node_list: bool) -> None:
         type=float,
         default=None,
         metavar="C",
-        help="CPU quota of the database server (--db mysql or postgresql), in "
+        help="CPU quota of the database server (--db mysql, postgresql or galera), in "
         "CPUs, as --node-cpus (default: none)",
     )
 
