@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from rally_keystone_perf.cli import (
+    ab_commands,
     arguments,
     deploy_commands,
     engine_options,
@@ -299,5 +300,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub)
     _add_tasks(sub)
     study_commands.add_study_command(sub)
+    ab_commands.add_ab_command(sub)
     engine_options.add_worker_command(sub)
     return parser

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from rally_keystone_perf.report.figures import combined, scaling
+from rally_keystone_perf.report.figures import ab, combined, scaling
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures import trends as trending
@@ -28,8 +28,10 @@ from rally_keystone_perf.report.figures.run_labels import (
     load_reports,
     load_runs,
 )
+from rally_keystone_perf.report.readers import ab_folder
 from rally_keystone_perf.report.readers.source import resolve
 from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers.ab import AbPage, side_texts
 from rally_keystone_perf.report.writers.combined import combined_table
 from rally_keystone_perf.report.writers.gate import headline, junit_xml
 from rally_keystone_perf.report.writers.scaling import scaling_table
@@ -222,3 +224,22 @@ def gate(
         allow_concurrency_mismatch,
     )
     return GateRun(base_run, cur_run, base_path, cur_path, result)
+
+
+def ab_page(folder: Path) -> AbPage:
+    """An A/B folder read and computed (:mod:`.figures.ab`)."""
+    found = ab_folder.load(folder)
+    state = found.state
+    return AbPage(
+        folder=str(folder),
+        task=state.task,
+        status=state.status,
+        rounds_planned=state.rounds_planned,
+        sides=side_texts({s: v["options"] for s, v in state.sides.items()}),
+        workloads=ab.workloads(found),
+    )
+
+
+def write_ab(folder: Path, stream: TextIO, fmt: str = "table") -> None:
+    """Print an A/B folder in ``fmt``."""
+    registry.writer(registry.AB, fmt)(ab_page(folder), stream)

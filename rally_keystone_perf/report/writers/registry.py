@@ -16,6 +16,7 @@ from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.gate import GateResult
 from rally_keystone_perf.report.figures.trends import Trend
 from rally_keystone_perf.report.writers import (
+    ab,
     compare,
     data,
     gate,
@@ -66,6 +67,12 @@ TRENDS: dict[str, Callable[[Sequence[Trend], TextIO], None]] = {
     "markdown": trends.write_markdown,
     "json": trends.write_json,
     "html": trends.write_html,
+}
+
+AB: dict[str, Callable[[ab.AbPage, TextIO], None]] = {
+    "table": ab.write_text,
+    "markdown": ab.write_markdown,
+    "json": ab.write_json,
 }
 
 FORMATS = tuple(REPORT)  # report and compare write the same formats

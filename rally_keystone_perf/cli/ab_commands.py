@@ -1,0 +1,171 @@
+"""``ab``: two Keystones measured in rounds taken in turns on one machine."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn
+
+from rally_keystone_perf import paths, stop_signals
+from rally_keystone_perf.cli import arguments, engine_options
+from rally_keystone_perf.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    combined_exit,
+    echo,
+    launch_options,
+)
+from rally_keystone_perf.deploy.options import LaunchError, resolve
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.run import ab
+from rally_keystone_perf.tasks import check
+from rally_keystone_perf.tasks.model import TaskFile
+
+DEFAULT_TASK = "gate-tokens.json"
+DEFAULT_ROUNDS = 8
+MIN_ROUNDS = 2
+
+
+class _SideParser(argparse.ArgumentParser):
+    """The launch options of one side (``--a``/``--b``); errors raise."""
+
+    def error(self, message: str) -> NoReturn:
+        raise LaunchError(f"{self.prog}: {message}")
+
+
+def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
+    """The command's arguments with side ``side``'s own options over them."""
+    parser = _SideParser(prog=f"--{side}", add_help=False)
+    arguments.add_launch_options(parser)
+    text = getattr(args, side) or ""
+    # argparse sets a default only where the namespace has no value yet: the
+    # command's own options stay unless the side names them
+    return parser.parse_args(shlex.split(text), namespace=copy.copy(args))
+
+
+def _recorded(options: Any) -> dict[str, Any]:
+    values = dataclasses.asdict(options)
+    return {k: v for k, v in values.items() if k not in ("host", "port")}
+
+
+def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
+    """Both sides' deployments, checked before anything starts."""
+    deployments, options = {}, {}
+    for side in ab.SIDES:
+        launch = launch_options(side_arguments(args, side), [task])
+        deployments[side] = resolve(dataclasses.replace(launch, port=None), echo)
+        check.check_deployment(task, deployments[side])
+        options[side] = _recorded(launch)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return ab.AbPlan(
+        folder=args.ab_dir or args.runs_dir / f"ab-{stamp}",
+        task=task.path,
+        deployments=deployments,
+        options=options,
+        rounds=args.rounds,
+        max_seconds=None if args.max_minutes is None else args.max_minutes * 60,
+    )
+
+
+def cmd_ab(args: argparse.Namespace) -> int:
+    """Run an A/B (or print one with --show), then its rounds and verdicts."""
+    if args.show is not None:
+        api.write_ab(args.show, sys.stdout, args.format)
+        return EXIT_OK
+    task = TaskFile.load(args.task)
+    count = check.validate(task)
+    echo(f"{args.task}: {count} workload(s), syntax OK")
+    plan = _plan(args, task)
+    echo(f"A/B in {plan.folder}: {plan.rounds} rounds, sides in turns")
+    state = ab.run_ab(
+        plan, lambda run: engine_options.task_to_run(task, None, run), echo
+    )
+    if state.complete_rounds():
+        api.write_ab(plan.folder, sys.stdout, args.format)
+    echo(f"A/B folder: {plan.folder}")
+    if state.status == ab.INTERRUPTED:
+        return stop_signals.exit_code(EXIT_INTERRUPTED)
+    codes = [code for r in state.rounds for code in r.exit_codes.values()]
+    return combined_exit(codes)
+
+
+def _add_sides_and_rounds(parser: argparse.ArgumentParser) -> None:
+    """``--a``, ``--b``, ``--rounds`` and ``--max-minutes``."""
+    parser.add_argument(
+        "--a",
+        metavar="OPTIONS",
+        default="",
+        help="side A's launch options over the command's, quoted: e.g. "
+        "--a '--processes 2' (default: none: the command's)",
+    )
+    parser.add_argument(
+        "--b",
+        metavar="OPTIONS",
+        default="",
+        help="side B's launch options over the command's, e.g. --b "
+        "'--password-hash-rounds 6' (default: none: an A/A)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=arguments.at_least(MIN_ROUNDS),
+        default=DEFAULT_ROUNDS,
+        help="rounds, each running the task on both sides (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="start no round that would end past this many minutes (default: none)",
+    )
+
+
+def add_ab_command(sub: Any) -> None:
+    """``ab``'s arguments."""
+    parser = sub.add_parser(
+        "ab",
+        help="measure two Keystones in rounds taken in turns, with intervals",
+        description="Measure two Keystones, A and B, in rounds taken in turns "
+        "on this machine: both are started once (each in its run folder under "
+        "the A/B folder, on its own port) and every round runs the task on each, "
+        "in the order AB BA BA AB ...; then each workload's rounds and, per "
+        "measure (median, throughput, server CPU per iteration), B's cost "
+        "against A's with its 95%% interval over the rounds and the verdict. "
+        "A side is the command's launch options with its own --a/--b options "
+        "over them.",
+    )
+    parser.add_argument(
+        "--task",
+        type=Path,
+        default=paths.tasks_dir() / DEFAULT_TASK,
+        help="the Rally task file each round runs on each side "
+        f"(default: tasks/{DEFAULT_TASK})",
+    )
+    _add_sides_and_rounds(parser)
+    parser.add_argument(
+        "--ab-dir",
+        type=Path,
+        default=None,
+        help="folder of the A/B (default: <runs-dir>/ab-<timestamp>)",
+    )
+    parser.add_argument(
+        "--show",
+        type=Path,
+        metavar="AB_DIR",
+        default=None,
+        help="print the A/B recorded in AB_DIR instead of running one",
+    )
+    parser.add_argument(
+        "--format",
+        choices=tuple(registry.AB),
+        default="table",
+        help="output format (default: %(default)s)",
+    )
+    arguments.add_launch_options(parser)
+    arguments.add_runs_dir(parser)
+    parser.set_defaults(func=cmd_ab)

@@ -1,0 +1,229 @@
+"""A/B figures: two sides measured in rounds taken in turns, judged by round.
+
+A round runs every workload of the task once on each side, the sides in a
+counterbalanced order (:func:`rally_keystone_perf.run.ab.round_order`). Each
+round and side gives one figure per measure (:data:`MEASURES`): the median
+of the iterations' total duration, the throughput, the server's CPU per
+iteration. The machine's speed drifts over minutes, and the iterations of
+one round share that round's machine; so the unit of evidence is the
+round, never the iteration: pooling iterations would make a test's p-value
+measure the machine.
+
+Per round the **cost ratio** B/A (for throughput A/B, so that above 1
+always means B is slower). The estimate is the geometric mean of the
+rounds' ratios and its interval a Student t-interval on their logarithms
+(n - 1 degrees of freedom): a ratio's logarithm is symmetric around no
+change, and a round's drift that slows both sides alike cancels in it.
+The verdict (:func:`verdict`):
+
+``B slower by 12% (95% CI 8% to 16%)`` / ``B faster by ...``
+    the interval lies wholly above (below) no change;
+``no difference larger than 4% detectable``
+    the interval holds no change and is narrower than :data:`DISAGREE`
+    either way: a difference, if any, is smaller than its wider end;
+``not measurable: the rounds disagree (spread 31%)``
+    the interval reaches past :data:`DISAGREE`: the rounds vary too much
+    for this many of them to say anything (spread: the rounds' ratios'
+    geometric standard deviation, in percent);
+``not measurable: 1 complete round``
+    fewer than 2 rounds.
+
+Several workloads and measures judged together (a gate) keep their
+family-wise error rate at ``alpha`` by Bonferroni: each interval at
+confidence ``1 - alpha / m`` for ``m`` judged figures (:func:`judged`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scipy import stats as scipy_stats
+
+from rally_keystone_perf import metrics
+from rally_keystone_perf.report.figures import stats, windows
+from rally_keystone_perf.report.readers import resources
+from rally_keystone_perf.report.readers.ab_folder import AbRun
+from rally_keystone_perf.report.readers.rally_json import Workload
+
+Samples = Sequence[resources.ResourceSample]
+
+MEDIAN, THROUGHPUT, SERVER_CPU = "median", "throughput", "server CPU"
+MEASURES = (MEDIAN, THROUGHPUT, SERVER_CPU)
+HIGHER_IS_BETTER = {THROUGHPUT}
+CONFIDENCE = 0.95
+DISAGREE = 0.25  # an interval reaching 25% past no change says nothing
+
+
+@dataclass(frozen=True)
+class SideRound:
+    """One side's figures in one round of one workload."""
+
+    median: float | None  # seconds, the total's
+    p95: float | None  # printed, never judged: a few dozen iterations
+    throughput: float | None  # iterations per second
+    server_cpu: float | None  # server CPU seconds per iteration
+    iterations: int
+    failures: int
+
+    def value(self, measure: str) -> float | None:
+        return {
+            MEDIAN: self.median,
+            THROUGHPUT: self.throughput,
+            SERVER_CPU: self.server_cpu,
+        }[measure]
+
+
+@dataclass(frozen=True)
+class RoundPair:
+    """Both sides of one workload in one round."""
+
+    round_no: int
+    order: str  # "ab" or "ba"
+    a: SideRound
+    b: SideRound
+
+    def cost_ratio(self, measure: str) -> float | None:
+        """B over A (A over B for throughput): above 1, B is slower."""
+        a, b = self.a.value(measure), self.b.value(measure)
+        if not a or not b or a <= 0 or b <= 0:
+            return None
+        return a / b if measure in HIGHER_IS_BETTER else b / a
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The cost ratio over rounds with its interval."""
+
+    ratio: float | None  # geometric mean of the rounds' ratios
+    low: float | None
+    high: float | None
+    rounds: int
+    spread: float | None  # geometric standard deviation - 1
+    confidence: float
+
+    @property
+    def regression(self) -> float | None:
+        """The estimated slowdown of B: 0.12 for 12% slower."""
+        return None if self.ratio is None else self.ratio - 1
+
+
+def side_round(workload: Workload, server_cpu: float | None) -> SideRound:
+    """A side's figures of one workload run (one round)."""
+    durations = stats.action_samples(workload)[metrics.TOTAL]
+    median, p95 = metrics.median_p95(durations)
+    return SideRound(
+        median=median,
+        p95=p95,
+        throughput=stats.throughput(workload),
+        server_cpu=server_cpu,
+        iterations=len(workload.iterations),
+        failures=sum(1 for i in workload.iterations if i.error),
+    )
+
+
+def estimate(ratios: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """The geometric mean of ``ratios`` and its t-interval at ``confidence``."""
+    logs = [math.log(r) for r in ratios if r > 0]
+    n = len(logs)
+    if n < 2:
+        ratio = math.exp(logs[0]) if logs else None
+        return Estimate(ratio, None, None, n, None, confidence)
+    mean, sd = statistics.fmean(logs), statistics.stdev(logs)
+    half = scipy_stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    return Estimate(
+        ratio=math.exp(mean),
+        low=math.exp(mean - half),
+        high=math.exp(mean + half),
+        rounds=n,
+        spread=math.exp(sd) - 1,
+        confidence=confidence,
+    )
+
+
+def measure_estimate(
+    pairs: Sequence[RoundPair], measure: str, confidence: float = CONFIDENCE
+) -> Estimate:
+    """The estimate of one measure over a workload's rounds."""
+    ratios = [r for p in pairs if (r := p.cost_ratio(measure)) is not None]
+    return estimate(ratios, confidence)
+
+
+def _pct(ratio: float) -> str:
+    return f"{(ratio - 1) * 100:+.0f}%".replace("+-", "-")
+
+
+def verdict(found: Estimate) -> str:
+    """What the rounds say about B against A (see the module's doc)."""
+    if found.low is None or found.high is None or found.ratio is None:
+        plural = "" if found.rounds == 1 else "s"
+        return f"not measurable: {found.rounds} complete round{plural}"
+    level = f"{found.confidence:.0%} CI"
+    interval = f"({level} {_pct(found.low)} to {_pct(found.high)})"
+    if found.low > 1:
+        return f"B slower by {(found.ratio - 1):.0%} {interval}"
+    if found.high < 1:
+        return f"B faster by {(1 - found.ratio):.0%} {interval}"
+    widest = max(found.high - 1, 1 - found.low)
+    if widest > DISAGREE:
+        return f"not measurable: the rounds disagree (spread {found.spread:.0%})"
+    return f"no difference larger than {widest:.0%} detectable {interval}"
+
+
+def judged(figures: int, alpha: float = 1 - CONFIDENCE) -> float:
+    """The confidence of each of ``figures`` intervals judged together."""
+    return 1 - alpha / max(1, figures)
+
+
+@dataclass
+class AbWorkload:
+    """One workload of the task (by its position) over the complete rounds."""
+
+    position: int
+    scenario: str
+    runner: str
+    pairs: list[RoundPair] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.scenario} ({self.runner})"
+
+    def estimate(self, measure: str, confidence: float = CONFIDENCE) -> Estimate:
+        return measure_estimate(self.pairs, measure, confidence)
+
+
+def _runner_text(workload: Workload) -> str:
+    shown = {k: v for k, v in workload.runner.items() if k != "type"}
+    args = ", ".join(f"{k} {v}" for k, v in sorted(shown.items()))
+    return f"{workload.runner_type}, {args}" if args else workload.runner_type
+
+
+def _server_cpu(samples: Samples | None, workload: Workload) -> float | None:
+    """The server's CPU seconds per iteration inside the workload's window."""
+    if not samples or not workload.iterations:
+        return None
+    start, end = windows.load_window(workload)
+    usage = resources.resource_usage(samples, start, end, len(workload.iterations))
+    return None if usage is None else usage.cpu_per_iteration
+
+
+def workloads(found: AbRun) -> list[AbWorkload]:
+    """The task's workloads, each with its rounds' pairs of figures."""
+    result: dict[int, AbWorkload] = {}
+    for entry in found.rounds:
+        a_side, b_side = entry.workloads["a"], entry.workloads["b"]
+        for position, (a, b) in enumerate(zip(a_side, b_side, strict=True)):
+            workload = result.setdefault(
+                position, AbWorkload(position, a.scenario_name, _runner_text(a))
+            )
+            workload.pairs.append(
+                RoundPair(
+                    entry.round_no,
+                    entry.order,
+                    side_round(a, _server_cpu(found.samples["a"], a)),
+                    side_round(b, _server_cpu(found.samples["b"], b)),
+                )
+            )
+    return [result[k] for k in sorted(result)]

@@ -1,0 +1,209 @@
+"""An A/B in every format: the sides, the rounds, the estimates and verdicts.
+
+Per workload the rounds (their order, each side's median, p95, throughput
+and server CPU per iteration, the round's cost ratio B/A of the median),
+then per measure the estimate over the rounds with its interval and the
+verdict (:mod:`rally_keystone_perf.report.figures.ab`).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.writers import common
+
+WIDTH = 120
+ROUND_HEADER = (
+    "round",
+    "order",
+    "A median(s)",
+    "B median(s)",
+    "median B/A",
+    "A p95(s)",
+    "B p95(s)",
+    "A iter/s",
+    "B iter/s",
+    "A CPU/iter(ms)",
+    "B CPU/iter(ms)",
+    "failed A/B",
+)
+ESTIMATE_HEADER = ("measure", "B cost / A", "interval", "rounds", "verdict")
+LEFT = ("order", "measure", "interval", "verdict")
+NOTE = (
+    "rounds taken in turns (AB BA BA AB ...); each round's figures are its "
+    "iterations' median, p95, throughput and the server's CPU per iteration "
+    "(CPU/iter); "
+    "the estimate is the geometric mean of the rounds' cost ratios (B over A; "
+    "A over B for throughput: above 1, B is slower) with a Student t interval "
+    "on their logarithms; p95 is shown, not judged"
+)
+
+
+@dataclass(frozen=True)
+class AbPage:
+    """What an A/B document shows."""
+
+    folder: str
+    task: str
+    status: str
+    rounds_planned: int
+    sides: dict[str, str]  # side -> its options, as one line
+    workloads: Sequence[ab.AbWorkload]
+    confidence: float = ab.CONFIDENCE
+
+
+def side_texts(options: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each side's launch options that differ from the other's, on one line;
+    the options both share under ``"both"``."""
+    a, b = options.get("a", {}), options.get("b", {})
+    keys = sorted(set(a) | set(b))
+    differ = [k for k in keys if a.get(k) != b.get(k)]
+    texts = {
+        side: ", ".join(f"{k} {values.get(k)}" for k in differ) or "as the other"
+        for side, values in (("a", a), ("b", b))
+    }
+    shown = [k for k in keys if k not in differ and a.get(k) not in (None, False)]
+    texts["both"] = ", ".join(f"{k} {a[k]}" for k in shown)
+    return texts
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f}"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def round_rows(workload: ab.AbWorkload) -> list[list[str]]:
+    """A row per round of ``workload``."""
+    return [
+        [
+            str(p.round_no),
+            p.order.upper(),
+            common.format_number(p.a.median),
+            common.format_number(p.b.median),
+            "-" if (r := p.cost_ratio(ab.MEDIAN)) is None else f"{r:.3f}",
+            common.format_number(p.a.p95),
+            common.format_number(p.b.p95),
+            _rate(p.a.throughput),
+            _rate(p.b.throughput),
+            _ms(p.a.server_cpu),
+            _ms(p.b.server_cpu),
+            f"{p.a.failures}/{p.b.failures}",
+        ]
+        for p in workload.pairs
+    ]
+
+
+def _interval(found: ab.Estimate) -> str:
+    if found.low is None or found.high is None:
+        return "-"
+    return f"{found.low:.3f} - {found.high:.3f}"
+
+
+def estimate_rows(workload: ab.AbWorkload, confidence: float) -> list[list[str]]:
+    """A row per measure: the estimate, its interval and the verdict."""
+    rows = []
+    for measure in ab.MEASURES:
+        found = workload.estimate(measure, confidence)
+        ratio = "-" if found.ratio is None else f"{found.ratio:.3f}"
+        rows.append(
+            [measure, ratio, _interval(found), str(found.rounds), ab.verdict(found)]
+        )
+    return rows
+
+
+def _heading(page: AbPage) -> list[str]:
+    done = max((len(w.pairs) for w in page.workloads), default=0)
+    lines = [
+        f"A/B {page.folder}: {page.task}, {done} of {page.rounds_planned} "
+        f"rounds complete ({page.status})"
+    ]
+    lines += [f"  {side.upper()}: {page.sides[side]}" for side in ("a", "b")]
+    if page.sides.get("both"):
+        lines.append(f"  both: {page.sides['both']}")
+    return lines
+
+
+def write_text(page: AbPage, stream: TextIO) -> None:
+    """The sides, then per workload its rounds and its estimates."""
+    parts = _heading(page) + textwrap.wrap(NOTE, WIDTH)
+    for workload in page.workloads:
+        parts.append(workload.label)
+        parts.append(common.stacked_table(ROUND_HEADER, round_rows(workload), LEFT))
+        estimates = estimate_rows(workload, page.confidence)
+        parts.append(common.text_table(ESTIMATE_HEADER, estimates, LEFT).get_string())
+    stream.write("\n".join(parts) + "\n")
+
+
+def write_markdown(page: AbPage, stream: TextIO) -> None:
+    """The same as markdown sections."""
+    parts = [common.md_cell(line) for line in _heading(page)]
+    parts.append(common.md_cell(NOTE))
+    for workload in page.workloads:
+        parts.append(f"### {common.md_cell(workload.label)}")
+        parts.append(common.markdown_table(ROUND_HEADER, round_rows(workload), LEFT))
+        estimates = estimate_rows(workload, page.confidence)
+        parts.append(common.markdown_table(ESTIMATE_HEADER, estimates, LEFT))
+    stream.write("\n\n".join(parts) + "\n")
+
+
+def _side(figures: ab.SideRound) -> dict[str, Any]:
+    return {
+        "median": figures.median,
+        "p95": figures.p95,
+        "throughput": figures.throughput,
+        "server_cpu_per_iteration": figures.server_cpu,
+        "iterations": figures.iterations,
+        "failures": figures.failures,
+    }
+
+
+def _estimate(found: ab.Estimate) -> dict[str, Any]:
+    return {
+        "cost_ratio": found.ratio,
+        "low": found.low,
+        "high": found.high,
+        "confidence": found.confidence,
+        "rounds": found.rounds,
+        "spread": found.spread,
+        "verdict": ab.verdict(found),
+    }
+
+
+def document(page: AbPage) -> dict[str, Any]:
+    """The A/B as a JSON document (``rally-keystone-perf/ab``, version 1)."""
+    return {
+        "schema": "rally-keystone-perf/ab",
+        "version": 1,
+        "folder": page.folder,
+        "task": page.task,
+        "status": page.status,
+        "rounds_planned": page.rounds_planned,
+        "sides": page.sides,
+        "workloads": [
+            {
+                "scenario": w.scenario,
+                "runner": w.runner,
+                "rounds": [
+                    {"round": p.round_no, "order": p.order}
+                    | {"a": _side(p.a), "b": _side(p.b)}
+                    for p in w.pairs
+                ],
+                "estimates": {
+                    m: _estimate(w.estimate(m, page.confidence)) for m in ab.MEASURES
+                },
+            }
+            for w in page.workloads
+        ],
+    }
+
+
+def write_json(page: AbPage, stream: TextIO) -> None:
+    """Write :func:`document`."""
+    common.write_json(document(page), stream)

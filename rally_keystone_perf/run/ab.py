@@ -1,0 +1,201 @@
+"""A/B: two Keystones up at once, a task's workloads run on each in turns.
+
+Both sides start before the first round (each in its own run folder under
+the A/B folder, on its own port) and stay up until the last. Round ``r``
+runs the whole task on each side, in the counterbalanced order of
+:func:`round_order` (AB, BA, BA, AB, then again): over every four rounds
+each side goes first twice, so a drift of the machine's speed during the
+rounds falls on both sides alike. ``ab.json`` records the plan, each
+round's order, reports and times as they end; a Ctrl-C or SIGTERM aborts
+the running task, stops both sides and leaves the rounds done so far (the
+figures use complete rounds only: :mod:`rally_keystone_perf.report.figures.ab`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import rally_runner, session
+
+SIDES = ("a", "b")
+STATE_FILE = "ab.json"
+STATE_VERSION = 1
+RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
+Echo = Callable[[str], None]
+TaskFor = Callable[[RunDir], Path]  # the task file Rally runs in a side's run
+
+
+def round_order(round_no: int) -> str:
+    """``"ab"`` or ``"ba"``: AB, BA, BA, AB for rounds 1-4, then again."""
+    return "ab" if (round_no - 1) % 4 in (0, 3) else "ba"
+
+
+@dataclass
+class Round:
+    """One round: its order, each side's report and when it ran."""
+
+    round_no: int
+    order: str
+    reports: dict[str, str] = field(default_factory=dict)  # side -> report path
+    started: float | None = None
+    finished: float | None = None
+    exit_codes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return set(self.reports) == set(SIDES)
+
+
+@dataclass
+class AbState:
+    """``ab.json``: what an A/B compared, how it ran, where its reports are."""
+
+    folder: Path
+    task: str
+    sides: dict[str, dict[str, Any]]  # side -> {"options": ..., "run": path}
+    rounds_planned: int
+    status: str = RUNNING
+    rounds: list[Round] = field(default_factory=list)
+    started: float | None = None
+    finished: float | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / STATE_FILE
+
+    def save(self) -> None:
+        """Write ``ab.json`` atomically."""
+        document = asdict(self)
+        document.pop("folder")
+        document["version"] = STATE_VERSION
+        self.folder.mkdir(parents=True, exist_ok=True)
+        scratch = self.path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        os.replace(scratch, self.path)
+
+    @classmethod
+    def load(cls, folder: Path) -> AbState:
+        """The A/B recorded in ``folder``; ValueError when there is none."""
+        path = folder / STATE_FILE
+        try:
+            document = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{folder}: not an A/B folder ({path}: {exc})") from None
+        document.pop("version", None)
+        rounds = [Round(**r) for r in document.pop("rounds", [])]
+        return cls(folder=folder, rounds=rounds, **document)
+
+    def complete_rounds(self) -> list[Round]:
+        return [r for r in self.rounds if r.complete]
+
+
+@dataclass(frozen=True)
+class AbPlan:
+    """What to run: the sides' deployments, the task, how many rounds."""
+
+    folder: Path
+    task: Path
+    deployments: Mapping[str, Deployment]
+    options: Mapping[str, dict[str, Any]]  # side -> its launch options, recorded
+    rounds: int
+    max_seconds: float | None = None  # no new round past this budget
+
+
+@contextlib.contextmanager
+def _sides(
+    plan: AbPlan, echo: Echo
+) -> Iterator[dict[str, tuple[RunDir, rally_runner.RallyRunner]]]:
+    """Both sides up (A first), both stopped on the way out."""
+    with contextlib.ExitStack() as stack:
+        found = {}
+        for side in SIDES:
+            echo(f"starting side {side.upper()}")
+            found[side] = stack.enter_context(
+                session.keystone_session(
+                    plan.folder / side, plan.deployments[side], echo
+                )
+            )
+        yield found
+
+
+def _budget_left(plan: AbPlan, state: AbState, clock: Callable[[], float]) -> bool:
+    """Whether another round fits in ``--max-minutes`` (by the mean so far)."""
+    done = state.complete_rounds()
+    if plan.max_seconds is None or not done or state.started is None:
+        return True
+    elapsed = clock() - state.started
+    return elapsed + elapsed / len(done) <= plan.max_seconds
+
+
+def run_ab(
+    plan: AbPlan,
+    task_for: TaskFor,
+    echo: Echo,
+    clock: Callable[[], float] = time.time,
+) -> AbState:
+    """Run the rounds; return the state (also in ``<folder>/ab.json``)."""
+    state = AbState(
+        folder=plan.folder,
+        task=str(plan.task),
+        sides={s: {"options": dict(plan.options[s])} for s in SIDES},
+        rounds_planned=plan.rounds,
+    )
+    state.save()
+    try:
+        with _sides(plan, echo) as sides:
+            for side, (run, _) in sides.items():
+                state.sides[side]["run"] = str(run.root)
+            state.started = clock()
+            state.save()
+            _rounds(plan, state, sides, task_for, echo, clock)
+    except KeyboardInterrupt:
+        state.status = INTERRUPTED
+        echo(f"interrupted: {len(state.complete_rounds())} complete rounds kept")
+    except BaseException:
+        state.status = FAILED
+        raise
+    finally:
+        state.finished = clock()
+        state.save()
+    return state
+
+
+def _rounds(
+    plan: AbPlan,
+    state: AbState,
+    sides: Mapping[str, tuple[RunDir, rally_runner.RallyRunner]],
+    task_for: TaskFor,
+    echo: Echo,
+    clock: Callable[[], float],
+) -> None:
+    """Every planned round (within the budget), each side in its turn."""
+    for round_no in range(1, plan.rounds + 1):
+        if not _budget_left(plan, state, clock):
+            echo(f"time budget reached after {round_no - 1} rounds")
+            break
+        entry = Round(round_no, round_order(round_no), started=clock())
+        state.rounds.append(entry)
+        for side in entry.order:
+            run, runner = sides[side]
+            echo(f"round {round_no}/{plan.rounds}: side {side.upper()}")
+            outcome = runner.start_task(
+                task_for(run), tags=[f"ab:{side}", f"round:{round_no}"]
+            )
+            entry.exit_codes[side] = outcome.exit_code
+            if outcome.report is not None and not outcome.interrupted:
+                entry.reports[side] = str(outcome.report)
+            state.save()
+            if outcome.interrupted:
+                raise KeyboardInterrupt
+        entry.finished = clock()
+        state.save()
+    state.status = DONE

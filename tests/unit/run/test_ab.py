@@ -1,0 +1,100 @@
+"""The A/B's rounds: their order, the state file, interrupts and the budget."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import ab, rally_runner
+
+
+def test_rounds_are_counterbalanced() -> None:
+    orders = [ab.round_order(n) for n in range(1, 9)]
+    assert orders == ["ab", "ba", "ba", "ab"] * 2
+    firsts = [o[0] for o in orders]
+    assert firsts.count("a") == firsts.count("b")
+
+
+class _Runner:
+    """Rally's runner stood in for: a report path per task, or an interrupt."""
+
+    def __init__(self, run: RunDir, log: list[str], interrupt_at: int | None) -> None:
+        self.run, self.log, self.interrupt_at = run, log, interrupt_at
+
+    def start_task(self, task: Path, tags: list[str]) -> rally_runner.TaskOutcome:
+        self.log.append(" ".join(tags))
+        report = self.run.results / f"{len(self.log)}.json"
+        interrupted = len(self.log) == self.interrupt_at
+        code = rally_runner.EXIT_INTERRUPTED if interrupted else 0
+        return rally_runner.TaskOutcome(task, "uuid", code, report, interrupted)
+
+
+@pytest.fixture
+def sides(monkeypatch, tmp_path: Path) -> dict[str, Any]:
+    seen: dict[str, Any] = {"log": [], "stopped": [], "interrupt_at": None}
+
+    @contextlib.contextmanager
+    def session(runs: Path, deployment: Any, echo: Any) -> Iterator[tuple]:
+        run = RunDir(runs / "run")
+        run.create()
+        try:
+            yield run, _Runner(run, seen["log"], seen["interrupt_at"])
+        finally:
+            seen["stopped"].append(runs.name)
+
+    monkeypatch.setattr(ab.session, "keystone_session", session)
+    return seen
+
+
+def _plan(tmp_path: Path, rounds: int = 4, **kwargs: Any) -> ab.AbPlan:
+    return ab.AbPlan(
+        folder=tmp_path / "ab",
+        task=Path("task.json"),
+        deployments={"a": None, "b": None},  # type: ignore[dict-item]
+        options={"a": {"processes": 2}, "b": {"processes": 1}},
+        rounds=rounds,
+        **kwargs,
+    )
+
+
+def test_every_round_runs_both_sides_in_its_order(sides, tmp_path: Path) -> None:
+    state = ab.run_ab(_plan(tmp_path), lambda run: Path("task.json"), lambda m: None)
+    assert state.status == ab.DONE
+    assert sides["log"] == [
+        "ab:a round:1", "ab:b round:1", "ab:b round:2", "ab:a round:2",
+        "ab:b round:3", "ab:a round:3", "ab:a round:4", "ab:b round:4",
+    ]  # fmt: skip
+    assert sides["stopped"] == ["b", "a"]
+    loaded = ab.AbState.load(tmp_path / "ab")
+    assert [r.order for r in loaded.rounds] == ["ab", "ba", "ba", "ab"]
+    assert len(loaded.complete_rounds()) == 4
+    assert loaded.sides["b"]["options"] == {"processes": 1}
+    assert loaded.sides["a"]["run"].endswith("ab/a/run")
+
+
+def test_an_interrupt_keeps_the_complete_rounds(sides, tmp_path: Path) -> None:
+    sides["interrupt_at"] = 4  # round 2's second side
+    state = ab.run_ab(_plan(tmp_path), lambda run: Path("t"), lambda m: None)
+    assert state.status == ab.INTERRUPTED
+    assert sides["stopped"] == ["b", "a"]
+    loaded = ab.AbState.load(tmp_path / "ab")
+    assert [r.round_no for r in loaded.complete_rounds()] == [1]
+    assert loaded.rounds[1].exit_codes == {"b": 0, "a": rally_runner.EXIT_INTERRUPTED}
+
+
+def test_no_round_starts_past_the_budget(sides, tmp_path: Path) -> None:
+    ticks = iter(range(0, 1000, 10))
+    plan = _plan(tmp_path, rounds=8, max_seconds=45)
+    state = ab.run_ab(plan, lambda run: Path("t"), lambda m: None, lambda: next(ticks))
+    assert state.status == ab.DONE
+    assert len(state.complete_rounds()) < 8
+
+
+def test_a_folder_without_ab_json_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not an A/B folder"):
+        ab.AbState.load(tmp_path)
