@@ -219,13 +219,15 @@ def _add_gate(sub: Subparsers) -> None:
     gate_cmd.add_argument(
         "current",
         metavar="CURRENT",
-        help="the run under test: a Rally JSON report, a run folder or a task UUID",
+        help="the run under test: a Rally JSON report, a run folder or a task "
+        "UUID; or an A/B folder (rally-keystone-perf ab), B gated against A",
     )
     gate_cmd.add_argument(
         "--baseline",
-        required=True,
+        default=None,
         metavar="BASELINE",
-        help="the reference run: a Rally JSON report, a run folder or a task UUID",
+        help="the reference run: a Rally JSON report, a run folder or a task "
+        "UUID (needed unless CURRENT is an A/B folder)",
     )
     gate_cmd.add_argument(
         "--max-regression",

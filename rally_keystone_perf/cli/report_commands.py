@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from pathlib import Path
 
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
@@ -13,6 +14,8 @@ from rally_keystone_perf.cli.common import (
     write_output,
 )
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.report.writers.gate import headline, junit_xml
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -76,8 +79,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for rps) differs from the baseline's by more than 10% is not compared:
     exit 1, unless --allow-concurrency-mismatch. CURRENT and BASELINE are
     Rally JSON reports, run folders or Rally task UUIDs (looked up in
-    --runs-dir, then in Rally's default database).
+    --runs-dir, then in Rally's default database). CURRENT may instead be an
+    A/B folder (rally-keystone-perf ab) and no --baseline: B is gated against
+    A by round: a workload fails when B's median total is estimated more
+    than --max-regression slower and its interval (Bonferroni over the
+    workloads) lies wholly above no change; exit 1 when the rounds cannot
+    say.
     """
+    if api.is_ab_folder(args.current):
+        return _gate_ab(args)
+    if args.baseline is None:
+        raise ReportError("gate: --baseline is needed unless CURRENT is an A/B folder")
     run = api.gate(
         args.current,
         args.baseline,
@@ -97,3 +109,23 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if run.result.errors:  # refused to compare: not a regression found
         return EXIT_ERROR
     return EXIT_OK if run.result.passed else EXIT_SLA
+
+
+def _gate_ab(args: argparse.Namespace) -> int:
+    """``gate AB_DIR``: B against A, round by round."""
+    if args.baseline is not None:
+        raise ReportError(
+            f"gate: {args.current} is an A/B folder, gated against its own side "
+            "A: drop --baseline"
+        )
+    result = api.gate_ab(Path(args.current), args.max_regression, args.alpha)
+    echo(f"A/B: {args.current}: side B gated against side A, round by round")
+    buffer = io.StringIO()
+    api.write_gate(result, buffer, args.format)
+    if args.junit is not None:
+        write_output(junit_xml(result), args.junit)
+    write_output(buffer.getvalue(), args.out)
+    echo(headline(result))
+    if result.errors:
+        return EXIT_ERROR
+    return EXIT_OK if result.passed else EXIT_SLA

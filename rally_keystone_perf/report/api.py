@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from rally_keystone_perf.report.figures import ab, combined, scaling
+from rally_keystone_perf.report.figures import ab, ab_gate, combined, scaling
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures import trends as trending
@@ -243,3 +243,16 @@ def ab_page(folder: Path) -> AbPage:
 def write_ab(folder: Path, stream: TextIO, fmt: str = "table") -> None:
     """Print an A/B folder in ``fmt``."""
     registry.writer(registry.AB, fmt)(ab_page(folder), stream)
+
+
+def is_ab_folder(name: str) -> bool:
+    """Whether ``name`` is a folder that ``rally-keystone-perf ab`` wrote."""
+    return (Path(name) / ab_folder.STATE_FILE).is_file()
+
+
+def gate_ab(folder: Path, max_regression: float, alpha: float) -> GateResult:
+    """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`).
+
+    :raises ReportError: not an A/B folder, or its sides ran different tasks.
+    """
+    return ab_gate.gate(ab.workloads(ab_folder.load(folder)), max_regression, alpha)

@@ -40,8 +40,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scipy import stats as scipy_stats
-
 from rally_keystone_perf import metrics
 from rally_keystone_perf.report.figures import stats, windows
 from rally_keystone_perf.report.readers import resources
@@ -67,6 +65,7 @@ class SideRound:
     server_cpu: float | None  # server CPU seconds per iteration
     iterations: int
     failures: int
+    sla_passed: bool = True
 
     def value(self, measure: str) -> float | None:
         return {
@@ -121,6 +120,7 @@ def side_round(workload: Workload, server_cpu: float | None) -> SideRound:
         server_cpu=server_cpu,
         iterations=len(workload.iterations),
         failures=sum(1 for i in workload.iterations if i.error),
+        sla_passed=workload.pass_sla,
     )
 
 
@@ -131,6 +131,8 @@ def estimate(ratios: Sequence[float], confidence: float = CONFIDENCE) -> Estimat
     if n < 2:
         ratio = math.exp(logs[0]) if logs else None
         return Estimate(ratio, None, None, n, None, confidence)
+    from scipy import stats as scipy_stats  # costly: 1.5 s to import
+
     mean, sd = statistics.fmean(logs), statistics.stdev(logs)
     half = scipy_stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
     return Estimate(

@@ -15,7 +15,9 @@ from pathlib import Path
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.readers import rally_json, resources
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run.ab import SIDES, AbState
+from rally_keystone_perf.run.ab import SIDES, STATE_FILE, AbState
+
+__all__ = ["STATE_FILE", "AbRound", "AbRun", "load"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,12 @@ def load(folder: Path) -> AbRun:
     rounds = []
     for entry in state.complete_rounds():
         loaded = {s: rally_json.load_report(entry.reports[s]) for s in SIDES}
-        if len(loaded["a"]) != len(loaded["b"]):
+        names = {s: [w.scenario_name for w in loaded[s]] for s in SIDES}
+        if names["a"] != names["b"]:
             raise ReportError(
-                f"{folder}: round {entry.round_no}: the sides ran "
-                f"{len(loaded['a'])} and {len(loaded['b'])} workloads"
+                f"{folder}: round {entry.round_no}: the sides ran different "
+                f"workloads ({', '.join(names['a'])} against "
+                f"{', '.join(names['b'])}): not an A/B of one task"
             )
         rounds.append(AbRound(entry.round_no, entry.order, loaded))
     return AbRun(state, rounds, samples)

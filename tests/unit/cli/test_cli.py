@@ -726,7 +726,6 @@ def test_max_regression_is_a_percentage(text: str, value: float) -> None:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["gate", "a.json"],  # no baseline
         ["gate", "a.json", "--baseline", "b.json", "--max-regression", "ten"],
         ["gate", "a.json", "--baseline", "b.json", "--max-regression", "-5%"],
         ["gate", "a.json", "--baseline", "b.json", "--format", "csv"],
@@ -1041,3 +1040,24 @@ def test_every_exit_code_has_its_meaning() -> None:
     }
     assert named <= set(codes)
     assert {129, 130, 143} <= set(codes)  # SIGHUP, Ctrl-C, SIGTERM (stop_signals)
+
+
+def test_gate_needs_a_baseline_unless_it_gates_an_ab(tmp_path: Path, capsys) -> None:
+    assert cli.main(["gate", str(tmp_path / "a.json")]) == 1
+    assert "--baseline is needed unless CURRENT is an A/B folder" in (
+        capsys.readouterr().err
+    )
+    from tests.unit.report.readers.test_ab_folder import make_ab
+
+    folder = make_ab(tmp_path / "ab", rounds=6, slowdown=1.5)
+    assert cli.main(["gate", str(folder), "--baseline", "x.json"]) == 1
+    assert "drop --baseline" in capsys.readouterr().err
+    junit = tmp_path / "junit.xml"
+    code = cli.main(["gate", str(folder), "--junit", str(junit), "--format", "json"])
+    assert code == 2
+    out = capsys.readouterr()
+    assert "side B gated against side A" in out.err
+    assert '"median total"' in out.out and "FAIL" in out.out
+    assert "<testsuites" in junit.read_text()
+    same = make_ab(tmp_path / "aa", rounds=6, slowdown=1.0)
+    assert cli.main(["gate", str(same)]) == 0

@@ -89,5 +89,5 @@ def test_sides_that_ran_different_tasks_are_refused(tmp_path: Path) -> None:
         f.write_report(tmp_path / "other.json", [f.task([one])])
     )
     state.save()
-    with pytest.raises(ReportError, match="round 2: the sides ran 2 and 1 workloads"):
+    with pytest.raises(ReportError, match="round 2: the sides ran different workloads"):
         ab_folder.load(folder)

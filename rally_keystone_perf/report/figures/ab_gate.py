@@ -1,0 +1,106 @@
+"""The gate on an A/B: did B (the change) make Keystone slower than A?
+
+Per workload of the A/B (:mod:`.ab`):
+
+``median total``
+    FAIL when B's cost over A (the median of the iterations' total, round
+    by round) is estimated above ``1 + max_regression`` *and* its interval
+    lies wholly above no change; the intervals are made at ``1 - alpha/m``
+    for the ``m`` workloads judged (Bonferroni), so the gate's family-wise
+    false-alarm rate stays at ``alpha`` whatever the task's size. ERROR
+    (exit 1: nothing found, nothing cleared) when the rounds cannot say:
+    fewer than 2, or an interval reaching past 25% either way.
+``success rate``
+    FAIL when B's iterations failed significantly more often than A's over
+    all rounds (one-sided Fisher exact test at ``alpha``).
+``sla``
+    FAIL when an SLA of the task failed in one of B's rounds.
+
+Each check fills the same :class:`.gate.Check` as a two-run gate, so the
+gate's formats and JUnit XML are one: ``baseline`` is A's figure and
+``current`` B's (the geometric mean of their rounds' medians).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.figures.gate import (
+    ERROR,
+    FAIL,
+    PASS,
+    Check,
+    GateResult,
+    success_p_value,
+)
+
+MEDIAN_TOTAL = "median total"
+
+
+def _geomean(values: Sequence[float | None]) -> float | None:
+    logs = [math.log(v) for v in values if v]
+    return math.exp(sum(logs) / len(logs)) if logs else None
+
+
+def median_check(
+    workload: ab.AbWorkload, max_regression: float, confidence: float
+) -> Check:
+    """The median's check of one workload (see the module's doc)."""
+    found = workload.estimate(ab.MEDIAN, confidence)
+    base = _geomean([p.a.median for p in workload.pairs])
+    current = _geomean([p.b.median for p in workload.pairs])
+    said = ab.verdict(found)
+    if found.low is None or found.high is None or said.startswith("not measurable"):
+        status = ERROR
+    elif found.low > 1 and found.ratio is not None and found.ratio > 1 + max_regression:
+        status = FAIL
+    else:
+        status = PASS
+    change = None if found.ratio is None else found.ratio - 1
+    return Check(
+        workload.label, MEDIAN_TOTAL, status, base, current, change, None, said
+    )
+
+
+def success_check(workload: ab.AbWorkload, alpha: float) -> Check:
+    """B's iterations failing more often than A's, over every round."""
+    a_total = sum(p.a.iterations for p in workload.pairs)
+    b_total = sum(p.b.iterations for p in workload.pairs)
+    a_ok = a_total - sum(p.a.failures for p in workload.pairs)
+    b_ok = b_total - sum(p.b.failures for p in workload.pairs)
+    base = a_ok / a_total if a_total else None
+    current = b_ok / b_total if b_total else None
+    p_value = None
+    status = PASS
+    if a_total and b_total and b_ok < b_total:
+        p_value = success_p_value(a_ok, a_total, b_ok, b_total)
+        status = FAIL if p_value < alpha else PASS
+    message = f"A {a_ok}/{a_total}, B {b_ok}/{b_total} succeeded"
+    return Check(
+        workload.label, "success rate", status, base, current, None, p_value, message
+    )
+
+
+def sla_check(workload: ab.AbWorkload) -> Check:
+    """An SLA failing in one of B's rounds."""
+    failed = [p.round_no for p in workload.pairs if not p.b.sla_passed]
+    status = FAIL if failed else PASS
+    message = f"failed in B's rounds {failed}" if failed else "passed in every round"
+    return Check(workload.label, "sla", status, None, None, None, None, message)
+
+
+def gate(
+    workloads: Sequence[ab.AbWorkload], max_regression: float, alpha: float
+) -> GateResult:
+    """Every workload's checks, the medians judged together (Bonferroni)."""
+    confidence = ab.judged(len(workloads), alpha)
+    checks = []
+    for workload in workloads:
+        checks += [
+            sla_check(workload),
+            success_check(workload, alpha),
+            median_check(workload, max_regression, confidence),
+        ]
+    return GateResult(max_regression, alpha, checks)
