@@ -14,6 +14,7 @@ from rally_keystone_perf.cli.common import (
     write_output,
 )
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import machine
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.writers.gate import headline, junit_xml
 
@@ -55,7 +56,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     --allow-concurrency-mismatch.
     """
     buffer = io.StringIO()
-    api.compare(
+    runs = api.compare(
         [args.baseline, *args.others],
         buffer,
         args.format,
@@ -63,6 +64,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         allow_concurrency_mismatch=args.allow_concurrency_mismatch,
     )
     write_output(buffer.getvalue(), args.out)
+    for line in machine.machine_lines(runs):
+        echo(line)
     return EXIT_OK
 
 
@@ -100,6 +103,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     )
     echo(f"baseline: {run.baseline.label} ({run.baseline_path})")
     echo(f"current:  {run.current.label} ({run.current_path})")
+    for line in machine.machine_lines([run.baseline, run.current]):
+        echo(line)
     buffer = io.StringIO()
     api.write_gate(run.result, buffer, args.format)
     if args.junit is not None:

@@ -21,7 +21,12 @@ _HELD = threading.local()  # the run.json locks this thread holds (RunDir.locked
 # test checks that every path a RunDir names is here)
 LAYOUT = (
     ("runs/current", "a link to the newest run folder under ``--runs-dir``"),
-    ("run.json", "mode, options, versions, URL, pids, state (``RunState``)"),
+    (
+        "run.json",
+        "mode, options, versions, URL, pids, state (``RunState``), and "
+        "``machine``: the machine's speed probe before and after the load and "
+        "the CPU the hypervisor stole meanwhile",
+    ),
     ("conf/", "keystone.conf and the mode's server configs, as rendered"),
     (
         "logs/",
@@ -212,6 +217,8 @@ class RunState:
     client_network: dict[str, Any] | None = None
     trace_backend: str | None = None  # --trace: OSProfiler's redis URL
     cpus: int | None = None  # the machine's CPUs (the report's bottleneck line)
+    # the machine's own speed around the load (deploy/machine_probe.py)
+    machine: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

@@ -159,8 +159,9 @@ def compare(
     *,
     alpha: float = ALPHA,
     allow_concurrency_mismatch: bool = False,
-) -> None:
-    """Load runs (the first is the baseline), compare them and write that.
+) -> list[Run]:
+    """Load runs (the first is the baseline), compare them and write that;
+    return the runs loaded.
 
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     :raises ValueError: unknown format, fewer than two runs or a bad alpha.
@@ -168,6 +169,7 @@ def compare(
     runs = load_runs(paths)
     result = compare_runs(runs, alpha, allow_concurrency_mismatch)
     write_result(result, stream, fmt)
+    return runs
 
 
 @dataclass(frozen=True)

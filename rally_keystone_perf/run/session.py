@@ -8,11 +8,12 @@ and on the way out (normal end, error or Ctrl-C) stop every process.
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rally_keystone_perf import stop_signals
-from rally_keystone_perf.deploy import launcher, orphans, sampler
+from rally_keystone_perf.deploy import launcher, machine_probe, orphans, sampler
 from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
@@ -30,6 +31,15 @@ def _has_stack(run: RunDir) -> bool:
     return run.stack_plan.is_file()
 
 
+def _record_machine(run: RunDir, watch: machine_probe.MachineWatch, echo: Echo) -> None:
+    """The machine's speed after the load into run.json; a failure (or a
+    second Ctrl-C) skips it, never the servers' stop that follows."""
+    try:
+        run.write_state(machine=watch.finish())
+    except (KeyboardInterrupt, OSError, ValueError, subprocess.SubprocessError) as exc:
+        echo(f"machine probe skipped: {type(exc).__name__} {exc}")
+
+
 @contextlib.contextmanager
 def keystone_session(
     runs_dir: Path,
@@ -44,14 +54,17 @@ def keystone_session(
     stop_signals.install()  # SIGTERM and SIGHUP stop the session as Ctrl-C does
     runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(runs_dir, deployment, progress=echo)
-    resources = None
+    resources = watch = None
     try:
         resources = sampler.start_for_run(run)  # the server's CPU and memory
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
         echo("preparing Rally (database and environment in the run folder)")
         runner.prepare()
+        watch = machine_probe.MachineWatch.start()
         yield run, runner
     finally:
+        if watch is not None:
+            _record_machine(run, watch, echo)
         if resources is not None:
             resources.stop()
         if keep_running:
