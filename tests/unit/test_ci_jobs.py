@@ -21,6 +21,16 @@ def test_gate_script_is_valid_bash_with_help() -> None:
     assert "--make-baseline" in shown.stdout and "set -euo" not in shown.stdout
 
 
+def test_ab_gate_script_is_valid_bash_with_help() -> None:
+    script = CI / "ab-gate.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    shown = subprocess.run(
+        ["bash", str(script), "--help"], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.startswith("A/B regression gate:")
+    assert "GATE_AB_ARGS" in shown.stdout and "set -euo" not in shown.stdout
+
+
 def test_gate_script_rejects_a_missing_baseline(tmp_path: Path) -> None:
     result = subprocess.run(
         ["bash", str(SCRIPT), str(tmp_path / "none.json")],
