@@ -162,7 +162,7 @@ def verdict(found: Estimate) -> str:
     if found.low is None or found.high is None or found.ratio is None:
         plural = "" if found.rounds == 1 else "s"
         return f"not measurable: {found.rounds} complete round{plural}"
-    level = f"{found.confidence:.0%} CI"
+    level = f"{found.confidence * 100:.4g}% CI"
     interval = f"({level} {_pct(found.low)} to {_pct(found.high)})"
     if found.low > 1:
         return f"B slower by {(found.ratio - 1):.0%} {interval}"
