@@ -20,7 +20,7 @@ from rally_keystone_perf.cli.common import (
     echo,
     launch_options,
 )
-from rally_keystone_perf.deploy.options import LaunchError, resolve
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run import ab
@@ -49,8 +49,16 @@ def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
     return parser.parse_args(shlex.split(text), namespace=copy.copy(args))
 
 
-def _recorded(options: Any) -> dict[str, Any]:
-    values = dataclasses.asdict(options)
+def _recorded(deployment: Deployment) -> dict[str, Any]:
+    """A side's options as run.json would say them: the profile's
+    parallelism resolved, no address (each side gets a free port)."""
+    values = dataclasses.asdict(deployment.options)
+    settings = deployment.settings
+    values.update(
+        processes=settings.processes,
+        threads=settings.threads,
+        listen_backlog=settings.listen_backlog,
+    )
     return {k: v for k, v in values.items() if k not in ("host", "port")}
 
 
@@ -61,7 +69,7 @@ def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
         launch = launch_options(side_arguments(args, side), [task])
         deployments[side] = resolve(dataclasses.replace(launch, port=None), echo)
         check.check_deployment(task, deployments[side])
-        options[side] = _recorded(launch)
+        options[side] = _recorded(deployments[side])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return ab.AbPlan(
         folder=args.ab_dir or args.runs_dir / f"ab-{stamp}",
