@@ -20,6 +20,7 @@ from rally_keystone_perf.cli.common import (
     echo,
     launch_options,
 )
+from rally_keystone_perf.deploy.builds import prepare, runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.writers import registry
@@ -49,9 +50,14 @@ def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
     return parser.parse_args(shlex.split(text), namespace=copy.copy(args))
 
 
+# not recorded: each side gets a free port; where a build's venv is
+NOT_RECORDED = ("host", "port", "keystone_venv", "build_cache")
+
+
 def _recorded(deployment: Deployment) -> dict[str, Any]:
     """A side's options as run.json would say them: the profile's
-    parallelism resolved, no address (each side gets a free port)."""
+    parallelism resolved, no address (each side gets a free port), the
+    Keystone build's version beside its spec."""
     values = dataclasses.asdict(deployment.options)
     settings = deployment.settings
     values.update(
@@ -59,7 +65,10 @@ def _recorded(deployment: Deployment) -> dict[str, Any]:
         threads=settings.threads,
         listen_backlog=settings.listen_backlog,
     )
-    return {k: v for k, v in values.items() if k not in ("host", "port")}
+    built = runtime.build(deployment.options)
+    if built is not None:
+        values["keystone_build"] += f" ({built.info.get('version')})"
+    return {k: v for k, v in values.items() if k not in NOT_RECORDED}
 
 
 def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
@@ -67,8 +76,10 @@ def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
     deployments, options = {}, {}
     for side in ab.SIDES:
         launch = launch_options(side_arguments(args, side), [task])
-        deployments[side] = resolve(dataclasses.replace(launch, port=None), echo)
-        check.check_deployment(task, deployments[side])
+        deployment = resolve(dataclasses.replace(launch, port=None), echo)
+        check.check_deployment(task, deployment)
+        # both sides' builds installed before either side starts
+        deployments[side] = prepare.prepare(deployment, echo)
         options[side] = _recorded(deployments[side])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return ab.AbPlan(

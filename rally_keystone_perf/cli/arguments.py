@@ -93,7 +93,35 @@ def add_launch_options(parser: argparse.ArgumentParser, with_mode: bool = True) 
     _add_backends(group)
     _add_cluster(group, node_list=not with_mode)
     _add_keystone_settings(group)
+    _add_build(parser)
     _add_trace(parser)
+
+
+def _add_build(parser: argparse.ArgumentParser) -> None:
+    """``--keystone-build`` and ``--build-cache`` (deploy/builds)."""
+    group = parser.add_argument_group(
+        "Keystone build",
+        "run another Keystone than the one installed beside the suite: each "
+        "build is installed once into a venv of its own (every other library "
+        "at the suite's version) and reused; an A/B side takes one with "
+        "--b '--keystone-build SPEC'",
+    )
+    group.add_argument(
+        "--keystone-build",
+        default=None,
+        metavar="SPEC",
+        help="a pip requirement (keystone==29.1.0), a git URL with a ref "
+        "(git+file:///src/keystone@master) or a Keystone checkout's folder "
+        "(its uncommitted changes included) (default: none: the installed "
+        "Keystone)",
+    )
+    group.add_argument(
+        "--build-cache",
+        default=None,
+        metavar="DIR",
+        help="folder of the builds' venvs (default: $KEYSTONE_PERF_BUILD_CACHE, "
+        "else ~/.cache/rally-keystone-perf/builds)",
+    )
 
 
 def trace_choice(text: str) -> str:

@@ -89,6 +89,8 @@ def launch_options(
         # --engine locust --worker-hosts netns:K (run and matrix only)
         client_hosts=getattr(args, "worker_hosts", 0),
         trace=getattr(args, "trace", None),  # --trace slowest:N | sample:P
+        keystone_build=getattr(args, "keystone_build", None),
+        build_cache=getattr(args, "build_cache", None),
     )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import modes, orphans, preflight, services
 from rally_keystone_perf.deploy.backends import galera, startup
+from rally_keystone_perf.deploy.builds import prepare, runtime
 from rally_keystone_perf.deploy.cluster import cgroups, client_hosts, names, network
 from rally_keystone_perf.deploy.cluster import startup as cluster_startup
 from rally_keystone_perf.deploy.keystone import config, init
@@ -72,12 +73,37 @@ def _check(
     preflight.check_cluster(deployment)
     client_hosts.check(deployment.options.client_hosts)
     executables = preflight.check_requirements(preflight.requirements(deployment))
+    executables["keystone-manage"] = runtime.executable(
+        deployment.options, "keystone-manage", executables["keystone-manage"]
+    )
     preflight.check_modules(deployment)
-    preflight.check_server_user(deployment.mode)
+    preflight.check_server_user(
+        deployment.mode,
+        runtime.python(deployment.options),
+        runtime.package_parent(deployment.options),
+    )
     preflight.check_backend_users(deployment.options, runs_root)
     orphans.stop_all(runs_root, stop, progress)  # what a killed run left
     port = preflight.pick_port(deployment.options.host, deployment.options.port)
     return executables, port
+
+
+def _versions(deployment: Deployment) -> dict[str, str | None]:
+    """The versions of the suite's servers, and the build's Keystone if any."""
+    versions = {d: _version(d) for d in VERSIONED}
+    built = runtime.build(deployment.options)
+    if built is not None:
+        versions["keystone"] = str(built.info.get("version"))
+    return versions
+
+
+def _build_record(deployment: Deployment) -> dict[str, object] | None:
+    """What run.json says of the Keystone build (None: the suite's Keystone)."""
+    built = runtime.build(deployment.options)
+    if built is None:
+        return None
+    keep = ("spec", "kind", "version", "source", "key", "venv")
+    return {k: built.info.get(k) for k in keep}
 
 
 def _record_start(
@@ -103,7 +129,8 @@ def _record_start(
         profile_values=settings.values,
         somaxconn=settings.somaxconn,
         sockets_dir=str(sockets),
-        versions={d: _version(d) for d in VERSIONED},
+        versions=_versions(deployment),
+        keystone_build=_build_record(deployment),
         cpus=os.cpu_count(),
         created_at=time.time(),
     )
@@ -118,8 +145,11 @@ def up(
     """Prepare and start Keystone in a new run folder; stop everything on failure.
 
     ``deployment`` is the run's options resolved once (:func:`.options.resolve`).
-    A mode with a ``stack`` (nova-fake) then starts its services too.
+    A mode with a ``stack`` (nova-fake) then starts its services too. A
+    ``--keystone-build`` is installed first (:mod:`.builds`), or taken from
+    its cache.
     """
+    deployment = prepare.prepare(deployment, progress)
     executables, port = _check(deployment, runs_root, progress)
     if run is None:
         run = new_run_dir(runs_root, deployment.mode.name)
@@ -169,6 +199,7 @@ def _prepare_and_start(
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
     options, mode = deployment.options, deployment.mode
     _make_cpu_quota(run, deployment, progress)
+    runtime.link_suite_code(run, options)
     if options.clustered:
         return cluster_startup.prepare_and_start(
             run, deployment, executables, url, port, sockets, password, progress
@@ -196,7 +227,7 @@ def _prepare_and_start(
     # always at least one user: Rally's env then lists it as an existing
     # user, and Rally's default users context (added to every OpenStack
     # workload) takes it instead of creating and deleting one (~15 s)
-    init.create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
+    init.create_user_pool(run, f"{url}/v3", deployment, progress)
     stack = None
     if mode.stack == "nova":
         stack = nova_stack.prepare(

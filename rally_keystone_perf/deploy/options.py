@@ -62,6 +62,12 @@ class LaunchOptions:
     keystone_conf_template: str | None = None
     # --trace slowest:N | sample:P (deploy/tracing.py); None: no tracing
     trace: str | None = None
+    # --keystone-build SPEC (deploy/builds): a pip requirement, git URL@ref or
+    # checkout; None: the Keystone installed beside the suite
+    keystone_build: str | None = None
+    # the build's venv once installed (deploy/builds/venvs.py), and its cache
+    keystone_venv: str | None = None
+    build_cache: str | None = None
 
     @property
     def clustered(self) -> bool:

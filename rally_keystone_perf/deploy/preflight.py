@@ -190,12 +190,17 @@ def pick_port(host: str, requested: int | None) -> int:
         return int(sock.getsockname()[1])
 
 
-def check_server_user(mode: modes.Mode) -> None:
+def check_server_user(
+    mode: modes.Mode, python: Path | None = None, path: Path | None = None
+) -> None:
     """Fail early when the user a server drops to cannot import Keystone.
 
     Apache's workers run as ``www-data``: they must reach the interpreter and
-    the venv (a venv under /root is out of reach by default).
+    the venv (a venv under /root is out of reach by default). ``python``:
+    the one Keystone runs with (a ``--keystone-build``'s), default ours;
+    ``path``: a folder put on its PYTHONPATH (where the suite's package is).
     """
+    python = python or Path(sys.executable)
     user = server_user(mode)
     if user is None:
         return
@@ -207,24 +212,26 @@ def check_server_user(mode: modes.Mode) -> None:
             "(it comes with the apache2 package)"
         ) from None
     probe = "import keystone, rally_keystone_perf"
+    env = None if path is None else {**os.environ, "PYTHONPATH": str(path)}
     result = subprocess.run(
-        ["runuser", "-u", user, "--", sys.executable, "-c", probe],
+        ["runuser", "-u", user, "--", str(python), "-c", probe],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
         cwd="/",
+        env=env,
     )
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
-        blocked = first_closed_folder(
-            Path(sys.executable), user
-        ) or first_closed_folder(Path(os.path.realpath(sys.executable)), user)
+        blocked = first_closed_folder(python, user) or first_closed_folder(
+            Path(os.path.realpath(python)), user
+        )
         hint = (
             f"; let it through with: setfacl -m u:{user}:x {blocked}" if blocked else ""
         )
         raise LaunchError(
             f"mode {mode.name} runs Keystone as {user}, who cannot start this "
-            f"Python ({sys.executable}): {last}{hint}"
+            f"Python ({python}): {last}{hint}"
         )
 
 

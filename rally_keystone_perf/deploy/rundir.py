@@ -59,6 +59,11 @@ LAYOUT = (
     ("nodes/", "a cluster (``--nodes N``): node<K>/, each node's own run folder"),
     ("traces/", "``--trace``: traces.jsonl.gz, the traces kept when redis stops"),
     ("stack/", "``--mode nova-fake``: the services' files that hold no secret"),
+    (
+        "suite-code/",
+        "``--keystone-build``: a link to the suite's package, the only part of "
+        "the suite on the build's path (its WSGI wrapper, trace driver, user pool)",
+    ),
 )
 
 
@@ -197,6 +202,8 @@ class RunState:
     somaxconn: int | None = None
     sockets_dir: str | None = None
     versions: dict[str, str | None] = field(default_factory=dict)
+    # --keystone-build: spec, kind, version, source, key, venv (deploy/builds)
+    keystone_build: dict[str, Any] | None = None
     created_at: float | None = None
     updated_at: float | None = None
     started_in: float | None = None  # seconds until Keystone answered

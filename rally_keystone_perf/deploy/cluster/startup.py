@@ -111,7 +111,7 @@ def prepare_and_start(
         None,
         options.token_provider,
     )
-    init.create_user_pool(run, f"{url}/v3", options.user_pool or (1, 1), progress)
+    init.create_user_pool(run, f"{url}/v3", deployment, progress)
     caches = _start_memcacheds(run, deployment, net, executables)
     tiers = started._replace(cache_servers=caches)
     for index in range(options.nodes):

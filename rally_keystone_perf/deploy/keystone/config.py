@@ -11,13 +11,13 @@ import grp
 import importlib.util
 import os
 import pwd
-import sys
 from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import access_logs, modes
 from rally_keystone_perf.deploy.backends import ldap
+from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_text
 from rally_keystone_perf.deploy.tracing import profiler
@@ -244,8 +244,7 @@ def template_values(
         "run_dir": str(run.root),
         "conf_dir": str(run.conf),
         "log_dir": str(run.logs),
-        "python": sys.executable,
-        "venv": sys.prefix,
+        **runtime.template_values(run, options),  # the suite's or a build's
         "keystone_conf": str(run.conf / "keystone.conf"),
         "keystone_config_files": ";".join(str(f) for f in config_files(run)),
         "database_connection_line": _database_line(run, options),

@@ -13,7 +13,6 @@ import json
 import os
 import pwd
 import sqlite3
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,13 +20,14 @@ from typing import Any
 
 from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.backends import ldap
+from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,
     config_files,
     jws_keys,
 )
-from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.options import Deployment, LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 
 ADMIN_USER = "admin"
@@ -140,20 +140,22 @@ def init_keystone(
 
 
 def create_user_pool(
-    run: RunDir, auth_url: str, size: tuple[int, int], progress: Progress
+    run: RunDir, auth_url: str, deployment: Deployment, progress: Progress
 ) -> float:
     """Create the run's user pool while Keystone is stopped; return its seconds.
 
-    See :mod:`rally_keystone_perf.deploy.user_pool`: Keystone's own managers,
-    one shared password hash, written to ``private/user-pool.json``.
+    See :mod:`rally_keystone_perf.deploy.user_pool`: Keystone's own managers
+    (the build's, with ``--keystone-build``), one shared password hash,
+    written to ``private/user-pool.json``; at least one user.
     """
-    tenants, per_tenant = size
+    options = deployment.options
+    tenants, per_tenant = options.user_pool or (1, 1)
     progress(
         f"creating the user pool: {tenants} projects x {per_tenant} users "
         "(Keystone's managers, one shared password hash)"
     )
     cmd = [
-        sys.executable,
+        str(runtime.python(options)),
         "-m",
         "rally_keystone_perf.deploy.user_pool",
         *config_args(config_files(run)),
@@ -164,9 +166,8 @@ def create_user_pool(
         str(run.user_pool),
     ]
     started = time.monotonic()
-    code = services.run_logged(
-        cmd, run.logs / "user-pool.log", env=services.QUIET_WARNINGS
-    )
+    env = services.QUIET_WARNINGS | runtime.environment(run, options)
+    code = services.run_logged(cmd, run.logs / "user-pool.log", env=env)
     seconds = time.monotonic() - started
     if code != 0:
         raise LaunchError(

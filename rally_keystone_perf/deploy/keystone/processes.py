@@ -54,10 +54,13 @@ def start_processes(
     the run's ``server_pid`` (the resource sampler's tree).
     """
     keystone: subprocess.Popen[bytes] | None = None
+    env = dict(services.QUIET_WARNINGS)
+    if values.get("keystone_pythonpath"):  # a --keystone-build's processes
+        env["PYTHONPATH"] = values["keystone_pythonpath"]
     for process in mode.processes:
         argv = [*prefix, *(Template(arg).substitute(values) for arg in process.argv)]
         name = f"{node}-{process.name}" if node else process.name
-        proc = services.start(run, name, argv, services.QUIET_WARNINGS)
+        proc = services.start(run, name, argv, env)
         if process.runs_keystone:
             keystone = proc
             if not run.state().server_pid:

@@ -16,6 +16,7 @@ import pytest
 from rally_keystone_perf.deploy import launcher, modes, preflight, probes
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import (
+    Deployment,
     LaunchError,
     LaunchOptions,
     resolve,
@@ -56,9 +57,11 @@ def fake_keystone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     monkeypatch.setattr(preflight, "check_requirements", lambda mode: executables)
     pools: list[tuple[int, int]] = []
 
-    def create_user_pool(run: RunDir, url: str, size: Any, progress: Any) -> float:
+    def create_user_pool(
+        run: RunDir, url: str, deployment: Deployment, progress: Any
+    ) -> float:
         """Write a pool the way deploy/user_pool.py does (it needs a Keystone)."""
-        pools.append(size)
+        pools.append(deployment.options.user_pool or (1, 1))
         pool = {
             "version": 1,
             "auth_url": url,

@@ -1,0 +1,173 @@
+"""Install a resolved build once into a cached venv; reuse it after.
+
+``<cache>/<key>/`` is a complete venv with ``keystone-build.json`` in it, or
+absent: a build is installed in ``<cache>/.building-<key>-<pid>/`` and
+renamed into place only once pip succeeded and Keystone imports from it
+(scripts' ``#!`` lines then rewritten to the final path). A failed or
+interrupted build leaves nothing under its key; a killed one leaves a
+``.building-*`` folder that the next build removes once its pid is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy import logtail
+from rally_keystone_perf.deploy.builds import pins
+from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution
+from rally_keystone_perf.deploy.options import LaunchError, Progress
+
+BUILD_INFO = "keystone-build.json"
+PINS_FILE = "suite-pins.txt"
+SCRATCH_PREFIX = ".building-"
+CACHE_ENV = "KEYSTONE_PERF_BUILD_CACHE"
+
+
+@dataclass(frozen=True)
+class BuildVenv:
+    """A complete build's venv and what it holds (``keystone-build.json``)."""
+
+    path: Path
+    info: dict[str, Any]
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    @classmethod
+    def load(cls, path: Path) -> BuildVenv:
+        """The build in ``path``; LaunchError when it is not a complete one."""
+        try:
+            info = json.loads((path / BUILD_INFO).read_text())
+        except (OSError, ValueError):
+            raise LaunchError(f"{path} is not a complete Keystone build") from None
+        return cls(path, info)
+
+
+def default_cache() -> Path:
+    """``$KEYSTONE_PERF_BUILD_CACHE``, else ``~/.cache/rally-keystone-perf/builds``."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "rally-keystone-perf" / "builds"
+
+
+def ensure(resolution: Resolution, cache: Path, progress: Progress) -> BuildVenv:
+    """The build's venv from the cache, installed first when it is not there."""
+    final = cache / resolution.key
+    if (final / BUILD_INFO).is_file():
+        progress(f"Keystone build {resolution.spec.text}: cached in {final}")
+        return BuildVenv.load(final)
+    cache.mkdir(parents=True, exist_ok=True)
+    remove_stale_scratch(cache)
+    scratch = cache / f"{SCRATCH_PREFIX}{resolution.key}-{os.getpid()}"
+    progress(
+        f"Keystone build {resolution.spec.text}: installing {resolution.describe()} "
+        f"into {final} (once; the other libraries at the suite's versions)"
+    )
+    started = time.monotonic()
+    try:
+        _install(resolution, scratch, cache / f"{resolution.key}.log")
+        _rewrite_scripts(scratch, final)
+        info = _info(resolution, final, time.monotonic() - started)
+        (scratch / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n")
+        _move_into_place(scratch, final)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    progress(f"Keystone build ready in {time.monotonic() - started:.0f} s")
+    return BuildVenv.load(final)
+
+
+def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
+    """A venv in ``scratch`` with the build and the pinned libraries."""
+    scratch.mkdir()
+    constraints = scratch / PINS_FILE  # kept: what the build was pinned to
+    constraints.write_text(pins.constraints())
+    python = scratch / "bin" / "python"
+    steps = [
+        [sys.executable, "-m", "venv", str(scratch)],
+        # the suite's pip: the venv module's own may not read every spec
+        [str(python), "-m", "pip", "install", *PIP_QUIET, pins.pip_requirement()],
+        [
+            str(python),
+            *("-m", "pip", "install", *PIP_QUIET, "-c", str(constraints)),
+            resolution.spec.pip_argument,
+            *pins.server_requirements(),
+        ],
+        [str(python), "-c", "import keystone.server.flask"],
+    ]
+    with log.open("wb") as out:
+        for argv in steps:
+            out.write(f"$ {' '.join(argv)}\n".encode())
+            out.flush()
+            code = subprocess.run(
+                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            ).returncode
+            if code != 0:
+                raise LaunchError(
+                    f"installing Keystone build {resolution.spec.text} failed "
+                    f"(exit {code}; its libraries are pinned to the suite's "
+                    f"versions); last lines of {log}:\n{logtail.log_tail(log)}"
+                )
+
+
+def _info(resolution: Resolution, final: Path, seconds: float) -> dict[str, Any]:
+    return {
+        "spec": resolution.spec.text,
+        "kind": resolution.spec.kind,
+        "version": resolution.version,
+        "source": resolution.source,
+        "key": resolution.key,
+        "venv": str(final),
+        "python": sys.version.split()[0],
+        "built_at": time.time(),
+        "build_seconds": round(seconds, 1),
+    }
+
+
+def _move_into_place(scratch: Path, final: Path) -> None:
+    """Rename the finished venv to its key; keep one built meanwhile."""
+    try:
+        scratch.rename(final)
+    except OSError:
+        if (final / BUILD_INFO).is_file():
+            return  # another run built the same key first: use that one
+        raise
+
+
+def _rewrite_scripts(scratch: Path, final: Path) -> None:
+    """Point the scripts' ``#!`` lines from the build folder to its final path."""
+    old = re.escape(str(scratch).encode())
+    for script in (scratch / "bin").iterdir():
+        if not script.is_file() or script.is_symlink():
+            continue
+        content = script.read_bytes()
+        if content.startswith(b"#!") and str(scratch).encode() in content[:512]:
+            script.write_bytes(re.sub(old, str(final).encode(), content))
+
+
+def remove_stale_scratch(cache: Path) -> None:
+    """Remove ``.building-*`` folders whose builder's pid is gone."""
+    for folder in cache.glob(f"{SCRATCH_PREFIX}*"):
+        pid = folder.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
