@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,8 @@ from rally_keystone_perf.deploy.builds.spec import BuildSpec
 from rally_keystone_perf.deploy.options import LaunchError
 
 SKIPPED_FOLDERS = {".git", ".tox", ".venv", "__pycache__", "build", "dist"}
+# pip's note on a configured index folder that does not exist: not the cause
+NOISE = re.compile(r"WARNING: Location '.*' is ignored")
 PIP_QUIET = ("--quiet", "--disable-pip-version-check", "--no-input")
 
 
@@ -62,10 +65,20 @@ def resolve(spec: BuildSpec) -> Resolution:
         if code != 0 or not report_file.is_file():
             raise LaunchError(
                 f"Keystone build {spec.text} does not resolve (pip exit {code}); "
-                f"pip said:\n{logtail.log_tail(log)}"
+                f"pip said:\n{pip_tail(log)}"
             )
         item = json.loads(report_file.read_text())["install"][0]
     return _resolution(spec, item)
+
+
+def pip_tail(log: Path, lines: int = logtail.LOG_TAIL_LINES) -> str:
+    """The last lines of a pip log, without its notes on unusable index folders."""
+    kept = [
+        line
+        for line in logtail.log_tail(log, 10_000).splitlines()
+        if not NOISE.match(line)
+    ]
+    return "\n".join(kept[-lines:])
 
 
 def _resolution(spec: BuildSpec, item: dict[str, Any]) -> Resolution:

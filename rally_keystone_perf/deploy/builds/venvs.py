@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy import logtail
 from rally_keystone_perf.deploy.builds import pins
-from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution
+from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution, pip_tail
 from rally_keystone_perf.deploy.options import LaunchError, Progress
 
 BUILD_INFO = "keystone-build.json"
@@ -105,6 +104,7 @@ def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
         ],
         [str(python), "-c", "import keystone.server.flask"],
     ]
+    code = 0
     with log.open("wb") as out:
         for argv in steps:
             out.write(f"$ {' '.join(argv)}\n".encode())
@@ -113,11 +113,13 @@ def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
                 argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
             ).returncode
             if code != 0:
-                raise LaunchError(
-                    f"installing Keystone build {resolution.spec.text} failed "
-                    f"(exit {code}; its libraries are pinned to the suite's "
-                    f"versions); last lines of {log}:\n{logtail.log_tail(log)}"
-                )
+                break
+    if code != 0:
+        raise LaunchError(
+            f"installing Keystone build {resolution.spec.text} failed (exit "
+            f"{code}; its libraries are pinned to the suite's versions); last "
+            f"lines of {log}:\n{pip_tail(log)}"
+        )
 
 
 def _info(resolution: Resolution, final: Path, seconds: float) -> dict[str, Any]:

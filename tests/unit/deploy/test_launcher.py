@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy import launcher, modes, preflight, probes
+from rally_keystone_perf.deploy import launcher, modes, preflight, probes, services
+from rally_keystone_perf.deploy.builds import venvs
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import (
     Deployment,
@@ -343,3 +344,45 @@ def test_up_refuses_bad_fake_computes_before_starting(
     with pytest.raises(LaunchError, match=message):
         launcher.up(tmp_path / "runs", resolve(options))
     assert not (tmp_path / "runs").exists()
+
+
+def test_up_with_a_keystone_build(
+    tmp_path: Path, fake_keystone: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build's keystone-manage, venv and suite-code path reach every part."""
+    venv = tmp_path / "builds" / "keystone-29.1.0-k"
+    (venv / "bin").mkdir(parents=True)
+    manage = _script(
+        venv / "bin" / "keystone-manage",
+        fake_keystone["keystone-manage"]
+        .read_text()
+        .replace('"argv": sys.argv[1:],', '"argv": sys.argv[1:], "build": True,'),
+    )
+    info = {"spec": "keystone==29.1.0", "kind": "pip", "version": "29.1.0"}
+    (venv / venvs.BUILD_INFO).write_text(json.dumps(info | {"venv": str(venv)}))
+    envs: list[dict[str, str] | None] = []
+    real_start = services.start
+
+    def start(run: RunDir, name: str, argv: Any, env: Any = None, **kw: Any) -> Any:
+        envs.append(env)
+        return real_start(run, name, argv, env, **kw)
+
+    monkeypatch.setattr(services, "start", start)
+    monkeypatch.setattr(launcher, "wait_healthy", lambda *a: 0.1)
+    options = LaunchOptions(keystone_build="keystone==29.1.0", keystone_venv=str(venv))
+    run = launcher.up(tmp_path / "runs", resolve(options))
+    try:
+        state = run.read_state()
+        assert state["keystone_build"]["version"] == "29.1.0"
+        assert state["versions"]["keystone"] == "29.1.0"
+        suite = run.root / "suite-code"
+        assert (suite / "rally_keystone_perf" / "deploy").is_dir()
+        ini = (run.conf / "uwsgi.ini").read_text()
+        assert f"\nhome = {venv}\npythonpath = {suite}\n" in ini.replace(
+            "; and the suite's WSGI wrapper beside it (only that package)\n", ""
+        )
+        assert envs[-1] is not None and envs[-1]["PYTHONPATH"] == str(suite)
+        calls = _calls(fake_keystone["record"])
+        assert len(calls) == 4 and all(c.get("build") for c in calls), manage
+    finally:
+        launcher.stop(run)
