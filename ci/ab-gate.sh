@@ -4,7 +4,9 @@
 # (rally-keystone-perf gate AB_DIR). No stored baseline: both sides run here,
 # now, so the machine's drift falls on both alike.
 #
-# usage: ci/ab-gate.sh
+# usage: ci/ab-gate.sh [AB_OPTION...]
+#   AB_OPTION  more options of `rally-keystone-perf ab`, each one argument
+#              (e.g. "--b=--keystone-build /src/keystone"), after GATE_AB_ARGS
 # environment:
 #   GATE_OUT      output folder (default: ./gate-output): ab-*/, gate.txt,
 #                 gate-junit.xml
@@ -18,9 +20,9 @@
 #             could not say included), 130/143 interrupted
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-if [ $# -ne 0 ]; then
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
-  [ "$1" = "-h" ] || [ "$1" = "--help" ] && exit 0 || exit 1
+  exit 0
 fi
 out="${GATE_OUT:-gate-output}"
 task="${GATE_TASK:-$here/tasks/gate-tokens.json}"
@@ -30,7 +32,7 @@ mkdir -p "$out"
 ab_dir="$out/ab-$(date +%Y%m%d-%H%M%S)-$$"
 rc=0
 rally-keystone-perf ab --task "$task" --ab-dir "$ab_dir" --runs-dir "$out" \
-  "${ab_args[@]}" || rc=$?
+  "${ab_args[@]}" "$@" || rc=$?
 # 2 is an SLA failure: the gate reports it with the rest; anything else stops
 if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then exit "$rc"; fi
 rc=0

@@ -1,36 +1,74 @@
 #!/usr/bin/env bash
-# Regression gate job: start the local Keystone that is installed (the change
-# under test), run the quick token tasks through Rally, and gate the result
-# against a baseline report. Used by the Zuul job, the GitHub Actions workflow
-# and this project's own .ci/run.
+# Regression gate job for a Keystone change: build the change and its base,
+# measure both on this machine in rounds taken in turns
+# (rally-keystone-perf ab, ci/ab-gate.sh) and gate the change against the
+# base (rally-keystone-perf gate AB_DIR). Works on first use: no stored
+# baseline, since both sides run here, now. Used by the Zuul job and the
+# GitHub Actions workflow (ci/zuul.d, ci/github).
 #
-# usage: ci/keystone-gate.sh [--make-baseline] BASELINE
-#   BASELINE         a Rally JSON report (rally-keystone-perf gate --help)
-#   --make-baseline  run the tasks and write their report to BASELINE instead
-#                    of gating (how a stored baseline is refreshed)
+# usage: ci/keystone-gate.sh --change SPEC [--base SPEC]
+#        ci/keystone-gate.sh --baseline FILE | --make-baseline FILE
+#   --change SPEC         the Keystone under test: a checkout's folder (its
+#                         uncommitted changes included), git+URL@REF or a pip
+#                         requirement (rally-keystone-perf run --help:
+#                         --keystone-build)
+#   --base SPEC           what the change is compared with: the target
+#                         branch (git+file:///src/keystone@<base commit>) or
+#                         a release (default: keystone, the last release on
+#                         the package index)
+#   --baseline FILE       instead: one run of the installed Keystone gated
+#                         against a stored Rally report (for those who keep
+#                         one; it measures the machine as much as the code)
+#   --make-baseline FILE  run once and write that report
 # environment:
-#   GATE_OUT        output folder (default: ./gate-output): runs/, gate.txt,
-#                   gate-junit.xml
-#   GATE_TASK       task file (default: tasks/gate-tokens.json)
-#   GATE_RUN_ARGS   extra options of `rally-keystone-perf run`
-#                   (default: --processes 2 --threads 1)
-#   GATE_ARGS       extra options of `rally-keystone-perf gate`
-#                   (default: --max-regression 10%)
+#   GATE_OUT       output folder (default: ./gate-output)
+#   GATE_TASK      task file (default: tasks/gate-tokens.json)
+#   GATE_AB_ARGS   options of `rally-keystone-perf ab` (A/B; default:
+#                  --password-hash-rounds 4 --rounds 8)
+#   GATE_RUN_ARGS  options of `rally-keystone-perf run` (baseline; default:
+#                  --processes 2 --threads 1)
+#   GATE_ARGS      options of `rally-keystone-perf gate` (default:
+#                  --max-regression 10%)
 # exit codes: 0 passed (or baseline written), 2 regressed or an SLA failed,
-#             1 error, 130 interrupted
+#             1 error, 130/143 interrupted
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-make_baseline=0
-if [ "${1:-}" = "--make-baseline" ]; then make_baseline=1; shift; fi
-if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+usage() {
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
-  [ $# -eq 1 ] && exit 0 || exit 1
+}
+change="" base="keystone" baseline="" make_baseline=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --change) change="${2:?--change needs a build spec}"; shift 2 ;;
+    --base) base="${2:?--base needs a build spec}"; shift 2 ;;
+    --baseline) baseline="${2:?--baseline needs a file}"; shift 2 ;;
+    --make-baseline) baseline="${2:?--make-baseline needs a file}"
+                     make_baseline=1; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "error: unknown argument $1" >&2; usage >&2; exit 1 ;;
+  esac
+done
+if [ -n "$change" ] && [ -n "$baseline" ]; then
+  echo "error: --change gates against its base; --baseline against a file:" \
+       "give one" >&2
+  exit 1
 fi
-baseline="$1"
+export GATE_ARGS="${GATE_ARGS:---max-regression 10%}"
+if [ -n "$change" ]; then
+  # each side's build spec quoted for the side's own option parser
+  exec bash "$here/ci/ab-gate.sh" \
+    "--a=--keystone-build $(printf '%q' "$base")" \
+    "--b=--keystone-build $(printf '%q' "$change")"
+fi
+if [ -z "$baseline" ]; then
+  echo "error: give --change SPEC (A/B against its base) or --baseline FILE" >&2
+  usage >&2
+  exit 1
+fi
 out="${GATE_OUT:-gate-output}"
 task="${GATE_TASK:-$here/tasks/gate-tokens.json}"
 read -r -a run_args <<< "${GATE_RUN_ARGS:---processes 2 --threads 1}"
-read -r -a gate_args <<< "${GATE_ARGS:---max-regression 10%}"
+read -r -a gate_args <<< "$GATE_ARGS"
 if [ "$make_baseline" = 0 ] && [ ! -f "$baseline" ]; then
   echo "error: baseline report $baseline does not exist" \
        "(make one with: $0 --make-baseline $baseline)" >&2

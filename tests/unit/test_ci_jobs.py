@@ -17,8 +17,9 @@ def test_gate_script_is_valid_bash_with_help() -> None:
     shown = subprocess.run(
         ["bash", str(SCRIPT), "--help"], capture_output=True, text=True, check=True
     )
-    assert shown.stdout.startswith("Regression gate job:")
+    assert shown.stdout.startswith("Regression gate job for a Keystone change:")
     assert "--make-baseline" in shown.stdout and "set -euo" not in shown.stdout
+    assert "--change SPEC" in shown.stdout
 
 
 def test_ab_gate_script_is_valid_bash_with_help() -> None:
@@ -31,9 +32,37 @@ def test_ab_gate_script_is_valid_bash_with_help() -> None:
     assert "GATE_AB_ARGS" in shown.stdout and "set -euo" not in shown.stdout
 
 
+def test_gate_script_needs_a_change_or_a_baseline(tmp_path: Path) -> None:
+    for argv in ([], ["--change", "a", "--baseline", "b"], ["--nope"]):
+        result = subprocess.run(
+            ["bash", str(SCRIPT), *argv], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert result.returncode == 1 and "error:" in result.stderr, argv
+    assert not (tmp_path / "gate-output").exists()
+
+
+def test_gate_script_quotes_the_build_specs(tmp_path: Path) -> None:
+    """--change/--base become one --a/--b argument each, quoted for shlex."""
+    fake = tmp_path / "ci" / "ab-gate.sh"
+    fake.parent.mkdir()
+    fake.write_text('printf "%s\\n" "$@"\n')
+    script = tmp_path / "ci" / "keystone-gate.sh"
+    script.write_text(SCRIPT.read_text())
+    result = subprocess.run(
+        ["bash", str(script), "--change", "/src/my keystone", "--base", "k==1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.splitlines() == [
+        "--a=--keystone-build k==1",
+        "--b=--keystone-build /src/my\\ keystone",
+    ]
+
+
 def test_gate_script_rejects_a_missing_baseline(tmp_path: Path) -> None:
     result = subprocess.run(
-        ["bash", str(SCRIPT), str(tmp_path / "none.json")],
+        ["bash", str(SCRIPT), "--baseline", str(tmp_path / "none.json")],
         capture_output=True,
         text=True,
         check=False,
@@ -59,9 +88,9 @@ def test_zuul_job_and_playbooks() -> None:
         assert playbook.is_file(), playbook
         assert isinstance(yaml.safe_load(playbook.read_text()), list)
     run = (ROOT / job["run"]).read_text()
-    assert "ci/keystone-gate.sh" in run and "keystone_perf_baseline" in run
-    baseline = Path(job["vars"]["keystone_perf_baseline"]).name
-    assert baseline in (CI / "baselines" / "README.rst").read_text()
+    assert 'ci/keystone-gate.sh --change "$change" --base "$base"' in run
+    assert job["vars"]["keystone_perf_base"] == "HEAD~1"
+    assert "baseline" not in yaml.safe_dump(job["vars"])  # none stored
 
 
 def test_github_workflow() -> None:
@@ -71,5 +100,5 @@ def test_github_workflow() -> None:
     steps = workflow["jobs"]["gate"]["steps"]
     commands = "\n".join(step.get("run", "") for step in steps)
     assert "rally-keystone-perf/ci/keystone-gate.sh" in commands
-    baseline = Path(workflow["env"]["BASELINE"]).name
-    assert baseline in (CI / "baselines" / "README.rst").read_text()
+    assert '--change "$GITHUB_WORKSPACE/keystone" --base "$base"' in commands
+    assert "BASELINE" not in workflow["env"]  # none stored: A/B on the runner
