@@ -156,7 +156,8 @@ def add_ab_command(sub: Any) -> None:
         "measure (median, throughput, server CPU per iteration), B's cost "
         "against A's with its 95%% interval over the rounds and the verdict. "
         "A side is the command's launch options with its own --a/--b options "
-        "over them.",
+        "over them, a Keystone build among them (--b '--keystone-build "
+        "~/src/keystone': a change against the installed Keystone).",
     )
     parser.add_argument(
         "--task",

@@ -43,8 +43,9 @@ class Resolution:
 
     def describe(self) -> str:
         """One line: the version and where it comes from."""
-        where = self.source.get("commit") or self.source.get("sha256") or ""
-        return f"keystone {self.version} ({self.spec.kind} {where[:12]})".strip()
+        source = self.source
+        where = source.get("commit") or source.get("sha256") or source.get("content")
+        return f"keystone {self.version} ({self.spec.kind} {(where or '')[:12]})"
 
 
 def resolve(spec: BuildSpec) -> Resolution:

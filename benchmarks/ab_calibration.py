@@ -1,0 +1,279 @@
+"""Power and false alarms of the A/B gate on this machine.
+
+Builds Keystone three ways from the installed release's sdist (a git
+repository in the work folder): as it is, and with a fixed extra CPU cost
+inside token validation worth +10% and +20% of the validation's server CPU:
+``GET /v3/auth/tokens``' handler (``keystone/api/auth.py``,
+``AuthTokenResource.get``) runs a loop of a fixed number of iterations
+before it validates the subject token, the count set from the loop's speed
+in this interpreter and the first A/A's measured server CPU per validation.
+Each cost is a branch of that repository (``slow-<percent>``), built as
+``git+file://...@slow-<percent>``. Then runs A/Bs of a small task
+(``validate_token`` of ``tasks/gate-tokens.json``: 60 validations at
+concurrency 4 a round, users from the pool) with side A the unchanged
+build: A/A ``--aa`` times, +10% ``--ten`` times, +20% ``--twenty`` times,
+taken in turns so that the machine's drift falls on every kind. Each A/B is
+gated as ``rally-keystone-perf gate AB_DIR --max-regression TOL`` judges
+it, and the table prints, per kind, how often the gate failed it (a false
+alarm for an A/A, a detection otherwise), how often the median's interval
+excluded no change, the mean estimate, the median interval width and the
+minutes per A/B.
+
+Resumable: every finished A/B is a line of ``<work>/calibration.jsonl``;
+run it again and it goes on where it stopped (``--table`` prints the table
+of what is there). It prints figures; it asserts nothing.
+
+Usage (from the repository root; about 75 minutes with the defaults)::
+
+    python -m benchmarks.ab_calibration [--work runs/ab-calibration]
+        [--aa 10] [--ten 10] [--twenty 5] [--rounds 8] [--tolerance 5%]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from prettytable import PrettyTable
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.cli.arguments import percentage
+from rally_keystone_perf.deploy.builds import source
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.readers import ab_folder
+
+KINDS = {"A/A": 0, "+10%": 10, "+20%": 20}
+
+# --- the slowed builds: an extra CPU cost in GET /v3/auth/tokens' handler
+HANDLER = "class AuthTokenResource("
+ANCHOR = (
+    "        token_id = flask.request.headers.get(\n"
+    "            authorization.SUBJECT_TOKEN_HEADER\n"
+    "        )\n"
+)
+CALL = "        _calibration_extra_cost()  # rally-keystone-perf calibration\n"
+FUNCTION = '''
+
+def _calibration_extra_cost(iterations={iterations}):
+    """rally-keystone-perf's A/B calibration: a fixed extra CPU cost."""
+    total = 0
+    for i in range(iterations):
+        total += i * i
+    return total
+'''
+# the loop timed as it runs in Keystone: a function's locals
+LOOP = (
+    FUNCTION.format(iterations=3_000_000)
+    + """
+import time
+best = 0.0
+for _ in range(3):
+    start = time.process_time()
+    _calibration_extra_cost()
+    best = max(best, 3_000_000 / (time.process_time() - start))
+print(best)
+"""
+)
+
+
+def loop_rate(python: Path = Path(sys.executable)) -> float:
+    """Iterations of the extra cost's loop per CPU second (best of 3)."""
+    done = subprocess.run(
+        [str(python), "-I", "-c", LOOP], capture_output=True, text=True, check=True
+    )
+    return float(done.stdout)
+
+
+def patched(text: str, iterations: int) -> str:
+    """``keystone/api/auth.py`` with the extra cost in token validation."""
+    handler = text.index(HANDLER)
+    anchor = text.index(ANCHOR, handler) + len(ANCHOR)
+    return text[:anchor] + CALL + text[anchor:] + FUNCTION.format(iterations=iterations)
+
+
+def slowed_branch(repo: Path, base_ref: str, percent: int, iterations: int) -> str:
+    """Branch ``slow-<percent>`` of ``repo``: ``base_ref`` with the extra cost."""
+    branch = f"slow-{percent}"
+    source.git(repo, "checkout", "-q", "-B", branch, base_ref)
+    auth = repo / "keystone" / "api" / "auth.py"
+    auth.write_text(patched(auth.read_text(), iterations))
+    source.commit(repo, f"calibration: +{percent}% ({iterations} loop iterations)")
+    source.git(repo, "checkout", "-q", base_ref)
+    return branch
+
+
+# --- the A/Bs
+
+
+def schedule(aa: int, ten: int, twenty: int) -> list[str]:
+    """The A/Bs' kinds in turns: A/A first (it sets the extra costs)."""
+    left = {"A/A": aa, "+10%": ten, "+20%": twenty}
+    order: list[str] = []
+    while any(left.values()):
+        for kind in KINDS:
+            if left[kind]:
+                order.append(kind)
+                left[kind] -= 1
+    return order
+
+
+def small_task(work: Path) -> Path:
+    """The gate task's validate_token workload alone."""
+    gate = json.loads((paths.tasks_dir() / "gate-tokens.json").read_text())
+    subtasks = [s for s in gate["subtasks"] if "validate_token" in s["tags"]]
+    task = {**gate, "title": "A/B calibration: validate_token", "subtasks": subtasks}
+    path = work / "task.json"
+    path.write_text(json.dumps(task, indent=2) + "\n")
+    return path
+
+
+def run_ab(args: argparse.Namespace, folder: Path, task: Path, b_ref: str) -> float:
+    """One A/B (base against ``b_ref``) in a child process; its minutes."""
+    url = f"git+file://{args.work / 'keystone'}"
+    base = source.installed_version()
+    started = time.monotonic()
+    code = subprocess.run(
+        [
+            *(sys.executable, "-m", "rally_keystone_perf.cli", "ab"),
+            *("--task", str(task), "--rounds", str(args.rounds)),
+            *("--ab-dir", str(folder), "--runs-dir", str(args.work / "runs")),
+            *("--password-hash-rounds", "4"),
+            f"--a=--keystone-build {url}@{base}",
+            f"--b=--keystone-build {url}@{b_ref}",
+        ],
+        stdout=subprocess.DEVNULL,
+    ).returncode
+    if code not in (0, 2):
+        raise SystemExit(f"the A/B in {folder} failed (exit {code})")
+    return (time.monotonic() - started) / 60
+
+
+def judged(folder: Path, tolerance: float) -> dict[str, Any]:
+    """The gate's outcome and the validation's estimates of one A/B."""
+    result = api.gate_ab(folder, tolerance, 0.05)
+    (workload,) = ab.workloads(ab_folder.load(folder))
+    median = workload.estimate(ab.MEDIAN)
+    cpu_a = [p.a.server_cpu for p in workload.pairs if p.a.server_cpu]
+    return {
+        "gate_failed": not result.passed,
+        "median": [median.ratio, median.low, median.high],
+        "server_cpu_a": statistics.median(cpu_a) if cpu_a else None,
+    }
+
+
+def extra_costs(work: Path, base_cpu: float | None) -> dict[str, str]:
+    """The slowed branches, made once: kind -> git ref."""
+    plan_file = work / "plan.json"
+    if plan_file.is_file():
+        return dict(json.loads(plan_file.read_text())["refs"])
+    if not base_cpu:
+        raise SystemExit("the first A/A measured no server CPU per validation")
+    rate = loop_rate()
+    refs, iterations = {"A/A": source.installed_version()}, {}
+    for kind, percent in KINDS.items():
+        if percent:
+            iterations[kind] = round(base_cpu * percent / 100 * rate)
+            refs[kind] = slowed_branch(
+                work / "keystone", refs["A/A"], percent, iterations[kind]
+            )
+    plan = {"base_cpu_s": base_cpu, "loop_rate": rate, "iterations": iterations}
+    plan_file.write_text(json.dumps(plan | {"refs": refs}, indent=2) + "\n")
+    print(f"extra costs: {json.dumps(plan)}", flush=True)
+    return refs
+
+
+def measure(args: argparse.Namespace) -> None:
+    """Run the A/Bs not yet in ``calibration.jsonl``."""
+    args.work.mkdir(parents=True, exist_ok=True)
+    if not (args.work / "keystone").exists():
+        source.make_checkout(args.work / "keystone")
+    task = small_task(args.work)
+    results = args.work / "calibration.jsonl"
+    done = _lines(results)
+    refs = None if not done else extra_costs(args.work, done[0]["server_cpu_a"])
+    for index, kind in enumerate(schedule(args.aa, args.ten, args.twenty)):
+        if index < len(done):
+            continue
+        b_ref = source.installed_version() if refs is None else refs[kind]
+        folder = args.work / f"ab-{index + 1:02d}"
+        minutes = run_ab(args, folder, task, b_ref)
+        entry: dict[str, Any] = {"index": index, "kind": kind}
+        entry |= {"minutes": round(minutes, 2), "at": time.time()}
+        entry |= judged(folder, args.tolerance)
+        with results.open("a") as out:
+            out.write(json.dumps(entry) + "\n")
+        print(json.dumps(entry), flush=True)
+        if refs is None:
+            refs = extra_costs(args.work, entry["server_cpu_a"])
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def table(work: Path, tolerance: float) -> PrettyTable:
+    """Per kind: A/Bs, gate failures, intervals excluding 1, widths, minutes."""
+    found = PrettyTable(
+        [
+            "kind",
+            "A/Bs",
+            f"gate failed (--max-regression {tolerance:.0%})",
+            "interval excludes no change",
+            "mean estimate",
+            "median 95% CI width",
+            "min per A/B",
+        ],
+        align="r",
+    )
+    entries = _lines(work / "calibration.jsonl")
+    for kind in KINDS:
+        mine = [e for e in entries if e["kind"] == kind]
+        if not mine:
+            continue
+        ratios = [e["median"] for e in mine]
+        excludes = sum(low > 1 or high < 1 for _, low, high in ratios)
+        found.add_row(
+            [
+                kind,
+                len(mine),
+                f"{sum(e['gate_failed'] for e in mine)} of {len(mine)}",
+                f"{excludes} of {len(mine)}",
+                f"{statistics.mean(r for r, _, _ in ratios) - 1:+.1%}",
+                f"{statistics.median(high - low for _, low, high in ratios):.1%}",
+                f"{statistics.mean(e['minutes'] for e in mine):.1f}",
+            ]
+        )
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("runs/ab-calibration"))
+    parser.add_argument("--aa", type=int, default=10, help="A/As (default: 10)")
+    parser.add_argument("--ten", type=int, default=10, help="+10%% A/Bs (10)")
+    parser.add_argument("--twenty", type=int, default=5, help="+20%% A/Bs (5)")
+    parser.add_argument("--rounds", type=int, default=8, help="rounds per A/B (8)")
+    parser.add_argument(
+        "--tolerance", type=percentage, default=0.05, help="the gate's (5%%)"
+    )
+    parser.add_argument("--table", action="store_true", help="print, run nothing")
+    args = parser.parse_args()
+    if not args.table:
+        measure(args)
+    print(table(args.work, args.tolerance))
+    plan = args.work / "plan.json"
+    if plan.is_file():
+        print(f"extra costs: {plan.read_text().strip()}")
+
+
+if __name__ == "__main__":
+    main()
