@@ -14,7 +14,9 @@
 # the change and its base, as a pull request or a Zuul change has them.
 # environment:
 #   TRY_DIR   workspace (default: /tmp/keystone-perf-try-jobs; emptied first)
-# exit codes: the last job's: 0 passed, 2 regressed, 1 error
+# exit codes: the GitHub steps': 0 passed, 2 regressed, 1 error; the
+#             playbook's, ansible-playbook's (0 passed, 2 a task failed);
+#             both: the last failing one
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 which_jobs="${1:-both}"
@@ -105,7 +107,11 @@ PY
   local rc=0 become=()
   # a node without sudo (this machine as root): become through su instead
   command -v sudo >/dev/null || become=(-e ansible_become_method=su)
-  HOME="$home" "$ws/tools/bin/ansible-playbook" "${become[@]}" -c local -i localhost, \
+  # a node's own PATH and Python, as Zuul's nodes have them (not this
+  # machine's pyenv)
+  HOME="$home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "$ws/tools/bin/ansible-playbook" "${become[@]}" \
+    -e ansible_python_interpreter=/usr/bin/python3 -c local -i localhost, \
     -e "@$ws/zuul-vars.yaml" -e "ansible_user_dir=$home" \
     "$here/ci/playbooks/gate-run.yaml" || rc=$?
   echo "zuul playbook: exit $rc" >&2
