@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -203,6 +204,7 @@ def measure(args: argparse.Namespace) -> None:
             continue
         b_ref = source.installed_version() if refs is None else refs[kind]
         folder = args.work / f"ab-{index + 1:02d}"
+        shutil.rmtree(folder, ignore_errors=True)  # an A/B that did not finish
         minutes = run_ab(args, folder, task, b_ref)
         entry: dict[str, Any] = {"index": index, "kind": kind}
         entry |= {"minutes": round(minutes, 2), "at": time.time()}
@@ -220,6 +222,14 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 
 
+def cpu_ratio(folder: Path) -> float | None:
+    """B's server CPU per validation over A's, over the A/B's rounds."""
+    if not folder.is_dir():
+        return None
+    (workload,) = ab.workloads(ab_folder.load(folder))
+    return workload.estimate(ab.SERVER_CPU).ratio
+
+
 def table(work: Path, tolerance: float) -> PrettyTable:
     """Per kind: A/Bs, gate failures, intervals excluding 1, widths, minutes."""
     found = PrettyTable(
@@ -230,6 +240,7 @@ def table(work: Path, tolerance: float) -> PrettyTable:
             "interval excludes no change",
             "mean estimate",
             "median 95% CI width",
+            "server CPU B/A",
             "min per A/B",
         ],
         align="r",
@@ -241,6 +252,7 @@ def table(work: Path, tolerance: float) -> PrettyTable:
             continue
         ratios = [e["median"] for e in mine]
         excludes = sum(low > 1 or high < 1 for _, low, high in ratios)
+        cpu = [cpu_ratio(work / f"ab-{e['index'] + 1:02d}") for e in mine]
         found.add_row(
             [
                 kind,
@@ -249,6 +261,7 @@ def table(work: Path, tolerance: float) -> PrettyTable:
                 f"{excludes} of {len(mine)}",
                 f"{statistics.mean(r for r, _, _ in ratios) - 1:+.1%}",
                 f"{statistics.median(high - low for _, low, high in ratios):.1%}",
+                f"{statistics.mean(c for c in cpu if c) - 1:+.1%}" if any(cpu) else "-",
                 f"{statistics.mean(e['minutes'] for e in mine):.1f}",
             ]
         )
@@ -267,6 +280,7 @@ def main() -> None:
     )
     parser.add_argument("--table", action="store_true", help="print, run nothing")
     args = parser.parse_args()
+    args.work = args.work.resolve()  # the git URL of its repository is absolute
     if not args.table:
         measure(args)
     print(table(args.work, args.tolerance))
