@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.builds import pins
 from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution, pip_tail
 from rally_keystone_perf.deploy.options import LaunchError, Progress
@@ -161,15 +162,5 @@ def remove_stale_scratch(cache: Path) -> None:
     """Remove ``.building-*`` folders whose builder's pid is gone."""
     for folder in cache.glob(f"{SCRATCH_PREFIX}*"):
         pid = folder.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not services.alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
