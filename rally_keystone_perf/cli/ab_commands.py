@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from rally_keystone_perf import paths, stop_signals
 from rally_keystone_perf.cli import arguments, engine_options
 from rally_keystone_perf.cli.common import (
+    EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     combined_exit,
@@ -24,7 +25,7 @@ from rally_keystone_perf.deploy.builds import prepare, runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.run import ab
+from rally_keystone_perf.run import ab, instructions
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -81,6 +82,8 @@ def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
         # both sides' builds installed before either side starts
         deployments[side] = prepare.prepare(deployment, echo)
         options[side] = _recorded(deployments[side])
+    if args.instructions:  # refused before anything starts
+        instructions.check_countable(deployments, task.workloads())
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return ab.AbPlan(
         folder=args.ab_dir or args.runs_dir / f"ab-{stamp}",
@@ -105,13 +108,30 @@ def cmd_ab(args: argparse.Namespace) -> int:
     state = ab.run_ab(
         plan, lambda run: engine_options.task_to_run(task, None, run), echo
     )
+    counted = EXIT_OK
+    if args.instructions and state.status == ab.DONE:
+        counted = _count(plan, task)
     if state.complete_rounds():
         api.write_ab(plan.folder, sys.stdout, args.format)
     echo(f"A/B folder: {plan.folder}")
-    if state.status == ab.INTERRUPTED:
+    if state.status == ab.INTERRUPTED or counted == EXIT_INTERRUPTED:
         return stop_signals.exit_code(EXIT_INTERRUPTED)
     codes = [code for r in state.rounds for code in r.exit_codes.values()]
-    return combined_exit(codes)
+    return combined_exit([*codes, counted])
+
+
+def _count(plan: ab.AbPlan, task: TaskFile) -> int:
+    """``--instructions``: count both sides after the rounds; the exit code
+    (1 when a count failed, the rounds' figures kept either way)."""
+    try:
+        instructions.count_ab(plan.folder, plan.deployments, task.workloads(), echo)
+    except KeyboardInterrupt:
+        echo("instruction counts interrupted; the rounds are kept")
+        return EXIT_INTERRUPTED
+    except LaunchError as exc:
+        echo(f"instruction counts failed: {exc}")
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def _add_sides_and_rounds(parser: argparse.ArgumentParser) -> None:
@@ -167,6 +187,15 @@ def add_ab_command(sub: Any) -> None:
         f"(default: tasks/{DEFAULT_TASK})",
     )
     _add_sides_and_rounds(parser)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="after the rounds, count each side's Keystone instructions per "
+        "request under callgrind (valgrind): one process, SQLite, bcrypt at 4 "
+        "rounds unless --password-hash-rounds says otherwise; for sides that "
+        "differ only by --keystone-build (about 2 minutes a side for the "
+        "gate task); judged by gate --max-instruction-increase",
+    )
     parser.add_argument(
         "--ab-dir",
         type=Path,

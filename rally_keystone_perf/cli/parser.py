@@ -237,6 +237,15 @@ def _add_gate(sub: Subparsers) -> None:
         help="tolerated slowdown of a median or p95, e.g. 10%% (default: 10%%)",
     )
     gate_cmd.add_argument(
+        "--max-instruction-increase",
+        type=arguments.percentage,
+        default=None,
+        metavar="PERCENT",
+        help="an A/B folder only: also fail a workload whose instructions per "
+        "request (ab --instructions, counted under callgrind) on B exceed A's "
+        "by more than this, e.g. 1%% (default: not judged)",
+    )
+    gate_cmd.add_argument(
         "--alpha",
         type=arguments.alpha,
         default=0.05,

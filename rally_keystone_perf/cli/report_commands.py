@@ -87,10 +87,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     A by round: a workload fails when B's median total is estimated more
     than --max-regression slower and its interval (Bonferroni over the
     workloads) lies wholly above no change; exit 1 when the rounds cannot
-    say.
+    say. With --max-instruction-increase, an A/B's workload also fails when
+    B's instructions per request exceed A's by more than that (ERROR, exit
+    1, when the A/B has no counts).
     """
     if api.is_ab_folder(args.current):
         return _gate_ab(args)
+    if args.max_instruction_increase is not None:
+        raise ReportError(
+            "gate: --max-instruction-increase judges an A/B folder's counts "
+            "(ab --instructions), not two runs"
+        )
     if args.baseline is None:
         raise ReportError("gate: --baseline is needed unless CURRENT is an A/B folder")
     run = api.gate(
@@ -123,7 +130,12 @@ def _gate_ab(args: argparse.Namespace) -> int:
             f"gate: {args.current} is an A/B folder, gated against its own side "
             "A: drop --baseline"
         )
-    result = api.gate_ab(Path(args.current), args.max_regression, args.alpha)
+    result = api.gate_ab(
+        Path(args.current),
+        args.max_regression,
+        args.alpha,
+        args.max_instruction_increase,
+    )
     echo(f"A/B: {args.current}: side B gated against side A, round by round")
     buffer = io.StringIO()
     api.write_gate(result, buffer, args.format)

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from rally_keystone_perf.report.figures import ab, ab_gate, combined, scaling
+from rally_keystone_perf.report.figures import (
+    ab,
+    ab_gate,
+    combined,
+    instructions,
+    scaling,
+)
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures import trends as trending
@@ -29,6 +35,7 @@ from rally_keystone_perf.report.figures.run_labels import (
     load_runs,
 )
 from rally_keystone_perf.report.readers import ab_folder
+from rally_keystone_perf.report.readers import instructions as instruction_counts
 from rally_keystone_perf.report.readers.source import resolve
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.ab import AbPage, side_texts
@@ -232,6 +239,7 @@ def ab_page(folder: Path) -> AbPage:
     """An A/B folder read and computed (:mod:`.figures.ab`)."""
     found = ab_folder.load(folder)
     state = found.state
+    counts = instruction_counts.load(folder)
     return AbPage(
         folder=str(folder),
         task=state.task,
@@ -239,6 +247,8 @@ def ab_page(folder: Path) -> AbPage:
         rounds_planned=state.rounds_planned,
         sides=side_texts({s: v["options"] for s, v in state.sides.items()}),
         workloads=ab.workloads(found),
+        instructions=instructions.rows(counts),
+        counted={} if counts is None else counts.conditions,
     )
 
 
@@ -252,9 +262,23 @@ def is_ab_folder(name: str) -> bool:
     return (Path(name) / ab_folder.STATE_FILE).is_file()
 
 
-def gate_ab(folder: Path, max_regression: float, alpha: float) -> GateResult:
-    """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`).
+def gate_ab(
+    folder: Path,
+    max_regression: float,
+    alpha: float,
+    max_instruction_increase: float | None = None,
+) -> GateResult:
+    """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`);
+    with ``max_instruction_increase``, on its instruction counts too
+    (:mod:`.figures.instructions`).
 
     :raises ReportError: not an A/B folder, or its sides ran different tasks.
     """
-    return ab_gate.gate(ab.workloads(ab_folder.load(folder)), max_regression, alpha)
+    workloads = ab.workloads(ab_folder.load(folder))
+    result = ab_gate.gate(workloads, max_regression, alpha)
+    if max_instruction_increase is None:
+        return result
+    found = instructions.rows(instruction_counts.load(folder))
+    labels = [(w.position, w.label) for w in workloads]
+    result.checks.extend(instructions.checks(labels, found, max_instruction_increase))
+    return result

@@ -9,11 +9,12 @@ verdict (:mod:`rally_keystone_perf.report.figures.ab`).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.figures.instructions import InstructionRow
 from rally_keystone_perf.report.writers import common
 
 WIDTH = 120
@@ -54,6 +55,9 @@ class AbPage:
     sides: dict[str, str]  # side -> its options, as one line
     workloads: Sequence[ab.AbWorkload]
     confidence: float = ab.CONFIDENCE
+    # --instructions: counts by workload position, and what they cover
+    instructions: Mapping[int, InstructionRow] = field(default_factory=dict)
+    counted: Mapping[str, Any] = field(default_factory=dict)
 
 
 def side_texts(options: dict[str, dict[str, Any]]) -> dict[str, str]:
@@ -118,6 +122,36 @@ def estimate_rows(workload: ab.AbWorkload, confidence: float) -> list[list[str]]
     return rows
 
 
+def _millions(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1e6:.3f}M"
+
+
+def instruction_line(page: AbPage, position: int) -> str | None:
+    """One workload's instructions per request on each side and B/A."""
+    row = page.instructions.get(position)
+    if row is None:
+        return None
+    ratio = "-" if row.ratio is None else f"{row.ratio:.4f}"
+    spread = max(row.spread_a or 0.0, row.spread_b or 0.0)
+    return (
+        f"instructions per request (callgrind): A {_millions(row.a)}, "
+        f"B {_millions(row.b)}, B/A {ratio} (segments within {spread:.2%})"
+    )
+
+
+def counted_line(page: AbPage) -> str | None:
+    """What the instruction counts cover, when there are any."""
+    if not page.instructions:
+        return None
+    rounds = page.counted.get("password_hash_rounds")
+    return (
+        f"instruction counts: {page.counted.get('process', 'one process')}; "
+        f"bcrypt at {rounds} rounds (the hash is C code a Keystone change "
+        "rarely touches); start-up and warm-up not counted; no drift: B/A is "
+        "read as it is"
+    )
+
+
 def _heading(page: AbPage) -> list[str]:
     done = max((len(w.pairs) for w in page.workloads), default=0)
     lines = [
@@ -133,11 +167,13 @@ def _heading(page: AbPage) -> list[str]:
 def write_text(page: AbPage, stream: TextIO) -> None:
     """The sides, then per workload its rounds and its estimates."""
     parts = _heading(page) + textwrap.wrap(NOTE, WIDTH)
+    parts += textwrap.wrap(counted_line(page) or "", WIDTH)
     for workload in page.workloads:
         parts.append(workload.label)
         parts.append(common.stacked_table(ROUND_HEADER, round_rows(workload), LEFT))
         estimates = estimate_rows(workload, page.confidence)
         parts.append(common.text_table(ESTIMATE_HEADER, estimates, LEFT).get_string())
+        parts += [line for line in [instruction_line(page, workload.position)] if line]
     stream.write("\n".join(parts) + "\n")
 
 
@@ -145,11 +181,14 @@ def write_markdown(page: AbPage, stream: TextIO) -> None:
     """The same as markdown sections."""
     parts = [common.md_cell(line) for line in _heading(page)]
     parts.append(common.md_cell(NOTE))
+    parts += [common.md_cell(line) for line in [counted_line(page)] if line]
     for workload in page.workloads:
         parts.append(f"### {common.md_cell(workload.label)}")
         parts.append(common.markdown_table(ROUND_HEADER, round_rows(workload), LEFT))
         estimates = estimate_rows(workload, page.confidence)
         parts.append(common.markdown_table(ESTIMATE_HEADER, estimates, LEFT))
+        line = instruction_line(page, workload.position)
+        parts += [common.md_cell(line)] if line else []
     stream.write("\n\n".join(parts) + "\n")
 
 
@@ -198,9 +237,23 @@ def document(page: AbPage) -> dict[str, Any]:
                 "estimates": {
                     m: _estimate(w.estimate(m, page.confidence)) for m in ab.MEASURES
                 },
+                "instructions_per_request": _counts(page.instructions.get(w.position)),
             }
             for w in page.workloads
         ],
+        "instruction_counts": dict(page.counted) or None,
+    }
+
+
+def _counts(row: InstructionRow | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {
+        "a": row.a,
+        "b": row.b,
+        "ratio": row.ratio,
+        "spread_a": row.spread_a,
+        "spread_b": row.spread_b,
     }
 
 

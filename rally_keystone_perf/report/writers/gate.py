@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from rally_keystone_perf.report.figures import instructions
 from rally_keystone_perf.report.figures.gate import ERROR, FAIL, SKIP, Check, GateResult
 from rally_keystone_perf.report.writers import common
 from rally_keystone_perf.report.writers.common import (
@@ -34,6 +35,8 @@ JUNIT_SUITES = "rally-keystone-perf gate"
 def _figure(check: Check, value: float | None) -> str:
     if check.criterion == "success rate":
         return format_success(value)
+    if check.criterion == instructions.CRITERION and value is not None:
+        return f"{value / 1e6:.3f}M"
     return format_number(value) if check.baseline is not None else ""
 
 
@@ -42,6 +45,8 @@ def _change(check: Check) -> str:
         return ""
     if check.criterion == "success rate":  # percentage points
         return f"{check.change * 100:+.1f} pt"
+    if check.criterion == instructions.CRITERION:  # no drift: finer
+        return f"{check.change * 100:+.2f}%"
     return f"{check.change * 100:+.1f}%"
 
 
@@ -69,11 +74,13 @@ def headline(result: GateResult) -> str:
     if result.errors:
         count = len(result.errors)
         verdict = "ERROR"
-        refused = (
-            f"{count} workload{'' if count == 1 else 's'} not comparable "
+        why = (
             "(achieved concurrency differs from the baseline's by more than 10%; "
-            "--allow-concurrency-mismatch compares anyway), "
+            "--allow-concurrency-mismatch compares anyway)"
+            if all(c.criterion.startswith("achieved ") for c in result.errors)
+            else "(the ERROR lines say why)"
         )
+        refused = f"{count} workload{'' if count == 1 else 's'} not comparable {why}, "
     return (
         f"gate {verdict}: {refused}{failed} of {len(result.checks)} checks failed, "
         f"{skipped} skipped (max regression {result.max_regression * 100:g}%, "

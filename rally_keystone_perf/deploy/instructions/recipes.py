@@ -1,0 +1,163 @@
+"""Each scenario's requests, for a replay in one process.
+
+A recipe mirrors its scenario's ``run()``: the same client calls, so the
+same requests (bodies, headers) as the timed ones, on a client whose
+transport counts them. What the scenario's contexts do before the load
+(tokens issued, revocation events added) is done here first on a client
+whose requests are not counted. ``KeystonePerf.boot_server`` has no recipe:
+its work is Nova's as much as Keystone's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rally_keystone_perf.client.keystone_v3 import IdentityClient, PasswordUser
+
+Step = Callable[[int], None]  # one iteration, by its number (0, 1, ...)
+TOKENS = "keystone_perf_tokens"
+REVOCATIONS = "keystone_perf_revocations"
+
+
+class RecipeError(Exception):
+    """No recipe for this workload; the message says why."""
+
+
+@dataclass(frozen=True)
+class Clients:
+    """The counted client, the uncounted one, and who can log in."""
+
+    counted: IdentityClient
+    setup: IdentityClient
+    admin: PasswordUser
+    users: Sequence[PasswordUser]
+
+
+def context_config(contexts: dict[str, Any], name: str) -> dict[str, Any]:
+    """A workload's context config by name, with or without ``@platform``."""
+    for key, config in contexts.items():
+        if key.split("@")[0] == name:
+            return dict(config or {})
+    return {}
+
+
+def create_token(clients: Clients, args: dict[str, Any], _: dict[str, Any]) -> Step:
+    """``KeystonePerf.create_token``: one password token per iteration,
+    users round robin (Rally's default)."""
+    unscoped = args.get("scope", "project") == "unscoped"
+    users = clients.users
+    for user in users:  # the context's warm-up login (last_active_at)
+        clients.setup.create_token(user, unscoped=unscoped)
+
+    def step(number: int) -> None:
+        clients.counted.create_token(users[number % len(users)], unscoped=unscoped)
+
+    return step
+
+
+def validate_token(
+    clients: Clients, args: dict[str, Any], contexts: dict[str, Any]
+) -> Step:
+    """``KeystonePerf.validate_token``: each user's pre-issued tokens in
+    turn, validated with the admin token (or the token itself)."""
+    per_user = int(context_config(contexts, TOKENS).get("tokens_per_user", 1))
+    users = clients.users
+    tokens = [[clients.setup.create_token(u) for _ in range(per_user)] for u in users]
+    admin = clients.setup.create_token(clients.admin)
+    by_admin = args.get("validator", "admin") == "admin"
+
+    def step(number: int) -> None:
+        visit = number // len(users)
+        subject = tokens[number % len(users)][visit % per_user]
+        clients.counted.validate_token(admin if by_admin else subject, subject)
+
+    return step
+
+
+def list_projects(clients: Clients, _: dict[str, Any], __: dict[str, Any]) -> Step:
+    """``KeystonePerf.list_projects`` with the admin token."""
+    admin = clients.setup.create_token(clients.admin)
+
+    def step(number: int) -> None:
+        clients.counted.list_projects(admin)
+
+    return step
+
+
+def list_revocation_events(
+    clients: Clients, _: dict[str, Any], contexts: dict[str, Any]
+) -> Step:
+    """``KeystonePerf.list_revocation_events``, after the revocations
+    context's ``events`` (each a token minted by rescoping, then revoked)."""
+    admin = clients.setup.create_token(clients.admin)
+    for _event in range(int(context_config(contexts, REVOCATIONS).get("events", 0))):
+        token = clients.setup.rescope_token(admin)
+        clients.setup.revoke_token(admin, token)
+
+    def step(number: int) -> None:
+        clients.counted.list_revocation_events(admin)
+
+    return step
+
+
+def revoke_token(clients: Clients, _: dict[str, Any], __: dict[str, Any]) -> Step:
+    """``KeystonePerf.revoke_token``: a user's token issued, then revoked by
+    itself (both requests counted, as both are timed)."""
+    users = clients.users
+
+    def step(number: int) -> None:
+        token = clients.counted.create_token(users[number % len(users)])
+        clients.counted.revoke_token(token, token)
+
+    return step
+
+
+def create_delete_user(
+    clients: Clients, args: dict[str, Any], _: dict[str, Any]
+) -> Step:
+    """``KeystonePerf.create_delete_user`` with the admin token; names and
+    passwords of one length, as Rally's generated ones."""
+    admin = clients.setup.create_token(clients.admin)
+    domain = args.get("domain_id", "default")
+
+    def step(number: int) -> None:
+        name = f"ksp_count_{number:08d}"
+        user_id = clients.counted.create_user(
+            admin, name, f"pw-{number:018d}", domain_id=domain
+        )
+        clients.counted.delete_user(admin, user_id)
+
+    return step
+
+
+Recipe = Callable[[Clients, dict[str, Any], dict[str, Any]], Step]
+RECIPES: dict[str, Recipe] = {
+    "KeystonePerf.create_token": create_token,
+    "KeystonePerf.validate_token": validate_token,
+    "KeystonePerf.list_projects": list_projects,
+    "KeystonePerf.list_revocation_events": list_revocation_events,
+    "KeystonePerf.revoke_token": revoke_token,
+    "KeystonePerf.create_delete_user": create_delete_user,
+}
+
+
+# requests an iteration sends, where more than one (all are counted)
+REQUESTS = {"KeystonePerf.revoke_token": 2, "KeystonePerf.create_delete_user": 2}
+
+
+def requests_per_iteration(scenario: str) -> int:
+    """The requests one iteration of ``scenario`` sends (and counts)."""
+    return REQUESTS.get(scenario, 1)
+
+
+def recipe(scenario: str) -> Recipe:
+    """The recipe of ``scenario``; :class:`RecipeError` when it has none."""
+    try:
+        return RECIPES[scenario]
+    except KeyError:
+        raise RecipeError(
+            f"{scenario}: no instruction count (counted scenarios: "
+            f"{', '.join(sorted(RECIPES))}; their work is Keystone's alone)"
+        ) from None

@@ -1,0 +1,100 @@
+"""A Keystone for one process: its folder, config, database, keys and users.
+
+The folder is a :class:`RunDir` (``conf/keystone.conf``, ``db/``, ``keys/``,
+``private/``), prepared as the launcher prepares a run's, through the same
+steps (:mod:`..keystone.config`, :mod:`..keystone.init`), but no server is
+started: the replay loads Keystone itself. The database is SQLite (the
+process's own); what the count cannot hold in one process is refused
+(:func:`count_options`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from pathlib import Path
+from string import Template
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.deploy import options as launch_options
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.builds import runtime
+from rally_keystone_perf.deploy.keystone import config, init
+from rally_keystone_perf.deploy.modes import KEYSTONE_MANAGE
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+
+Progress = init.Progress
+AUTH_URL = "http://127.0.0.1:5000/v3"  # the catalog's; never connected to
+DEFAULT_HASH_ROUNDS = 4  # bcrypt's least: ~10 s a token at 12 under valgrind
+
+
+def count_options(options: LaunchOptions) -> LaunchOptions:
+    """The options of the in-process Keystone a count runs.
+
+    SQLite in the process, one node, no tracing; bcrypt at 4 rounds unless
+    the options say otherwise (at Keystone's 12 a password token costs about
+    10 s under valgrind, the hash's C code nearly all of it).
+
+    :raises LaunchError: what one process cannot hold (memcached, LDAP).
+    """
+    if options.cache == "memcached":
+        raise LaunchError(
+            "instruction counts run Keystone in one process: memcached's work "
+            "is outside it (count with --cache none)"
+        )
+    if options.identity != "sql":
+        raise LaunchError(
+            f"instruction counts run Keystone in one process: an {options.identity} "
+            "identity backend's work is outside it"
+        )
+    return dataclasses.replace(
+        options,
+        db="sqlite",
+        nodes=1,
+        node_cpus=None,
+        db_cpus=None,
+        client_hosts=0,
+        trace=None,
+        port=None,
+        password_hash_rounds=options.password_hash_rounds or DEFAULT_HASH_ROUNDS,
+    )
+
+
+def _keystone_conf(run: RunDir, deployment: Deployment) -> None:
+    """Render keystone.conf alone, from the template every mode uses."""
+    values = config.template_values(run, deployment, 5000)
+    template = deployment.options.keystone_conf_template
+    source = (
+        Path(template)
+        if template
+        else paths.deployments_dir() / "common" / "keystone.conf.tmpl"
+    )
+    (run.conf / "keystone.conf").write_text(
+        Template(source.read_text()).substitute(values)
+    )
+
+
+def prepare_site(
+    folder: Path, options: LaunchOptions, size: tuple[int, int], progress: Progress
+) -> RunDir:
+    """Make ``folder`` a stopped Keystone whose user pool has ``size``
+    (projects, users per project) and return it. ``options`` are already a count's
+    (:func:`count_options`), their build prepared."""
+    options = dataclasses.replace(options, user_pool=size)
+    deployment = launch_options.resolve(options)
+    run = RunDir(folder.resolve())
+    run.create()
+    runtime.link_suite_code(run, options)
+    _keystone_conf(run, deployment)
+    manage = runtime.executable(
+        options, "keystone-manage", preflight.find_executable(KEYSTONE_MANAGE)
+    )
+    password = secrets.token_urlsafe(24)
+    write_private_json(
+        run.admin_secret, {"username": init.ADMIN_USER, "password": password}
+    )
+    progress(f"preparing an in-process Keystone in {run.root}")
+    init.init_keystone(run, manage, AUTH_URL, password, None, options.token_provider)
+    init.create_user_pool(run, AUTH_URL, deployment, progress)
+    return run

@@ -1,0 +1,59 @@
+"""An A/B's instruction counts read back (``instructions.json``).
+
+Written by :mod:`rally_keystone_perf.run.instructions` when the A/B ran
+with ``--instructions``; absent otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.run.instructions import COUNTS_FILE, COUNTS_VERSION
+
+
+@dataclass(frozen=True)
+class SideCount:
+    """One workload's count on one side."""
+
+    scenario: str
+    per_request: float
+    spread: float  # (largest - smallest) / median of its segments
+
+
+@dataclass(frozen=True)
+class InstructionCounts:
+    """Both sides' counts, by workload position, and what they cover."""
+
+    sides: dict[str, dict[int, SideCount]]
+    conditions: dict[str, Any]
+
+
+def _side(workloads: list[dict[str, Any]]) -> dict[int, SideCount]:
+    return {
+        int(w["position"]): SideCount(
+            w["scenario"], float(w["per_request"]), float(w["spread"])
+        )
+        for w in workloads
+    }
+
+
+def load(folder: Path) -> InstructionCounts | None:
+    """The counts of the A/B in ``folder``; None when it has none.
+
+    :raises ReportError: the file is unreadable or of another version.
+    """
+    path = folder / COUNTS_FILE
+    if not path.exists():
+        return None
+    try:
+        document = json.loads(path.read_text())
+        if document.get("version") != COUNTS_VERSION:
+            raise ValueError(f"version {document.get('version')!r}")
+        sides = {s: _side(v["workloads"]) for s, v in document["sides"].items()}
+        return InstructionCounts(sides, dict(document.get("conditions", {})))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReportError(f"{path}: not readable instruction counts ({exc})") from None

@@ -1,0 +1,121 @@
+"""Instruction counts of an A/B's two Keystone builds, side by side.
+
+After the timed rounds, each side's Keystone is counted in one process
+under callgrind (:mod:`rally_keystone_perf.deploy.instructions`), one side
+after the other, and ``instructions.json`` in the A/B folder holds both.
+A count compares Keystone builds only: sides that differ by a deployment
+option (mode, processes, cache, database...) are refused before anything
+starts, since the work those options move lies outside Keystone's process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy.builds import runtime
+from rally_keystone_perf.deploy.instructions import count, recipes, site
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
+
+COUNTS_FILE = "instructions.json"
+COUNTS_VERSION = 1
+FOLDER = "instructions"
+# what may differ between the sides of a count: the build, and where it is
+BUILD_OPTIONS = ("keystone_build", "keystone_venv", "build_cache", "host", "port")
+Echo = Callable[[str], None]
+
+
+def differing_options(deployments: Mapping[str, Deployment]) -> list[str]:
+    """The launch options, other than the build, by which the sides differ."""
+    a, b = (dataclasses.asdict(deployments[s].options) for s in ("a", "b"))
+    return sorted(k for k in a if k not in BUILD_OPTIONS and a[k] != b[k])
+
+
+def check_countable(
+    deployments: Mapping[str, Deployment], workloads: Iterable[dict[str, Any]]
+) -> None:
+    """Refuse, with the reason, what a count cannot compare.
+
+    :raises LaunchError: no valgrind; sides differing by a deployment
+        option, options one process cannot hold (:func:`.site.count_options`),
+        or a scenario with no recipe.
+    """
+    count.valgrind()
+    try:
+        count.workload_specs(workloads)
+    except recipes.RecipeError as exc:
+        raise LaunchError(f"--instructions: {exc}") from None
+    differ = differing_options(deployments)
+    if differ:
+        names = ", ".join(f"--{name.replace('_', '-')}" for name in differ)
+        raise LaunchError(
+            "--instructions compares Keystone builds (--keystone-build): the "
+            f"sides also differ by {names}, whose work lies outside Keystone's "
+            "process and is not counted; drop --instructions or those options"
+        )
+    for deployment in deployments.values():
+        site.count_options(deployment.options)
+
+
+def _build(options: LaunchOptions) -> dict[str, Any]:
+    built = runtime.build(options)
+    if built is None:
+        return {"spec": None, "version": None}
+    return {"spec": options.keystone_build, "version": built.info.get("version")}
+
+
+def count_ab(
+    folder: Path,
+    deployments: Mapping[str, Deployment],
+    workloads: Iterable[dict[str, Any]],
+    echo: Echo,
+    plan: count.CountPlan | None = None,
+) -> dict[str, Any]:
+    """Count each side's workloads; write and return ``instructions.json``."""
+    plan = plan or count.CountPlan()
+    specs = count.workload_specs(workloads)
+    started = time.time()
+    sides: dict[str, Any] = {}
+    for side, deployment in deployments.items():
+        options = site.count_options(deployment.options)
+        echo(f"side {side.upper()}: instruction counts under callgrind")
+        side_started = time.monotonic()
+        counts = count.count_side(folder / FOLDER / side, options, specs, plan, echo)
+        sides[side] = {
+            "build": _build(options),
+            "seconds": round(time.monotonic() - side_started, 1),
+            "workloads": [found.to_json() for found in counts],
+        }
+    document = {
+        "version": COUNTS_VERSION,
+        "started": started,
+        "plan": dataclasses.asdict(plan),
+        "conditions": conditions(deployments["a"].options),
+        "sides": sides,
+    }
+    write_counts(folder, document)
+    return document
+
+
+def conditions(options: LaunchOptions) -> dict[str, Any]:
+    """What the counts cover, in words the report prints."""
+    counted = site.count_options(options)
+    return {
+        "process": "Keystone's WSGI application in one process, SQLite in it",
+        "password_hash_rounds": counted.password_hash_rounds,
+        "token_provider": counted.token_provider,
+        "hash_seed": count.HASH_SEED,
+    }
+
+
+def write_counts(folder: Path, document: dict[str, Any]) -> None:
+    """Write ``instructions.json`` atomically."""
+    path = folder / COUNTS_FILE
+    scratch = path.with_suffix(".tmp")
+    scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    os.replace(scratch, path)

@@ -1,0 +1,99 @@
+"""Instruction counts under callgrind, on real Keystones in one process.
+
+The same Keystone counted twice agrees within 1%; a build with a known
+extra cost in token validation (the A/B calibration's loop, about 5% of a
+validation's instructions) is told apart by ``ab --instructions`` and failed
+by ``gate --max-instruction-increase 1%``. Bounded: one small workload,
+short replays (about 5 minutes in all).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks import ab_calibration
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy.builds import source
+from rally_keystone_perf.deploy.instructions import count, markers, site
+from rally_keystone_perf.deploy.options import LaunchOptions
+from tests.functional.conftest import FAST_HASH_ROUNDS, write_task
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("valgrind") is None or not markers.HEADER.exists(),
+    reason="valgrind is not installed (.ci/run installs it)",
+)
+# about 700 instructions an iteration: ~12M, 5% of a validation's ~240M
+EXTRA_ITERATIONS = 17_000
+VALIDATE = {
+    "scenario": {"KeystonePerf.validate_token": {}},
+    "runner": {"constant": {"times": 8, "concurrency": 2}},
+    "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 2}},
+}
+SHORT = count.CountPlan(warm_up=4, segments=2, iterations=3)
+
+
+def _specs() -> list[dict]:
+    workload = {"name": "KeystonePerf.validate_token", "args": {}, **VALIDATE}
+    return count.workload_specs([workload])
+
+
+def test_the_same_keystone_counted_twice_agrees_within_1_percent(
+    tmp_path: Path,
+) -> None:
+    options = site.count_options(LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS))
+    found = [
+        count.count_side(tmp_path / f"side{n}", options, _specs(), SHORT, print)[0]
+        for n in (1, 2)
+    ]
+    first, second = (f.per_request for f in found)
+    assert 100e6 < first < 1000e6  # a validation: hundreds of millions
+    assert abs(second / first - 1) < 0.01
+    assert all(f.spread < 0.01 for f in found)
+
+
+def test_ab_instructions_detects_a_known_extra_cost(tmp_path: Path) -> None:
+    repo = source.make_checkout(tmp_path / "src" / "keystone")
+    base = source.installed_version()
+    ab_calibration.slowed_branch(repo, base, 5, EXTRA_ITERATIONS)
+    task = write_task(tmp_path / "validate.json", [VALIDATE])
+    url, folder = f"git+file://{repo}", tmp_path / "ab"
+    argv = [
+        *("ab", "--task", str(task), "--rounds", "2", "--ab-dir", str(folder)),
+        *("--password-hash-rounds", str(FAST_HASH_ROUNDS), "--instructions"),
+        *("--build-cache", str(tmp_path / "builds")),
+        f"--a=--keystone-build {url}@{base}",
+        f"--b=--keystone-build {url}@slow-5",
+    ]
+    assert cli.main(argv) == 0
+    counts = json.loads((folder / "instructions.json").read_text())
+    a, b = (counts["sides"][s]["workloads"][0]["per_request"] for s in "ab")
+    assert 1.02 < b / a < 1.10
+    # two short rounds cannot judge the timings (ERROR, exit 1); the counts
+    # are judged all the same
+    assert _instruction_check(folder, "1%") == "FAIL"
+    assert _instruction_check(folder, "10%") == "PASS"
+
+
+def _instruction_check(folder: Path, threshold: str) -> str:
+    """The status of the gate's instructions/request check at ``threshold``."""
+    out = folder / f"gate-{threshold}.json"
+    argv = ["gate", str(folder), "--format", "json", "--out", str(out)]
+    cli.main([*argv, "--max-instruction-increase", threshold])
+    checks = json.loads(out.read_text())["checks"]
+    (found,) = [c for c in checks if c["criterion"] == "instructions/request"]
+    return str(found["status"])
+
+
+def test_sides_differing_by_deployment_are_refused_before_any_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = write_task(tmp_path / "validate.json", [VALIDATE])
+    folder = tmp_path / "ab"
+    argv = ["ab", "--task", str(task), "--ab-dir", str(folder), "--instructions"]
+    assert cli.main([*argv, "--b=--processes 1"]) == 1
+    assert "also differ by --processes" in capsys.readouterr().err
+    assert not (folder / "ab.json").exists()

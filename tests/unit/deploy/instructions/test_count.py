@@ -1,0 +1,114 @@
+"""Counting one side: the specs, callgrind's dumps read, failures shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.deploy.instructions import count
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.rundir import RunDir
+
+TASK_WORKLOADS = [
+    {
+        "name": "KeystonePerf.create_token",
+        "args": {},
+        "contexts": {"keystone_perf_users": {"tenants": 2, "users_per_tenant": 3}},
+    },
+    {"name": "KeystonePerf.validate_token", "args": {"validator": "self"}},
+]
+
+
+def _dump(folder: Path, name: str, label: str, total: int) -> None:
+    (folder / name).write_text(
+        f"version: 1\ncreator: callgrind-3.19.0\n"
+        f"desc: Trigger: Client Request: {label}\n\nevents: Ir\n"
+        f"summary: {total}\ntotals: {total}\n"
+    )
+
+
+def test_specs_carry_the_pool_size_and_the_scenarios_arguments() -> None:
+    specs = count.workload_specs(TASK_WORKLOADS)
+    assert specs[0]["pool"] == (2, 3) and specs[0]["users"] == 6
+    assert specs[1]["args"] == {"validator": "self"} and specs[1]["users"] == 1
+
+
+def test_dumps_are_read_by_their_segment_label(tmp_path: Path) -> None:
+    _dump(tmp_path, "callgrind.0.out.2", "segment-2", 120)
+    _dump(tmp_path, "callgrind.0.out.1", "segment-1", 100)
+    (tmp_path / "callgrind.0.out").write_text("desc: Trigger: Program termination\n")
+    _dump(tmp_path, "callgrind.1.out.1", "segment-1", 999)  # another workload's
+    assert count.segment_totals(tmp_path, "callgrind.0") == {
+        "segment-1": 100,
+        "segment-2": 120,
+    }
+
+
+def test_a_count_is_the_median_segment_per_iteration() -> None:
+    found = count.WorkloadCount(
+        0, "KeystonePerf.revoke_token", 2, 1000.0, [3990, 4000, 4010], 4
+    )
+    assert found.per_request == 500.0
+    assert found.spread == pytest.approx(0.005)
+    assert found.to_json()["per_request"] == 500.0
+
+
+def _site(tmp_path: Path) -> RunDir:
+    site = RunDir(tmp_path / "site")
+    site.create()
+    (site.conf / "keystone.conf").write_text("")
+    return site
+
+
+def test_count_workload_runs_the_replay_under_callgrind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site, seen = _site(tmp_path), {}
+    monkeypatch.setattr(count, "valgrind", lambda: Path("/usr/bin/valgrind"))
+
+    def run_logged(argv: list[str], log: Path, env: dict[str, str]) -> int:
+        seen.update(argv=argv, env=env)
+        for n, total in enumerate([800, 804, 796], start=1):
+            _dump(site.results, f"callgrind.3.out.{n}", f"segment-{n}", total)
+        return 0
+
+    monkeypatch.setattr(count.services, "run_logged", run_logged)
+    spec = count.workload_specs(TASK_WORKLOADS[:1])[0]
+    plan = count.CountPlan(warm_up=1, segments=3, iterations=4)
+    found = count.count_workload(site, LaunchOptions(), 3, spec, Path("m.so"), plan)
+    assert found.segments == [800, 804, 796] and found.per_iteration == 200.0
+    argv = seen["argv"]
+    assert argv[:4] == [
+        "/usr/bin/valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=no",
+    ]
+    assert "rally_keystone_perf.deploy.instructions.replay" in argv
+    assert seen["env"]["PYTHONHASHSEED"] == count.HASH_SEED
+
+
+def test_a_failed_replay_shows_its_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = _site(tmp_path)
+    monkeypatch.setattr(count, "valgrind", lambda: Path("/usr/bin/valgrind"))
+
+    def run_logged(argv: list[str], log: Path, env: Any) -> int:
+        log.write_text("replay failed: POST /v3/auth/tokens: 401 Unauthorized\n")
+        return 1
+
+    monkeypatch.setattr(count.services, "run_logged", run_logged)
+    spec = count.workload_specs(TASK_WORKLOADS[:1])[0]
+    with pytest.raises(LaunchError, match="(?s)exit 1.*401 Unauthorized"):
+        count.count_workload(
+            site, LaunchOptions(), 0, spec, Path("m.so"), count.CountPlan()
+        )
+
+
+def test_no_valgrind_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(count.shutil, "which", lambda name: None)
+    with pytest.raises(LaunchError, match="apt-get install valgrind"):
+        count.valgrind()

@@ -1,0 +1,104 @@
+"""Each scenario's recipe sends the scenario's requests, setup uncounted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.client.keystone_v3 import PasswordUser
+from rally_keystone_perf.deploy.instructions import recipes
+
+
+class _Client:
+    """Records calls; tokens are numbered."""
+
+    def __init__(self, name: str, log: list[tuple[str, ...]]) -> None:
+        self.name, self.log, self.issued = name, log, 0
+
+    def _token(self) -> str:
+        self.issued += 1
+        return f"{self.name}-t{self.issued}"
+
+    def create_token(self, user: PasswordUser, unscoped: bool = False) -> str:
+        self.log.append((self.name, "create_token", user.username, str(unscoped)))
+        return self._token()
+
+    def rescope_token(self, token: str) -> str:
+        self.log.append((self.name, "rescope_token", token))
+        return self._token()
+
+    def __getattr__(self, method: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> str:
+            self.log.append((self.name, method, *map(str, args)))
+            return "user-id"
+
+        return call
+
+
+def _clients(users: int = 2) -> tuple[recipes.Clients, list[tuple[str, ...]]]:
+    log: list[tuple[str, ...]] = []
+    people = [PasswordUser(f"u{n}", "p", project_name="p") for n in range(users)]
+    clients = recipes.Clients(
+        _Client("counted", log),  # type: ignore[arg-type]
+        _Client("setup", log),  # type: ignore[arg-type]
+        PasswordUser("admin", "p", project_name="admin"),
+        people,
+    )
+    return clients, log
+
+
+def _counted(log: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    return [entry[1:] for entry in log if entry[0] == "counted"]
+
+
+def test_create_token_logs_every_user_in_first_then_counts_round_robin() -> None:
+    clients, log = _clients()
+    step = recipes.recipe("KeystonePerf.create_token")(clients, {}, {})
+    assert [e[2] for e in log if e[0] == "setup"] == ["u0", "u1"]
+    for number in range(3):
+        step(number)
+    assert [e[1] for e in _counted(log)] == ["u0", "u1", "u0"]
+
+
+def test_validate_token_takes_each_users_tokens_in_turn() -> None:
+    clients, log = _clients()
+    contexts = {"keystone_perf_tokens@openstack": {"tokens_per_user": 2}}
+    step = recipes.validate_token(clients, {}, contexts)
+    for number in range(4):
+        step(number)
+    subjects = [entry[2] for entry in _counted(log)]
+    # users' tokens: u0 -> t1, t2; u1 -> t3, t4; the admin's is t5
+    assert subjects == ["setup-t1", "setup-t3", "setup-t2", "setup-t4"]
+    assert {entry[1] for entry in _counted(log)} == {"setup-t5"}
+
+
+def test_self_validation_sends_the_token_as_its_own_authority() -> None:
+    clients, log = _clients(users=1)
+    step = recipes.validate_token(clients, {"validator": "self"}, {})
+    step(0)
+    assert _counted(log) == [("validate_token", "setup-t1", "setup-t1")]
+
+
+def test_revocation_events_are_made_before_the_count() -> None:
+    clients, log = _clients()
+    contexts = {"keystone_perf_revocations": {"events": 3}}
+    step = recipes.list_revocation_events(clients, {}, contexts)
+    assert sum(1 for e in log if e[1] == "revoke_token") == 3
+    step(0)
+    assert _counted(log) == [("list_revocation_events", "setup-t1")]
+
+
+def test_two_request_scenarios_count_both() -> None:
+    clients, log = _clients()
+    recipes.revoke_token(clients, {}, {})(0)
+    recipes.create_delete_user(clients, {}, {})(7)
+    methods = [entry[0] for entry in _counted(log)]
+    assert methods == ["create_token", "revoke_token", "create_user", "delete_user"]
+    assert recipes.requests_per_iteration("KeystonePerf.revoke_token") == 2
+    assert recipes.requests_per_iteration("KeystonePerf.create_token") == 1
+
+
+def test_boot_server_has_no_recipe() -> None:
+    with pytest.raises(recipes.RecipeError, match="boot_server: no instruction"):
+        recipes.recipe("KeystonePerf.boot_server")

@@ -1,0 +1,39 @@
+"""What a count's in-process Keystone runs with, and what it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from rally_keystone_perf.deploy.instructions import site
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+
+
+def test_one_process_on_sqlite_with_bcrypts_least_rounds() -> None:
+    counted = site.count_options(
+        LaunchOptions(db="mysql", nodes=3, trace="slowest:5", port=5000)
+    )
+    assert (counted.db, counted.nodes, counted.trace, counted.port) == (
+        "sqlite",
+        1,
+        None,
+        None,
+    )
+    assert counted.password_hash_rounds == site.DEFAULT_HASH_ROUNDS
+    assert (
+        site.count_options(LaunchOptions(password_hash_rounds=6)).password_hash_rounds
+        == 6
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        (LaunchOptions(cache="memcached"), "memcached's work is outside it"),
+        (LaunchOptions(identity="ldap"), "ldap identity backend"),
+    ],
+)
+def test_work_outside_the_process_is_refused(
+    options: LaunchOptions, reason: str
+) -> None:
+    with pytest.raises(LaunchError, match=reason):
+        site.count_options(options)

@@ -1,0 +1,55 @@
+"""instructions.json read back: absent, readable, or refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.report.readers import instructions
+from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.run.instructions import COUNTS_FILE, write_counts
+
+CREATE, VALIDATE = "KeystonePerf.create_token", "KeystonePerf.validate_token"
+
+
+def write(folder: Path, a: list[float], b: list[float]) -> None:
+    """Counts of the gate task's two workloads: per request on A and B."""
+
+    def side(values: list[float]) -> dict[str, object]:
+        return {
+            "workloads": [
+                {"position": n, "scenario": s, "per_request": v, "spread": 0.001}
+                for n, (s, v) in enumerate(zip((CREATE, VALIDATE), values, strict=True))
+            ]
+        }
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_counts(
+        folder,
+        {
+            "version": 1,
+            "conditions": {"password_hash_rounds": 4, "process": "one process"},
+            "sides": {"a": side(a), "b": side(b)},
+        },
+    )
+
+
+def test_absent_is_none(tmp_path: Path) -> None:
+    assert instructions.load(tmp_path) is None
+
+
+def test_read_by_position(tmp_path: Path) -> None:
+    write(tmp_path, [100.0, 200.0], [101.0, 250.0])
+    found = instructions.load(tmp_path)
+    assert found is not None
+    assert found.sides["b"][1].per_request == 250.0
+    assert found.sides["a"][0].scenario == CREATE
+    assert found.conditions["password_hash_rounds"] == 4
+
+
+def test_another_version_is_refused(tmp_path: Path) -> None:
+    (tmp_path / COUNTS_FILE).write_text(json.dumps({"version": 9}))
+    with pytest.raises(ReportError, match="version 9"):
+        instructions.load(tmp_path)

@@ -1,0 +1,56 @@
+"""The A/B page with instruction counts, and the gate judging on them."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from rally_keystone_perf.cli import app as cli
+from rally_keystone_perf.report import api
+from tests.unit.report.readers import test_instructions as counts
+from tests.unit.report.readers.test_ab_folder import make_ab
+
+
+def test_each_workload_shows_its_counts_in_every_format(tmp_path: Path) -> None:
+    folder = make_ab(tmp_path / "ab", rounds=4, slowdown=1.0)
+    counts.write(folder, [177.2e6, 239.45e6], [177.3e6, 244.2e6])
+    table = io.StringIO()
+    api.write_ab(folder, table, "table")
+    text = table.getvalue()
+    assert "A 239.450M, B 244.200M, B/A 1.0198" in text
+    assert "bcrypt at 4 rounds" in text
+    markdown = io.StringIO()
+    api.write_ab(folder, markdown, "markdown")
+    assert "B/A 1.0006" in markdown.getvalue()
+    out = io.StringIO()
+    api.write_ab(folder, out, "json")
+    document = json.loads(out.getvalue())
+    assert document["workloads"][1]["instructions_per_request"]["b"] == 244.2e6
+    assert document["instruction_counts"]["password_hash_rounds"] == 4
+
+
+def test_an_ab_without_counts_says_nothing_of_them(tmp_path: Path) -> None:
+    folder = make_ab(tmp_path / "ab", rounds=4, slowdown=1.0)
+    table = io.StringIO()
+    api.write_ab(folder, table, "table")
+    assert "instructions" not in table.getvalue()
+
+
+def test_the_gate_judges_the_counts_on_request(tmp_path: Path, capsys) -> None:
+    folder = make_ab(tmp_path / "ab", rounds=6, slowdown=1.0)
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "1%"]) == 1
+    assert "run the A/B with --instructions" in capsys.readouterr().out
+    counts.write(folder, [177.2e6, 239.45e6], [177.3e6, 244.2e6])
+    assert cli.main(["gate", str(folder)]) == 0  # timings alone: an A/A
+    capsys.readouterr()
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "1%"]) == 2
+    out = capsys.readouterr().out
+    assert "instructions/request" in out and "+1.98%" in out
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "3%"]) == 0
+
+
+def test_two_runs_are_not_judged_on_counts(tmp_path: Path, capsys) -> None:
+    argv = ["gate", "a.json", "--baseline", "b.json", "--max-instruction-increase", "1"]
+    assert cli.main(argv) == 1
+    assert "not two runs" in capsys.readouterr().err
