@@ -9,8 +9,10 @@ under callgrind). Then, with ``tasks/gate-tokens.json``'s workloads:
 
 1. **Repeatability**: the unchanged build's ``validate_token`` counted
    ``--repeats`` times with the other core idle, then as many times with it
-   busy (a Python busy loop): each count's instructions per request, and
-   the spread (largest - smallest) / median per condition and overall.
+   busy (a Python busy loop), each count in a fresh folder and, as ``ab
+   --instructions`` counts, the mean of 4 memory layouts: each count's
+   instructions per request, and the spread (largest - smallest) / median
+   per condition and overall.
 2. **Detection**: ``--detections`` A/Bs of counts, the unchanged build
    against the +2% one: B/A each time, detected when above 1% (the
    threshold ``gate --max-instruction-increase 1%`` uses).
@@ -22,7 +24,7 @@ under callgrind). Then, with ``tasks/gate-tokens.json``'s workloads:
 It prints figures and exits 2 when a target is missed (a spread of 1% or
 more, a +2% A/B not detected, a side over 5 minutes).
 
-Usage (from the repository root; about 25 minutes)::
+Usage (from the repository root; about 35 minutes)::
 
     python -m benchmarks.instruction_counts [--work runs/instruction-counts]
         [--repeats 5] [--detections 3] [--rounds 8] [--no-timed]
@@ -123,9 +125,10 @@ def spread(values: list[float]) -> float:
 def repeatability(work: Path, base: LaunchOptions, repeats: int) -> dict[str, Any]:
     """``validate_token`` counted ``repeats`` times idle, then loaded."""
     specs = gate_specs()[1:]  # validate_token
+    # names of one length: a path's length moves the process's memory layout
     idle = [per_request(work, f"idle-{n}", base, specs) for n in range(repeats)]
     with other_core_busy():
-        loaded = [per_request(work, f"loaded-{n}", base, specs) for n in range(repeats)]
+        loaded = [per_request(work, f"busy-{n}", base, specs) for n in range(repeats)]
     return {"idle": idle, "loaded": loaded}
 
 

@@ -82,8 +82,6 @@ def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
         # both sides' builds installed before either side starts
         deployments[side] = prepare.prepare(deployment, echo)
         options[side] = _recorded(deployments[side])
-    if args.instructions:  # refused before anything starts
-        instructions.check_countable(deployments, task.workloads())
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return ab.AbPlan(
         folder=args.ab_dir or args.runs_dir / f"ab-{stamp}",
@@ -104,13 +102,17 @@ def cmd_ab(args: argparse.Namespace) -> int:
     count = check.validate(task)
     echo(f"{args.task}: {count} workload(s), syntax OK")
     plan = _plan(args, task)
+    counting = None
+    if args.instructions:  # refused, or its builds made, before anything starts
+        instructions.check_countable(plan.deployments, task.workloads())
+        counting = instructions.count_deployments(plan.deployments, echo)
     echo(f"A/B in {plan.folder}: {plan.rounds} rounds, sides in turns")
     state = ab.run_ab(
         plan, lambda run: engine_options.task_to_run(task, None, run), echo
     )
     counted = EXIT_OK
-    if args.instructions and state.status == ab.DONE:
-        counted = _count(plan, task)
+    if counting is not None and state.status == ab.DONE:
+        counted = _count(plan.folder, counting, task)
     if state.complete_rounds():
         api.write_ab(plan.folder, sys.stdout, args.format)
     echo(f"A/B folder: {plan.folder}")
@@ -120,11 +122,11 @@ def cmd_ab(args: argparse.Namespace) -> int:
     return combined_exit([*codes, counted])
 
 
-def _count(plan: ab.AbPlan, task: TaskFile) -> int:
+def _count(folder: Path, deployments: dict[str, Deployment], task: TaskFile) -> int:
     """``--instructions``: count both sides after the rounds; the exit code
     (1 when a count failed, the rounds' figures kept either way)."""
     try:
-        instructions.count_ab(plan.folder, plan.deployments, task.workloads(), echo)
+        instructions.count_ab(folder, deployments, task.workloads(), echo)
     except KeyboardInterrupt:
         echo("instruction counts interrupted; the rounds are kept")
         return EXIT_INTERRUPTED

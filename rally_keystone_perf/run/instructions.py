@@ -18,9 +18,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.builds import runtime
+from rally_keystone_perf.deploy.builds import prepare, runtime, source
 from rally_keystone_perf.deploy.instructions import count, recipes, site
-from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
+from rally_keystone_perf.deploy.options import (
+    Deployment,
+    LaunchError,
+    LaunchOptions,
+    resolve,
+)
 
 COUNTS_FILE = "instructions.json"
 COUNTS_VERSION = 1
@@ -60,6 +65,39 @@ def check_countable(
         )
     for deployment in deployments.values():
         site.count_options(deployment.options)
+
+
+def count_deployments(
+    deployments: Mapping[str, Deployment], echo: Echo
+) -> dict[str, Deployment]:
+    """What each side's count runs: both sides builds when one side is.
+
+    A build's venv holds Keystone and its libraries only; the suite's venv
+    holds many more packages, and with them a validation counted 0.9% more
+    (more modules and types in the process). So a side with no build is
+    counted as the installed release built the same way
+    (``keystone==<installed version>``, cached like every build).
+
+    :raises LaunchError: that release cannot be installed from the index.
+    """
+    built = {s: d.options.keystone_venv is not None for s, d in deployments.items()}
+    if all(built.values()) or not any(built.values()):
+        return dict(deployments)
+    release = f"keystone=={source.installed_version()}"
+    echo(f"instruction counts: the side with no build is counted as {release}")
+    counted = dict(deployments)
+    for side in (s for s, has in built.items() if not has):
+        options = dataclasses.replace(
+            deployments[side].options, keystone_build=release, keystone_venv=None
+        )
+        try:
+            counted[side] = prepare.prepare(resolve(options), echo)
+        except LaunchError as exc:
+            raise LaunchError(
+                f"--instructions: side {side.upper()} has no --keystone-build and "
+                f"the installed release could not be built ({exc}); give it one"
+            ) from None
+    return counted
 
 
 def _build(options: LaunchOptions) -> dict[str, Any]:

@@ -38,6 +38,7 @@ OTHER_PROGRAMS = {
     "--base": "ci/keystone-gate.sh",
     "--dry-run": "pip install, which resolves a build",
     "--report": "pip install, which resolves a build",
+    "--tool": "valgrind, which counts instructions",
     "--task-args": "rally task start",
     "--config-files": "Keystone's own eventlet server (oslo.config)",
     "--wsrep-new-cluster": "mariadbd, the first Galera member",

@@ -10,6 +10,7 @@ is fixed (``PYTHONHASHSEED``) so the same build gives the same count.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -21,13 +22,26 @@ from typing import Any
 
 from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.builds import runtime
-from rally_keystone_perf.deploy.instructions import markers, recipes, replay, site
+from rally_keystone_perf.deploy.instructions import (
+    markers,
+    parallel,
+    recipes,
+    replay,
+    site,
+)
 from rally_keystone_perf.deploy.keystone.config import config_files
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.rundir import RunDir
 
 Progress = Callable[[str], None]
 HASH_SEED = "0"  # dicts and sets iterate in one order on every count
+# The same code counts up to ~1% more or less when the process's memory
+# sits elsewhere: an environment 16 bytes longer moved a validation's count
+# by +0.7% (hash collisions of objects keyed by address, the type attribute
+# cache). Each layout pads the environment by another length; both sides
+# get the same pads and the figure is their mean.
+LAYOUT_ENV = "KEYSTONE_PERF_LAYOUT"
+LAYOUT_STEP = 37  # bytes of padding more per layout
 USERS_CONTEXT = "keystone_perf_users"
 _TOTALS = re.compile(rb"^totals:\s*(\d+)", re.MULTILINE)
 _TRIGGER = re.compile(rb"^desc: Trigger: Client Request: (segment-\d+)", re.MULTILINE)
@@ -35,23 +49,28 @@ _TRIGGER = re.compile(rb"^desc: Trigger: Client Request: (segment-\d+)", re.MULT
 
 @dataclass(frozen=True)
 class CountPlan:
-    """How long each workload's replay is: uncounted warm-up iterations,
-    then ``segments`` counted segments of ``iterations`` iterations."""
+    """How each workload is counted: ``layouts`` replays (each a memory
+    layout of its own, :func:`layout_env`), ``at_once`` of them together;
+    each replay's uncounted warm-up iterations, then ``segments`` counted
+    segments of ``iterations`` iterations."""
 
     warm_up: int = 10
-    segments: int = 4
+    segments: int = 2
     iterations: int = 4
+    layouts: int = 4
+    at_once: int = 2
 
 
 @dataclass(frozen=True)
 class WorkloadCount:
-    """One workload's count: per iteration and per request, every segment's."""
+    """One workload's count: per iteration and per request, every layout's
+    segments."""
 
     position: int
     scenario: str
     requests_per_iteration: int
-    per_iteration: float  # the median over the segments
-    segments: list[int]  # each segment's total instructions
+    per_iteration: float  # the mean over the layouts of their median segment
+    layouts: list[list[int]]  # per layout, each segment's total instructions
     iterations: int  # per segment
 
     @property
@@ -60,9 +79,10 @@ class WorkloadCount:
 
     @property
     def spread(self) -> float:
-        """(largest - smallest) / median of the segments' totals."""
-        middle = statistics.median(self.segments)
-        return (max(self.segments) - min(self.segments)) / middle if middle else 0.0
+        """(largest - smallest) / median of the layouts' figures."""
+        figures = [statistics.median(segments) for segments in self.layouts]
+        middle = statistics.median(figures)
+        return (max(figures) - min(figures)) / middle if middle else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -120,77 +140,82 @@ def segment_totals(folder: Path, stem: str) -> dict[str, int]:
     return totals
 
 
-def _replay_argv(
-    site: RunDir, spec_file: Path, library: Path, plan: CountPlan, stem: str
-) -> list[str]:
-    files = [a for f in config_files(site) for a in ("--config-file", str(f))]
-    return [
-        f"--callgrind-out-file={site.results / stem}.out",
-        "-m",
-        "rally_keystone_perf.deploy.instructions.replay",
-        *files,
-        "--pool",
-        str(site.user_pool),
-        "--admin-secret",
-        str(site.admin_secret),
-        "--workload",
-        str(spec_file),
-        "--markers",
-        str(library),
-        "--warm-up",
-        str(plan.warm_up),
-        "--segments",
-        str(plan.segments),
-        "--iterations",
-        str(plan.iterations),
+def layout_env(layout: int) -> dict[str, str]:
+    """The environment of replay layout ``layout`` (see :data:`LAYOUT_ENV`)."""
+    return {LAYOUT_ENV: "x" * (layout * LAYOUT_STEP)}
+
+
+def _replay(
+    site_dir: RunDir,
+    options: LaunchOptions,
+    spec_file: Path,
+    library: Path,
+    plan: CountPlan,
+    stem: str,
+) -> parallel.Command:
+    """The command of one replay under callgrind, dumping ``<stem>.out.N``."""
+    files = [*config_files(site_dir), site.replay_config(site_dir, stem)]
+    argv = [
+        str(valgrind()),
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=no",
+        f"--callgrind-out-file={site_dir.results / stem}.out",
+        str(runtime.python(options)),
+        *("-m", "rally_keystone_perf.deploy.instructions.replay"),
+        *[a for f in files for a in ("--config-file", str(f))],
+        *("--pool", str(site_dir.user_pool)),
+        *("--admin-secret", str(site_dir.admin_secret)),
+        *("--workload", str(spec_file), "--markers", str(library)),
+        *("--warm-up", str(plan.warm_up), "--segments", str(plan.segments)),
+        *("--iterations", str(plan.iterations)),
     ]
+    env = {
+        **services.QUIET_WARNINGS,
+        **runtime.environment(site_dir, options),
+        "PYTHONHASHSEED": HASH_SEED,
+    }
+    return parallel.Command(argv, env, site_dir.logs / f"{stem}.log")
 
 
 def count_workload(
-    site: RunDir,
+    site_dir: RunDir,
     options: LaunchOptions,
     position: int,
     spec: dict[str, Any],
     library: Path,
     plan: CountPlan,
 ) -> WorkloadCount:
-    """Replay one workload under callgrind in ``site``; its count."""
-    stem = f"callgrind.{position}"
-    spec_file = site.results / f"workload-{position}.json"
+    """Replay one workload under callgrind in ``site_dir``, once per layout;
+    its count. :class:`LaunchError` with the failed replay's log tail."""
+    spec_file = site_dir.results / f"workload-{position}.json"
     spec_file.write_text(json.dumps(spec, indent=2))
-    argv = _replay_argv(site, spec_file, library, plan, stem)
-    python = str(runtime.python(options))
-    command = [
-        str(valgrind()),
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        "--collect-atstart=no",
-        argv[0],
-        python,
-        *argv[1:],
-    ]
-    env = {
-        **services.QUIET_WARNINGS,
-        **runtime.environment(site, options),
-        "PYTHONHASHSEED": HASH_SEED,
-    }
-    log = site.logs / f"replay-{position}.log"
-    code = services.run_logged(command, log, env=env)
-    totals = segment_totals(site.results, stem)
-    wanted = [replay.SEGMENT.format(n) for n in range(1, plan.segments + 1)]
-    if code != 0 or set(wanted) - set(totals):
-        raise LaunchError(
-            f"counting {spec['scenario']} failed (exit {code}); last lines of "
-            f"its logs:\n{logtail.log_tails(site, (log.name, 'keystone.log'))}"
+    stems = [f"replay-{position}-{layout}" for layout in range(plan.layouts)]
+    commands = []
+    for layout, stem in enumerate(stems):
+        command = _replay(site_dir, options, spec_file, library, plan, stem)
+        commands.append(
+            dataclasses.replace(command, env={**command.env, **layout_env(layout)})
         )
-    segments = [totals[name] for name in wanted]
-    requests = recipes.requests_per_iteration(spec["scenario"])
+    codes = parallel.run_all(commands, plan.at_once)
+    wanted = [replay.SEGMENT.format(n) for n in range(1, plan.segments + 1)]
+    layouts = []
+    for stem, code in zip(stems, codes, strict=True):
+        totals = segment_totals(site_dir.results, stem)
+        if code != 0 or set(wanted) - set(totals):
+            logs = (f"{stem}.log", "keystone.log")
+            raise LaunchError(
+                f"counting {spec['scenario']} failed (exit {code}); last lines "
+                f"of its logs:\n{logtail.log_tails(site_dir, logs)}"
+            )
+        layouts.append([totals[name] for name in wanted])
+    figures = [statistics.median(segments) / plan.iterations for segments in layouts]
     return WorkloadCount(
         position,
         spec["scenario"],
-        requests,
-        statistics.median(segments) / plan.iterations,
-        segments,
+        recipes.requests_per_iteration(spec["scenario"]),
+        statistics.mean(figures),
+        layouts,
         plan.iterations,
     )
 
@@ -215,11 +240,14 @@ def count_side(
     keystone = site.prepare_site(folder, options, size, progress)
     counts = []
     for position, spec in enumerate(specs):
-        progress(f"{folder.name}: counting {spec['scenario']} under callgrind")
+        progress(
+            f"{folder.name}: counting {spec['scenario']} under callgrind "
+            f"({plan.layouts} memory layouts, {plan.at_once} at a time)"
+        )
         found = count_workload(keystone, options, position, spec, library, plan)
         progress(
             f"{folder.name}: {spec['scenario']}: {found.per_request / 1e6:.2f}M "
-            f"instructions per request (segments within {found.spread:.2%})"
+            f"instructions per request (layouts within {found.spread:.2%})"
         )
         counts.append(found)
     return counts

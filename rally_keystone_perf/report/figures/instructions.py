@@ -70,7 +70,7 @@ def check(label: str, row: InstructionRow | None, max_increase: float) -> Check:
     status = FAIL if change > max_increase else PASS
     message = (
         f"B/A {row.ratio:.4f} (at most {1 + max_increase:.4f}); "
-        f"segments within {max(row.spread_a or 0, row.spread_b or 0):.2%}"
+        f"layouts within {max(row.spread_a or 0, row.spread_b or 0):.2%}"
     )
     return Check(label, CRITERION, status, row.a, row.b, change, None, message)
 

@@ -21,7 +21,7 @@ class SideCount:
 
     scenario: str
     per_request: float
-    spread: float  # (largest - smallest) / median of its segments
+    spread: float  # (largest - smallest) / median of its layouts' figures
 
 
 @dataclass(frozen=True)

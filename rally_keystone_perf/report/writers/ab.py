@@ -135,7 +135,7 @@ def instruction_line(page: AbPage, position: int) -> str | None:
     spread = max(row.spread_a or 0.0, row.spread_b or 0.0)
     return (
         f"instructions per request (callgrind): A {_millions(row.a)}, "
-        f"B {_millions(row.b)}, B/A {ratio} (segments within {spread:.2%})"
+        f"B {_millions(row.b)}, B/A {ratio} (layouts within {spread:.2%})"
     )
 
 
@@ -147,8 +147,8 @@ def counted_line(page: AbPage) -> str | None:
     return (
         f"instruction counts: {page.counted.get('process', 'one process')}; "
         f"bcrypt at {rounds} rounds (the hash is C code a Keystone change "
-        "rarely touches); start-up and warm-up not counted; no drift: B/A is "
-        "read as it is"
+        "rarely touches); start-up and warm-up not counted; each side the mean "
+        "of the same memory layouts; no drift: B/A is read as it is"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def test_both_sides_counted_and_written(
     ):
         seen.append((folder.name, options.password_hash_rounds))
         total = 1000 if folder.name == "a" else 1010
-        return [count.WorkloadCount(0, specs[0]["scenario"], 1, total, [total], 1)]
+        return [count.WorkloadCount(0, specs[0]["scenario"], 1, total, [[total]], 1)]
 
     monkeypatch.setattr(count, "count_side", count_side)
     sides = {s: resolve(LaunchOptions()) for s in ("a", "b")}
@@ -71,3 +72,37 @@ def test_both_sides_counted_and_written(
     assert written == json.loads(json.dumps(document))
     assert written["sides"]["b"]["workloads"][0]["per_request"] == 1010
     assert written["conditions"]["password_hash_rounds"] == 4
+
+
+def test_a_side_without_a_build_is_counted_as_the_installed_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[str | None] = []
+
+    def prepare(deployment: Any, echo: Any) -> Any:
+        made.append(deployment.options.keystone_build)
+        options = dataclasses.replace(deployment.options, keystone_venv="/venv")
+        return dataclasses.replace(deployment, options=options)
+
+    monkeypatch.setattr(instructions.prepare, "prepare", prepare)
+    monkeypatch.setattr(instructions.source, "installed_version", lambda: "30.0.0")
+    built = resolve(LaunchOptions(keystone_build="/src", keystone_venv="/b"))
+    sides = {"a": resolve(LaunchOptions()), "b": built}
+    counted = instructions.count_deployments(sides, lambda m: None)
+    assert made == ["keystone==30.0.0"]
+    assert counted["a"].options.keystone_venv == "/venv" and counted["b"] is built
+    plain = {s: resolve(LaunchOptions()) for s in ("a", "b")}
+    assert instructions.count_deployments(plain, lambda m: None) == plain
+
+
+def test_a_release_that_cannot_be_built_asks_for_a_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def prepare(deployment: Any, echo: Any) -> Any:
+        raise LaunchError("no such version")
+
+    monkeypatch.setattr(instructions.prepare, "prepare", prepare)
+    built = resolve(LaunchOptions(keystone_build="/src", keystone_venv="/b"))
+    sides = {"a": resolve(LaunchOptions()), "b": built}
+    with pytest.raises(LaunchError, match="side A has no --keystone-build"):
+        instructions.count_deployments(sides, lambda m: None)

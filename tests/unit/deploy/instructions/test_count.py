@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -46,12 +45,12 @@ def test_dumps_are_read_by_their_segment_label(tmp_path: Path) -> None:
     }
 
 
-def test_a_count_is_the_median_segment_per_iteration() -> None:
+def test_a_count_is_the_mean_of_the_layouts_medians() -> None:
     found = count.WorkloadCount(
-        0, "KeystonePerf.revoke_token", 2, 1000.0, [3990, 4000, 4010], 4
+        0, "KeystonePerf.revoke_token", 2, 1000.0, [[3990, 4000, 4010], [4020]], 4
     )
     assert found.per_request == 500.0
-    assert found.spread == pytest.approx(0.005)
+    assert found.spread == pytest.approx(20 / 4010)
     assert found.to_json()["per_request"] == 500.0
 
 
@@ -59,27 +58,41 @@ def _site(tmp_path: Path) -> RunDir:
     site = RunDir(tmp_path / "site")
     site.create()
     (site.conf / "keystone.conf").write_text("")
+    (site.db / "prepared.sqlite").write_text("")
     return site
 
 
-def test_count_workload_runs_the_replay_under_callgrind(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    site, seen = _site(tmp_path), {}
+def _replays(site: RunDir, monkeypatch: pytest.MonkeyPatch, code: int = 0) -> list:
+    """Replace the replays: each writes its dumps (or fails with a log)."""
+    seen: list = []
     monkeypatch.setattr(count, "valgrind", lambda: Path("/usr/bin/valgrind"))
 
-    def run_logged(argv: list[str], log: Path, env: dict[str, str]) -> int:
-        seen.update(argv=argv, env=env)
-        for n, total in enumerate([800, 804, 796], start=1):
-            _dump(site.results, f"callgrind.3.out.{n}", f"segment-{n}", total)
-        return 0
+    def run_all(commands: list, at_once: int) -> list[int]:
+        seen.extend(commands)
+        for layout, command in enumerate(commands):
+            stem = command.log.stem
+            if code:
+                command.log.write_text("replay failed: POST /v3/auth/tokens: 401\n")
+                continue
+            for n, total in enumerate([800 + layout * 8, 804 + layout * 8], start=1):
+                _dump(site.results, f"{stem}.out.{n}", f"segment-{n}", total)
+        return [code] * len(commands)
 
-    monkeypatch.setattr(count.services, "run_logged", run_logged)
+    monkeypatch.setattr(count.parallel, "run_all", run_all)
+    return seen
+
+
+def test_each_layout_is_a_replay_under_callgrind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = _site(tmp_path)
+    seen = _replays(site, monkeypatch)
     spec = count.workload_specs(TASK_WORKLOADS[:1])[0]
-    plan = count.CountPlan(warm_up=1, segments=3, iterations=4)
+    plan = count.CountPlan(warm_up=1, segments=2, iterations=4, layouts=3)
     found = count.count_workload(site, LaunchOptions(), 3, spec, Path("m.so"), plan)
-    assert found.segments == [800, 804, 796] and found.per_iteration == 200.0
-    argv = seen["argv"]
+    assert found.layouts == [[800, 804], [808, 812], [816, 820]]
+    assert found.per_iteration == pytest.approx(202.5)
+    argv = seen[0].argv
     assert argv[:4] == [
         "/usr/bin/valgrind",
         "--tool=callgrind",
@@ -87,22 +100,20 @@ def test_count_workload_runs_the_replay_under_callgrind(
         "--collect-atstart=no",
     ]
     assert "rally_keystone_perf.deploy.instructions.replay" in argv
-    assert seen["env"]["PYTHONHASHSEED"] == count.HASH_SEED
+    pads = [len(c.env[count.LAYOUT_ENV]) for c in seen]
+    assert pads == [0, count.LAYOUT_STEP, 2 * count.LAYOUT_STEP]
+    assert all(c.env["PYTHONHASHSEED"] == count.HASH_SEED for c in seen)
+    # each replay on its own copy of the prepared database
+    assert (site.conf / "replay-3-2.conf").read_text().count("replay-3-2.sqlite") == 1
 
 
 def test_a_failed_replay_shows_its_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site = _site(tmp_path)
-    monkeypatch.setattr(count, "valgrind", lambda: Path("/usr/bin/valgrind"))
-
-    def run_logged(argv: list[str], log: Path, env: Any) -> int:
-        log.write_text("replay failed: POST /v3/auth/tokens: 401 Unauthorized\n")
-        return 1
-
-    monkeypatch.setattr(count.services, "run_logged", run_logged)
+    _replays(site, monkeypatch, code=1)
     spec = count.workload_specs(TASK_WORKLOADS[:1])[0]
-    with pytest.raises(LaunchError, match="(?s)exit 1.*401 Unauthorized"):
+    with pytest.raises(LaunchError, match="(?s)exit 1.*401"):
         count.count_workload(
             site, LaunchOptions(), 0, spec, Path("m.so"), count.CountPlan()
         )
