@@ -232,6 +232,9 @@ def count_side(
     ``options``: a count's (:func:`.site.count_options`), build prepared.
     """
     valgrind()
+    # a fresh folder: users or writes left by an earlier count would change
+    # what this one counts
+    shutil.rmtree(folder, ignore_errors=True)
     library = markers.build(folder.parent / "markers")
     size = (
         max((spec["pool"][0] for spec in specs), default=1),
