@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.builds import prepare, runtime, source
-from rally_keystone_perf.deploy.instructions import count, recipes, site
+from rally_keystone_perf.deploy.instructions import count, markers, recipes, site
 from rally_keystone_perf.deploy.options import (
     Deployment,
     LaunchError,
@@ -46,11 +46,12 @@ def check_countable(
 ) -> None:
     """Refuse, with the reason, what a count cannot compare.
 
-    :raises LaunchError: no valgrind; sides differing by a deployment
-        option, options one process cannot hold (:func:`.site.count_options`),
-        or a scenario with no recipe.
+    :raises LaunchError: no valgrind or no C compiler; sides differing by a
+        deployment option, options one process cannot hold
+        (:func:`.site.count_options`), or a scenario with no recipe.
     """
     count.valgrind()
+    markers.compiler()
     try:
         count.workload_specs(workloads)
     except recipes.RecipeError as exc:

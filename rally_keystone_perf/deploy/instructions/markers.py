@@ -18,6 +18,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from rally_keystone_perf.deploy.options import LaunchError
+
 HEADER = Path("/usr/include/valgrind/callgrind.h")  # Debian's valgrind
 SOURCE = """\
 #include <valgrind/callgrind.h>
@@ -29,8 +31,8 @@ int ksp_on_valgrind(void) { return RUNNING_ON_VALGRIND; }
 """
 
 
-class MarkersError(Exception):
-    """The markers library could not be built; the message says why."""
+class MarkersError(LaunchError):
+    """The markers library cannot be built; the message says why."""
 
 
 def library_path(cache: Path) -> Path:
@@ -39,16 +41,13 @@ def library_path(cache: Path) -> Path:
     return cache / f"callgrind-markers-{digest}.so"
 
 
-def build(cache: Path) -> Path:
-    """Compile the markers library into ``cache`` (once); return its path.
+def compiler() -> str:
+    """The C compiler the library is built with.
 
     :raises MarkersError: no C compiler, or no valgrind headers.
     """
-    target = library_path(cache)
-    if target.exists():
-        return target
-    compiler = shutil.which("gcc") or shutil.which("cc")
-    if compiler is None:
+    found = shutil.which("gcc") or shutil.which("cc")
+    if found is None:
         raise MarkersError(
             "no C compiler (gcc): instruction counts compile valgrind's client "
             "requests once (apt-get install build-essential)"
@@ -58,11 +57,23 @@ def build(cache: Path) -> Path:
             f"{HEADER} is missing: instruction counts need Debian's valgrind "
             "(apt-get install valgrind)"
         )
+    return found
+
+
+def build(cache: Path) -> Path:
+    """Compile the markers library into ``cache`` (once); return its path.
+
+    :raises MarkersError: as :func:`compiler`, or the compiler failed.
+    """
+    target = library_path(cache)
+    if target.exists():
+        return target
+    cc = compiler()
     cache.mkdir(parents=True, exist_ok=True)
     source = cache / f"{target.stem}.c"
     source.write_text(SOURCE)
     scratch = cache / f".{target.name}.{os.getpid()}"
-    argv = [compiler, "-shared", "-fPIC", "-O1", "-o", str(scratch), str(source)]
+    argv = [cc, "-shared", "-fPIC", "-O1", "-o", str(scratch), str(source)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise MarkersError(f"compiling {source} failed:\n{done.stderr[-2000:]}")

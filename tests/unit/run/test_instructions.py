@@ -26,6 +26,7 @@ def _sides(**b: Any) -> dict[str, Any]:
 @pytest.fixture
 def have_valgrind(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(count, "valgrind", lambda: Path("/usr/bin/valgrind"))
+    monkeypatch.setattr(instructions.markers, "HEADER", Path(__file__))  # exists
 
 
 def test_builds_alone_may_differ(have_valgrind: None) -> None:
@@ -106,3 +107,11 @@ def test_a_release_that_cannot_be_built_asks_for_a_build(
     sides = {"a": resolve(LaunchOptions()), "b": built}
     with pytest.raises(LaunchError, match="side A has no --keystone-build"):
         instructions.count_deployments(sides, lambda m: None)
+
+
+def test_no_compiler_is_refused_before_anything_starts(
+    have_valgrind: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(instructions.markers.shutil, "which", lambda name: None)
+    with pytest.raises(LaunchError, match="build-essential"):
+        instructions.check_countable(_sides(), WORKLOADS)
