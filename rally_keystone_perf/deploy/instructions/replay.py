@@ -23,7 +23,6 @@ import gc
 import json
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -77,7 +76,6 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--segments", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=10)
-    parser.add_argument("--out", type=Path, help="what ran, as JSON")
     return parser.parse_args(argv)
 
 
@@ -99,7 +97,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         users=pool_users(pool, size),
     )
-    started = time.monotonic()
     try:
         step = recipes.recipe(workload["scenario"])(
             clients, workload.get("args", {}), workload.get("contexts", {})
@@ -119,15 +116,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a failed request: say which, exit 1
         print(f"replay failed: {exc}", file=sys.stderr)
         return 1
-    if args.out:
-        args.out.write_text(
-            json.dumps(
-                {
-                    "on_valgrind": markers.on_valgrind(),
-                    "seconds": round(time.monotonic() - started, 3),
-                }
-            )
-        )
     return 0
 
 
