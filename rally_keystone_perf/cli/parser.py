@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rally_keystone_perf.cli import (
     ab_commands,
     arguments,
+    cloud_commands,
     deploy_commands,
     engine_options,
     report_commands,
@@ -88,6 +89,7 @@ def _add_run(sub: Subparsers) -> None:
     )
     arguments.add_launch_options(run)
     engine_options.add_engine_options(run)
+    cloud_commands.add_cloud_options(run)
     arguments.add_runs_dir(run)
     run.set_defaults(func=run_commands.cmd_run)
 

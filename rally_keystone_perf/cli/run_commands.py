@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.cli import engine_options
+from rally_keystone_perf.cli import cloud_commands, engine_options
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -36,6 +36,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         tasks.append(TaskFile.load(path))
         count = check.validate(tasks[-1])
         echo(f"{path}: {count} workload(s), syntax OK")
+    if args.os_cloud:  # someone else's Keystone: nothing to start
+        return cloud_commands.run_on_cloud(args, tasks)
     deployment = resolve(launch_options(args, tasks), echo)  # once, passed down
     for task in tasks:
         check.check_deployment(task, deployment)

@@ -48,7 +48,8 @@ LAYOUT = (
     (
         "private/",
         "0700, files 0600: the admin password, Rally's environment spec and "
-        "database, the user pool, a Nova stack's configs (``stack/``)",
+        "database, the user pool, a Nova stack's configs (``stack/``); "
+        "``--os-cloud``: the cloud's passwords (``target.json``)",
     ),
     ("keys/", "0700: fernet, credential and JWS keys"),
     (
@@ -112,6 +113,11 @@ class RunDir:
     @property
     def admin_secret(self) -> Path:
         return self.private / "admin.json"
+
+    @property
+    def target_secret(self) -> Path:
+        """``--os-cloud``: the cloud's passwords, for redaction (run/own_cloud)."""
+        return self.private / "target.json"
 
     @property
     def env_spec(self) -> Path:
@@ -226,6 +232,10 @@ class RunState:
     cpus: int | None = None  # the machine's CPUs (the report's bottleneck line)
     # the machine's own speed around the load (deploy/machine_probe.py)
     machine: dict[str, Any] | None = None
+    # --os-cloud: the cloud measured (deploy/own_cloud: never a secret), the
+    # plan printed before the load, and what the sweep found left after it
+    target: dict[str, Any] | None = None
+    target_sweep: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)
@@ -271,7 +281,11 @@ class RunState:
         """
         if self.run is None:
             return []
-        found = [_read_json(self.run.admin_secret)["password"]]
+        found = []
+        if self.run.admin_secret.is_file():  # not in an --os-cloud run
+            found.append(_read_json(self.run.admin_secret)["password"])
+        if self.run.target_secret.is_file():  # an --os-cloud run's passwords
+            found += _read_json(self.run.target_secret)["passwords"]
         if self.run.stack_plan.is_file():
             plan = _read_json(self.run.stack_plan)
             found += [plan[k] for k in STACK_SECRETS]

@@ -100,6 +100,7 @@ class RallyRunner:
         self.config = run.private / "rally.conf"
         self.log = run.logs / "rally.log"
         self.rally = find_rally()
+        self.task_ids: list[str] = []  # every task started, even if aborted
 
     def _cmd(self, *args: str) -> list[str]:
         return [self.rally, "--config-file", str(self.config), *args]
@@ -186,6 +187,7 @@ class RallyRunner:
         services.forget(self.run, RALLY_SERVICE)
         report = None
         if watcher.uuid:
+            self.task_ids.append(watcher.uuid)
             report = self.export_json(watcher.uuid, task_file.stem)
         return TaskOutcome(
             task_file=task_file,

@@ -31,7 +31,7 @@ def _has_stack(run: RunDir) -> bool:
     return run.stack_plan.is_file()
 
 
-def _record_machine(run: RunDir, watch: machine_probe.MachineWatch, echo: Echo) -> None:
+def record_machine(run: RunDir, watch: machine_probe.MachineWatch, echo: Echo) -> None:
     """The machine's speed after the load into run.json; a failure (or a
     second Ctrl-C) skips it, never the servers' stop that follows."""
     try:
@@ -64,7 +64,7 @@ def keystone_session(
         yield run, runner
     finally:
         if watch is not None:
-            _record_machine(run, watch, echo)
+            record_machine(run, watch, echo)
         if resources is not None:
             resources.stop()
         if keep_running:

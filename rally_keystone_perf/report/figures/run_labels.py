@@ -55,8 +55,20 @@ NODES = "nodes"
 IMPLIED = {NODES: "1"}
 
 
+def target_columns(target: Mapping[str, object]) -> dict[str, str]:
+    """The columns of a run against someone else's Keystone (``--os-cloud``)."""
+    url = str(target.get("auth_url", UNKNOWN))
+    return {
+        "target": f"{url} (external)",
+        "api": str(target.get("api_version", UNKNOWN)),
+        "server side": "not measured",
+    }
+
+
 def config_columns(state: RunState) -> dict[str, str]:
     """The configuration columns a report shows for a run (from run.json)."""
+    if isinstance(state.target, dict):
+        return target_columns(state.target)
     options = state.options
     rounds = options.get("password_hash_rounds")
     columns = {
@@ -207,6 +219,8 @@ def run_label(config: dict[str, str], fallback: str) -> str:
     ``fallback`` (a file name) is used when the config names nothing else.
     """
     parts: list[str] = []
+    if "target" in config:  # someone else's Keystone: its URL
+        parts.append(config["target"].split(" ")[0])
     if config.get("mode", UNKNOWN) != UNKNOWN:
         parts.append(config["mode"])
     processes = config.get("processes", UNKNOWN)

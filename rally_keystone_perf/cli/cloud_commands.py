@@ -1,0 +1,127 @@
+"""``run --os-cloud``: the bundled tasks against someone else's Keystone."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rally_keystone_perf.cli import arguments, engine_options
+from rally_keystone_perf.cli.common import EXIT_ERROR, combined_exit, echo
+from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.own_cloud import probe, target
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report import api
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.run import own_cloud, rally_runner
+from rally_keystone_perf.tasks import own_cloud as cloud_plan
+from rally_keystone_perf.tasks.model import TaskFile
+
+TAGS = ["target:external"]
+
+
+def add_cloud_options(parser: argparse.ArgumentParser) -> None:
+    """``--os-cloud``, ``--allow-writes``, ``--existing-users``."""
+    group = parser.add_argument_group(
+        "your own cloud",
+        "measure an existing Keystone instead of starting one (docs: "
+        "Your own Keystone)",
+    )
+    group.add_argument(
+        "--os-cloud",
+        metavar="NAME",
+        help="a cloud of clouds.yaml (and secure.yaml), read as the openstack "
+        "client reads it; 'envvars': the OS_* environment. Nothing is started; "
+        "OS_CLOUD alone does not select it",
+    )
+    group.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="--os-cloud: let tasks that create users or projects, or revoke "
+        "tokens, run (the plan printed first says what and how many)",
+    )
+    group.add_argument(
+        "--existing-users",
+        type=Path,
+        metavar="FILE",
+        help="--os-cloud: existing test users (JSON or YAML: Rally's "
+        "existing@openstack users) the tasks use instead of creating users",
+    )
+
+
+def _local_options_given(args: argparse.Namespace) -> list[str]:
+    """The launch and engine options set away from their defaults."""
+    probe_parser = argparse.ArgumentParser(add_help=False)
+    arguments.add_launch_options(probe_parser)
+    engine_options.add_engine_options(probe_parser)
+    given = [
+        action.option_strings[0]
+        for action in probe_parser._actions
+        if action.option_strings
+        and getattr(args, action.dest, action.default) != action.default
+    ]
+    if getattr(args, "keep_running", False):
+        given.append("--keep-running")
+    return given
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    given = _local_options_given(args)
+    if given:
+        raise LaunchError(
+            f"{', '.join(given)}: with --os-cloud nothing is started, so the "
+            "options of the suite's own Keystone and engines do not apply"
+        )
+
+
+def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
+    """The plan, the refusal or the probe, the tasks, the sweep, the report."""
+    _check_options(args)
+    cloud = target.load_target(args.os_cloud)
+    given = target.load_users(args.existing_users) if args.existing_users else []
+    plan = cloud_plan.build_plan(tasks, len(given))
+    echo(f"target: cloud {cloud.cloud}, {cloud.auth_url}; the plan:")
+    for line in plan.lines():
+        echo(f"  {line}")
+    if plan.writes and not args.allow_writes:
+        echo(
+            "error: these tasks write to the cloud (above: what and how many); "
+            "run them with --allow-writes, or pick read-only tasks"
+        )
+        return EXIT_ERROR
+    found = probe.probe(cloud, plan.needing_admin(), plan.needing_revocation())
+    echo(f"target answers: identity API {found.api_version} at {found.v3_url}")
+    run = own_cloud.prepare_run(args.runs_dir, cloud, found, plan, given)
+    echo(f"run folder: {run.root}")
+    outcomes = _run_tasks(run, cloud, plan, tasks)
+    reports = [o.report for o in outcomes if o.report]
+    if reports:
+        columns = run_labels.config_columns(run.state())
+        api.report(reports, sys.stdout, "table", overrides=columns)
+        echo(f"results: {run.results}")
+    return combined_exit([o.exit_code for o in outcomes])
+
+
+def _run_tasks(
+    run: RunDir,
+    cloud: target.CloudTarget,
+    plan: cloud_plan.Plan,
+    tasks: Sequence[TaskFile],
+) -> list[rally_runner.TaskOutcome]:
+    outcomes: list[rally_runner.TaskOutcome] = []
+    try:
+        with own_cloud.cloud_session(run, cloud, plan, echo) as runner:
+            for task in tasks:
+                echo(f"running {task.path}")
+                outcomes.append(runner.start_task(task.path, tags=TAGS))
+                if outcomes[-1].interrupted:
+                    break
+    except KeyboardInterrupt:
+        echo("interrupted")
+        outcomes.append(
+            rally_runner.TaskOutcome(
+                Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
+            )
+        )
+    return outcomes

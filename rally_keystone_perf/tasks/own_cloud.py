@@ -1,0 +1,238 @@
+"""What a task would do to someone else's cloud, decided before any request.
+
+The plan names, per workload, what it creates and deletes, what stays
+behind by design (revocation events; users' ``last_active_at``), the
+concurrency and rate it puts on the target, and whether it needs the
+admin role or the ``OS-REVOKE`` API. ``run --os-cloud`` prints it and
+refuses a task that writes unless ``--allow-writes`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
+
+USER_CONTEXTS = ("users", "keystone_perf_users")
+# contexts that create nothing on the cloud (tokens expire; cleanup removes)
+READ_ONLY_CONTEXTS = ("keystone_perf_tokens", "admin_cleanup", "cleanup")
+REVOCATIONS_CONTEXT = "keystone_perf_revocations"
+# contexts and hooks that act on the suite's own servers, not on a cloud
+LOCAL_ONLY = {
+    "keystone_perf_trace": "needs the server's OSProfiler and the suite's redis",
+    "keystone_perf_fault": "acts on the processes of the suite's own Keystone",
+}
+# scenario -> (what its iterations create, whether it is deleted after)
+SCENARIO_WRITES = {
+    "KeystonePerf.create_delete_user": (
+        "{n} users, each deleted in its iteration",
+        True,
+    ),
+    "KeystonePerf.revoke_token": (
+        "{n} tokens revoked, each adding revocation events",
+        False,
+    ),
+}
+READ_SCENARIOS = (
+    "KeystonePerf.create_token",
+    "KeystonePerf.validate_token",
+    "KeystonePerf.list_projects",
+    "KeystonePerf.list_revocation_events",
+)
+ADMIN_SCENARIOS = (
+    "KeystonePerf.create_delete_user",
+    "KeystonePerf.list_projects",
+    "KeystonePerf.list_revocation_events",
+)
+REVOCATION_SCENARIOS = (
+    "KeystonePerf.revoke_token",
+    "KeystonePerf.list_revocation_events",
+)
+CLOSED_LOOP = (
+    "concurrency N: N clients each waiting for its answer before the next "
+    "request, as fast as the target answers (no rate cap)"
+)
+STAYS = (
+    "revocation events cannot be deleted: each one is checked by every token "
+    "validation on the cloud until the revoked token would have expired",
+    "every token issued updates its user's last_active_at (when the cloud's "
+    "[security_compliance] tracks it) and emits an identity.authenticate "
+    "notification",
+)
+
+
+class PlanError(TaskFileError):
+    """The task cannot run against someone else's cloud at all."""
+
+
+@dataclass
+class WorkloadPlan:
+    """One workload's effect on the target."""
+
+    task: str
+    name: str
+    load: str
+    users_wanted: int
+    writes: list[str] = field(default_factory=list)
+    stays: list[str] = field(default_factory=list)
+    admin: bool = False
+    revocation: bool = False
+
+
+@dataclass
+class Plan:
+    """Every workload's effect, and where its users come from."""
+
+    workloads: list[WorkloadPlan]
+    existing_users: int  # users given to the run (0: created through the API)
+    users_source: str  # what the plan says about them
+
+    @property
+    def writes(self) -> bool:
+        """True when a workload creates, deletes or revokes anything."""
+        return any(w.writes or w.stays for w in self.workloads)
+
+    def needing_admin(self) -> list[str]:
+        return sorted({w.name for w in self.workloads if w.admin})
+
+    def needing_revocation(self) -> list[str]:
+        return sorted({w.name for w in self.workloads if w.revocation})
+
+    def lines(self) -> list[str]:
+        """The plan as printed before any request."""
+        out = [f"users: {self.users_source}"]
+        for work in self.workloads:
+            kind = "writes" if work.writes or work.stays else "reads only"
+            out.append(f"{work.task}: {work.name}, {work.load}: {kind}")
+            out += [f"    creates: {line}" for line in work.writes]
+            out += [f"    stays behind: {line}" for line in work.stays]
+        out.append(f"load: {CLOSED_LOOP}")
+        out += [f"by design: {line}" for line in STAYS]
+        return out
+
+
+def _load(workload: dict[str, Any]) -> str:
+    """The count or duration, concurrency and rate a workload's runner sets."""
+    runner, kind = workload["runner"], workload["runner_type"]
+    count = runner.get("times")
+    length = f"{count} iterations" if count else f"{runner.get('duration')} s"
+    if "rps" in runner:
+        cap = runner.get("max_concurrency", "no cap on those")
+        return f"{length} at {runner['rps']}/s ({kind}; in flight: {cap})"
+    return f"{length} at concurrency {runner.get('concurrency', 1)} ({kind})"
+
+
+def users_wanted(workload: dict[str, Any]) -> int:
+    """Users a workload's users context asks for (0: none)."""
+    wanted = 0
+    for name, config in workload["contexts"].items():
+        if name.split("@")[0] in USER_CONTEXTS:
+            size = config.get("tenants", 1) * config.get("users_per_tenant", 1)
+            wanted = max(wanted, size)
+    return wanted
+
+
+def _iterations(workload: dict[str, Any]) -> str:
+    times = workload["runner"].get("times")
+    return str(times) if times else "(one per iteration)"
+
+
+def _context_effects(
+    plan: WorkloadPlan, workload: dict[str, Any], created: bool
+) -> None:
+    """What the workload's contexts create, or why they cannot run there."""
+    for full_name, config in workload["contexts"].items():
+        name = full_name.split("@")[0]
+        if name in LOCAL_ONLY:
+            raise PlanError(f"{plan.task}: {plan.name}: {name} {LOCAL_ONLY[name]}")
+        if name in USER_CONTEXTS:
+            if created and plan.users_wanted:
+                tenants = config.get("tenants", 1)
+                plan.writes.append(
+                    f"{plan.users_wanted} user(s) and {tenants} project(s), "
+                    f"deleted at the workload's end (context {name})"
+                )
+                plan.admin = True
+        elif name == REVOCATIONS_CONTEXT:
+            events = int(config.get("events", 0))
+            plan.stays.append(
+                f"about {events} revocation events: {(events + 1) // 2} tokens "
+                "revoked before the load"
+            )
+            plan.admin = plan.revocation = True
+        elif name not in READ_ONLY_CONTEXTS:
+            plan.writes.append(
+                f"context {name}: unknown to the suite, counted as writing"
+            )
+    for hook in workload.get("hooks", []):
+        action = hook.get("action") or ("",)
+        name = str(action[0]).split("@")[0]
+        if name in LOCAL_ONLY:
+            raise PlanError(f"{plan.task}: {plan.name}: hook {name} {LOCAL_ONLY[name]}")
+
+
+def _scenario_effects(plan: WorkloadPlan, workload: dict[str, Any]) -> None:
+    name = plan.name
+    if name == "KeystonePerf.boot_server":
+        raise PlanError(
+            f"{plan.task}: {name} against your own cloud is not supported yet "
+            "(it needs the cloud's image, flavor and network checked first)"
+        )
+    if name in SCENARIO_WRITES:
+        what, deleted = SCENARIO_WRITES[name]
+        (plan.writes if deleted else plan.stays).append(
+            what.format(n=_iterations(workload))
+        )
+    elif name not in READ_SCENARIOS:
+        plan.writes.append(f"scenario {name}: unknown to the suite, counted as writing")
+    validator = workload.get("args", {}).get("validator", "admin")
+    plan.admin |= name in ADMIN_SCENARIOS or (
+        name == "KeystonePerf.validate_token" and validator == "admin"
+    )
+    plan.revocation |= name in REVOCATION_SCENARIOS
+
+
+def _workload_plans(tasks: Sequence[TaskFile], created: bool) -> list[WorkloadPlan]:
+    plans = []
+    for task in tasks:
+        for workload in task.workloads():
+            plan = WorkloadPlan(
+                task=task.path.name,
+                name=workload["name"],
+                load=_load(workload),
+                users_wanted=users_wanted(workload),
+            )
+            _context_effects(plan, workload, created)
+            _scenario_effects(plan, workload)
+            plans.append(plan)
+    return plans
+
+
+def build_plan(tasks: Sequence[TaskFile], given_users: int = 0) -> Plan:
+    """The plan of ``tasks`` on a cloud; ``given_users``: existing test users.
+
+    Users come from, in order: the existing users given (nothing created;
+    a workload asking for more runs with them); the cloud's own user, when
+    no workload asks for more than one user and none writes anything else;
+    else Rally's users context creates them for each workload.
+
+    :raises PlanError: a workload that cannot run on someone else's cloud.
+    """
+    if given_users:
+        source = f"the {given_users} existing users given (none created)"
+        return Plan(_workload_plans(tasks, False), given_users, source)
+    reading = _workload_plans(tasks, False)
+    if max((w.users_wanted for w in reading), default=0) <= 1 and not any(
+        w.writes or w.stays for w in reading
+    ):
+        source = "the cloud's own user from clouds.yaml (none created)"
+        return Plan(reading, 1, source)
+    source = "created through the API for each workload, deleted at its end"
+    return Plan(_workload_plans(tasks, True), 0, source)
+
+
+def task_names(plans: Iterable[WorkloadPlan]) -> list[str]:
+    """The task files a plan covers, in order."""
+    return list(dict.fromkeys(p.task for p in plans))

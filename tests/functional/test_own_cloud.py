@@ -1,0 +1,173 @@
+"""``run --os-cloud`` against a Keystone the test starts without the launcher.
+
+The stand-in for someone else's cloud is :mod:`.standalone_keystone`: the
+suite only gets its clouds.yaml. About 2.5 minutes in all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from rally_keystone_perf.deploy.rundir import RunDir
+from tests.functional.conftest import write_task
+from tests.functional.standalone_keystone import StandaloneKeystone, standalone_keystone
+
+SMOKE = Path(__file__).parents[2] / "tasks" / "smoke.json"
+CLOUD = "standalone"
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneKeystone]:
+    """The stand-in Keystone, named ``standalone`` in its own clouds.yaml."""
+    folder = tmp_path_factory.mktemp("standalone-keystone")
+    with standalone_keystone(folder / "keystone") as keystone:
+        yield keystone
+
+
+def _env(keystone: StandaloneKeystone, folder: Path) -> dict[str, str]:
+    """The environment of a user whose clouds.yaml names the stand-in."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    env["OS_CLIENT_CONFIG_FILE"] = str(keystone.clouds_yaml(folder / "clouds.yaml"))
+    return env
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "rally_keystone_perf.cli", *args]
+
+
+def _objects(keystone: StandaloneKeystone) -> dict[str, set[str]]:
+    """Every user and project name in the stand-in, read as its admin."""
+    body = {
+        "auth": {
+            "identity": {
+                "methods": ["password"],
+                "password": {
+                    "user": {
+                        "name": "admin",
+                        "password": keystone.password,
+                        "domain": {"name": "Default"},
+                    }
+                },
+            },
+            "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}},
+        }
+    }
+    login = requests.post(f"{keystone.url}/v3/auth/tokens", json=body, timeout=30)
+    headers = {"X-Auth-Token": login.headers["X-Subject-Token"]}
+    found = {}
+    for kind in ("users", "projects"):
+        answer = requests.get(f"{keystone.url}/v3/{kind}", headers=headers, timeout=30)
+        found[kind] = {item["name"] for item in answer.json()[kind]}
+    return found
+
+
+def _only_run(runs: Path) -> RunDir:
+    (root,) = runs.glob("2*-external")
+    return RunDir(root)
+
+
+def test_smoke_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:
+    """The report's figures with the target on the config line, 0 objects left."""
+    before = _objects(cloud)
+    runs = tmp_path / "runs"
+    argv = ["run", "--os-cloud", CLOUD, "--allow-writes", "--task", str(SMOKE)]
+    done = subprocess.run(
+        _cli(*argv, "--runs-dir", str(runs)),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"target {cloud.url}/v3 (external)" in done.stdout
+    assert "server side not measured" in done.stdout
+    for action in ("create_token", "validate_token", "list_projects", "revoke_token"):
+        assert f"keystone.{action}" in done.stdout
+    assert "left on the target: 0 users, 0 projects" in done.stderr
+    assert _objects(cloud) == before
+    run = _only_run(runs)
+    state = run.state()
+    assert state.target is not None and state.target["api_version"].startswith("v3")
+    assert state.target_sweep is not None and state.target_sweep["left"] == {
+        "users": 0,
+        "projects": 0,
+    }
+    for path in (run.state_file, run.logs / "rally.log"):  # no secret outside private/
+        assert cloud.password not in path.read_text()
+
+
+def test_writing_task_refused_without_allow_writes(
+    cloud: StandaloneKeystone, tmp_path: Path
+) -> None:
+    """The plan printed, exit 1, nothing created, no run folder."""
+    before = _objects(cloud)
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        _cli("run", "--os-cloud", CLOUD, "--task", str(SMOKE), "--runs-dir", str(runs)),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "KeystonePerf.create_delete_user" in done.stderr  # the plan
+    assert "--allow-writes" in done.stderr
+    assert not runs.exists()
+    assert _objects(cloud) == before
+
+
+def _delete_users_task(path: Path) -> Path:
+    workload = {
+        "scenario": {"KeystonePerf.create_delete_user": {}},
+        "runner": {"constant": {"times": 5000, "concurrency": 2}},
+        "contexts": {"users": {"tenants": 2, "users_per_tenant": 1}},
+    }
+    return write_task(path, [workload])
+
+
+def test_sigterm_mid_run_leaves_nothing(
+    cloud: StandaloneKeystone, tmp_path: Path
+) -> None:
+    """SIGTERM during the load: exit 143, the partial report, 0 objects left."""
+    before = _objects(cloud)
+    task = _delete_users_task(tmp_path / "long.json")
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen(
+        _cli(
+            "run",
+            "--os-cloud",
+            CLOUD,
+            "--allow-writes",
+            "--task",
+            str(task),
+            "--runs-dir",
+            str(runs),
+        ),
+        env=_env(cloud, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 180
+    seen = []
+    for line in proc.stderr:  # wait until the load is running
+        seen.append(line)
+        if "iterations done" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=180)
+    err = "".join(seen) + err
+    assert proc.returncode == 143, err[-3000:]
+    assert "keystone.create_user" in out  # the partial results are reported
+    assert "left on the target: 0 users, 0 projects" in err
+    assert _objects(cloud) == before
