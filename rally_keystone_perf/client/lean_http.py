@@ -20,6 +20,7 @@ and redirects (Keystone's v3 API sends neither to this client).
 from __future__ import annotations
 
 import json as jsonlib
+import os
 import socket
 import ssl
 import threading
@@ -34,6 +35,18 @@ from urllib3.util.wait import wait_for_read
 from rally_keystone_perf.client import http_wire
 
 USER_AGENT = "rally-keystone-perf"
+# the run folder's name, set by the suite's Rally for its processes: each
+# request's User-Agent names the run, so a shared server's access log tells
+# this run's requests from other clients' (``run --os-cloud``)
+RUN_NAME_ENV = "KEYSTONE_PERF_RUN_NAME"
+
+
+def user_agent() -> str:
+    """``rally-keystone-perf``, or ``rally-keystone-perf/<run>`` in a run."""
+    run = os.environ.get(RUN_NAME_ENV, "").strip()
+    return f"{USER_AGENT}/{run}" if run else USER_AGENT
+
+
 _Key = tuple[str, str, int]
 
 
@@ -86,6 +99,7 @@ class LeanSession:
     ) -> None:
         self.timeout = timeout
         self.pool_size = pool_size
+        self.user_agent = user_agent()  # read once: not inside a request's timer
         self._tls = _tls_context(verify, cert)
         self._idle: dict[_Key, list[http_wire.Connection]] = {}
         self._addresses: dict[_Key, tuple[tuple[Any, ...], ...]] = {}
@@ -104,7 +118,7 @@ class LeanSession:
         parts = urlsplit(url)
         key = (parts.scheme, parts.hostname or "", parts.port or _port(parts.scheme))
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        sent = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        sent = {"User-Agent": self.user_agent, "Accept": "application/json"}
         body = None
         if json is not None:
             body = jsonlib.dumps(json).encode()

@@ -74,6 +74,7 @@ def prepare_run(
     write_private_json(run.env_spec, env_spec(target, found, users))
     run.write_state(
         status="running",
+        auth_url=found.v3_url,
         target={**target.public(), **found.public(), "plan": plan.lines()},
         created_at=time.time(),
         driver_pid=os.getpid(),
@@ -120,4 +121,4 @@ def cloud_session(
         with stop_signals.shielded():  # a signal now: raised after the sweep
             if plan.writes:
                 _sweep(run, target, runner.task_ids, echo)
-            run.write_state(status="stopped", stopped_at=time.time())
+            run.write_state(status="stopped", stopped_at=time.time(), driver_pid=None)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.client import lean_http
 from rally_keystone_perf.deploy import sampler, services
 from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.deploy.rundir import RunDir
@@ -111,6 +112,7 @@ class RallyRunner:
         if self.run.user_pool.is_file():
             env[POOL_ENV] = str(self.run.user_pool)
         env[RUN_ENV] = str(self.run.root)  # the keystone_perf_fault hook's run
+        env[lean_http.RUN_NAME_ENV] = self.run.root.name  # the requests' User-Agent
         return env
 
     def _log(self, text: str) -> None:

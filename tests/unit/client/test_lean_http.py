@@ -51,6 +51,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/drop":  # closes without saying so
             self._answer(200, {"dropped": True})
             self.close_connection = True
+        elif self.path == "/agent":
+            self._answer(200, {"agent": self.headers.get("User-Agent")})
         else:
             seen = {"token": self.headers.get("X-Auth-Token"), "path": self.path}
             self._answer(200, seen, X_Subject_Token="t-1")
@@ -87,6 +89,17 @@ def test_requests_share_one_kept_alive_connection(server) -> None:
     assert server.connections == 1  # type: ignore[attr-defined]
     assert resp.headers["x-subject-token"] == "t-1"  # any case, as requests reads
     assert resp.status_code == 200
+
+
+def test_the_user_agent_names_the_run_when_there_is_one(
+    server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(lean_http.RUN_NAME_ENV, raising=False)
+    plain = lean_http.LeanSession().request(_url(server, "/agent"), "GET")
+    monkeypatch.setenv(lean_http.RUN_NAME_ENV, "20261125-120000-external")
+    named = lean_http.LeanSession().request(_url(server, "/agent"), "GET")
+    assert plain.json() == {"agent": "rally-keystone-perf"}
+    assert named.json() == {"agent": "rally-keystone-perf/20261125-120000-external"}
 
 
 def test_a_json_body_is_sent_as_json(server) -> None:

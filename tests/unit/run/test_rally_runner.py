@@ -11,6 +11,7 @@ import pytest
 from rally.cli import cliutils
 
 from rally_keystone_perf import paths
+from rally_keystone_perf.client import lean_http
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.rally_runner import (
@@ -429,3 +430,9 @@ def test_reports_of_tasks_with_the_same_name_are_kept(
     assert first.report != second.report
     assert json.loads(first.report.read_text()) == {"uuid": UUID}
     assert json.loads(second.report.read_text()) == {"uuid": OTHER_UUID}
+
+
+def test_rallys_environment_names_the_run_for_the_user_agent(
+    runner: RallyRunner, run: RunDir
+) -> None:
+    assert runner._env()[lean_http.RUN_NAME_ENV] == run.root.name
