@@ -6,6 +6,7 @@ suite only gets its clouds.yaml. About 2.5 minutes in all.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -44,8 +45,8 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "rally_keystone_perf.cli", *args]
 
 
-def _objects(keystone: StandaloneKeystone) -> dict[str, set[str]]:
-    """Every user and project name in the stand-in, read as its admin."""
+def _admin_headers(keystone: StandaloneKeystone) -> dict[str, str]:
+    """A token of the stand-in's admin."""
     body = {
         "auth": {
             "identity": {
@@ -62,7 +63,12 @@ def _objects(keystone: StandaloneKeystone) -> dict[str, set[str]]:
         }
     }
     login = requests.post(f"{keystone.url}/v3/auth/tokens", json=body, timeout=30)
-    headers = {"X-Auth-Token": login.headers["X-Subject-Token"]}
+    return {"X-Auth-Token": login.headers["X-Subject-Token"]}
+
+
+def _objects(keystone: StandaloneKeystone) -> dict[str, set[str]]:
+    """Every user and project name in the stand-in, read as its admin."""
+    headers = _admin_headers(keystone)
     found = {}
     for kind in ("users", "projects"):
         answer = requests.get(f"{keystone.url}/v3/{kind}", headers=headers, timeout=30)
@@ -171,3 +177,72 @@ def test_sigterm_mid_run_leaves_nothing(
     assert "keystone.create_user" in out  # the partial results are reported
     assert "left on the target: 0 users, 0 projects" in err
     assert _objects(cloud) == before
+
+
+def _test_users(keystone: StandaloneKeystone, count: int) -> list[dict[str, str]]:
+    """Users the cloud's operator made for benchmarks, in a project of theirs."""
+    headers = _admin_headers(keystone)
+    url = f"{keystone.url}/v3"
+    project = requests.post(
+        f"{url}/projects",
+        json={"project": {"name": "perf"}},
+        headers=headers,
+        timeout=30,
+    ).json()["project"]
+    (role,) = requests.get(
+        f"{url}/roles", params={"name": "member"}, headers=headers, timeout=30
+    ).json()["roles"]
+    users = []
+    for n in range(count):
+        user = {"name": f"perf-{n}", "password": f"secret-{n}-x"}
+        made = requests.post(
+            f"{url}/users", json={"user": user}, headers=headers, timeout=30
+        ).json()["user"]
+        requests.put(
+            f"{url}/projects/{project['id']}/users/{made['id']}/roles/{role['id']}",
+            headers=headers,
+            timeout=30,
+        ).raise_for_status()
+        users.append(
+            {
+                "username": user["name"],
+                "password": user["password"],
+                "project_name": "perf",
+            }
+        )
+    return users
+
+
+def test_existing_users_make_a_validation_task_read_only(
+    cloud: StandaloneKeystone, tmp_path: Path
+) -> None:
+    """--existing-users: no --allow-writes needed, nothing created."""
+    users_file = tmp_path / "users.json"
+    users_file.write_text(json.dumps(_test_users(cloud, 4)))
+    before = _objects(cloud)
+    task = SMOKE.parent / "uwsgi" / "validate-token-serial-quick.json"
+    done = subprocess.run(
+        _cli(
+            "run",
+            "--os-cloud",
+            CLOUD,
+            "--existing-users",
+            str(users_file),
+            "--task",
+            str(task),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+        ),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "the 4 existing users given (none created)" in done.stderr
+    assert "keystone.validate_token" in done.stdout
+    assert _objects(cloud) == before
+    assert (
+        "secret-0-x"
+        not in (_only_run(tmp_path / "runs").logs / "rally.log").read_text()
+    )
