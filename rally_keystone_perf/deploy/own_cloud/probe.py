@@ -125,10 +125,13 @@ def login(url: str, target: CloudTarget) -> dict[str, Any]:
         )
     if answer.status_code != 201:
         raise TargetError(f"login at {url}/auth/tokens answered {answer.status_code}")
-    return {
-        "token": answer.headers.get("X-Subject-Token", ""),
-        **answer.json()["token"],
-    }
+    try:
+        body = dict(answer.json()["token"])
+    except (ValueError, KeyError, TypeError):
+        raise TargetError(
+            f"login at {url}/auth/tokens: no token in the answer"
+        ) from None
+    return {"token": answer.headers.get("X-Subject-Token", ""), **body}
 
 
 def _revocation_api(url: str, target: CloudTarget, token: str) -> int:

@@ -134,7 +134,8 @@ def _target(
         user_domain_name=_domain(cloud, auth, "user_domain"),
         project_domain_name=_domain(cloud, auth, "project_domain"),
         region=region or None,
-        interface=str(config.get("interface") or "public"),
+        # openstacksdk takes the old spellings (publicURL); Rally does not
+        interface=str(config.get("interface") or "public").removesuffix("URL"),
         verify=bool(config.get("verify", True)),
         cacert=config.get("cacert") or None,
     )
@@ -176,7 +177,8 @@ def load_users(path: Any) -> list[dict[str, str]]:
     except (OSError, yaml.YAMLError) as exc:
         raise TargetError(f"{path}: cannot read the existing users: {exc}") from None
     if isinstance(data, dict):
-        data = data.get("openstack", data).get("users")
+        inner = data.get("openstack", data)
+        data = inner.get("users") if isinstance(inner, dict) else None
     if not isinstance(data, list) or not data:
         raise TargetError(f"{path}: no list of users (Rally's existing users spec)")
     users = []

@@ -37,6 +37,7 @@ def test_layout(tmp_path: Path) -> None:
     assert run.access_log == tmp_path / "r" / "logs" / "access.log"
     assert run.admin_secret == tmp_path / "r" / "private" / "admin.json"
     assert run.env_spec == tmp_path / "r" / "private" / "rally-env.json"
+    assert run.target_secret == tmp_path / "r" / "private" / "target.json"
 
 
 def test_create_makes_private_folders(tmp_path: Path, loose_umask) -> None:
@@ -186,6 +187,16 @@ def test_run_state_secrets_know_every_private_format(run: RunDir) -> None:
     write_private_json(run.private / "db.json", {"user": "k", "password": "B"})
     write_private_json(run.private / "ldap.json", {"dn": "cn=a", "password": "L"})
     assert run.state().secrets() == ["A", "S", "D", "R", "P", "B", "L"]
+
+
+def test_run_state_secrets_of_an_os_cloud_run(run: RunDir) -> None:
+    write_private_json(run.target_secret, {"passwords": ["T", "U1", "U2"]})
+    assert not run.admin_secret.exists()
+    assert run.state().secrets() == ["T", "U1", "U2"]
+
+
+def test_run_state_secrets_of_a_run_without_private_files(run: RunDir) -> None:
+    assert run.state().secrets() == []
 
 
 def test_the_layout_names_every_folder_a_run_has(tmp_path: Path) -> None:

@@ -293,3 +293,31 @@ def test_a_single_host_shows_no_nodes_but_implies_one() -> None:
 
 
 # --- main: errors ------------------------------------------------------------
+
+
+# --- --os-cloud: someone else's Keystone -------------------------------------
+
+TARGET = {"auth_url": "https://keystone.test:5000", "api_version": "v3.14"}
+
+
+def test_target_columns() -> None:
+    assert run_labels.target_columns(TARGET) == {
+        "target": "https://keystone.test:5000 (external)",
+        "api": "v3.14",
+        "server side": "not measured",
+    }
+
+
+def test_target_columns_of_an_empty_record() -> None:
+    columns = run_labels.target_columns({})
+    assert (columns["target"], columns["api"]) == ("? (external)", "?")
+
+
+def test_config_columns_of_a_run_against_a_cloud() -> None:
+    state = RunState.from_json({"status": "running", "target": TARGET})
+    assert run_labels.config_columns(state) == run_labels.target_columns(TARGET)
+
+
+def test_run_label_of_a_cloud_is_its_url() -> None:
+    columns = run_labels.target_columns(TARGET)
+    assert run_labels.run_label(columns, "x.json") == "https://keystone.test:5000"

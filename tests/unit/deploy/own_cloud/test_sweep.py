@@ -1,0 +1,176 @@
+"""Tests for rally_keystone_perf.deploy.own_cloud.sweep (over requests_mock)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+
+from rally_keystone_perf.deploy.own_cloud import sweep
+from rally_keystone_perf.deploy.own_cloud.target import CloudTarget
+
+V3 = "http://keystone.test:5000/v3"
+TARGET = CloudTarget("mine", V3, "alice", "demo", password="s3cret")
+TASK = "0123abcd-ef45-6789-0123-456789abcdef"  # prefixes c_rally_0123abcd_, s_...
+
+
+class FakeKeystone:
+    """Users and projects by id; lists filter by name__startswith only,
+    as a server may, and deletes remove them (``stuck``: answer 403)."""
+
+    def __init__(self, requests_mock, **kinds: dict[str, str]) -> None:
+        self.objects = {kind: dict(kinds.get(kind, {})) for kind in sweep.KINDS}
+        self.stuck: set[str] = set()
+        requests_mock.post(
+            f"{V3}/auth/tokens",
+            status_code=201,
+            json={"token": {"roles": []}},
+            headers={"X-Subject-Token": "tok"},
+        )
+        for kind in sweep.KINDS:
+            requests_mock.get(f"{V3}/{kind}", json=self._list(kind))
+            requests_mock.delete(re.compile(f"{V3}/{kind}/"), text=self._delete(kind))
+
+    def _list(self, kind: str):
+        def answer(request, context) -> dict:
+            (start,) = request.qs["name__startswith"]
+            found = self.objects[kind].items()
+            # requests_mock lower-cases the query: compare as a server might
+            items = [
+                {"id": i, "name": n} for i, n in found if n.lower().startswith(start)
+            ]
+            return {kind: items}
+
+        return answer
+
+    def _delete(self, kind: str):
+        def answer(request, context) -> str:
+            ident = request.path.rsplit("/", 1)[-1]
+            if ident in self.stuck:
+                context.status_code = 403
+                return ""
+            context.status_code = 204 if self.objects[kind].pop(ident, None) else 404
+            return ""
+
+        return answer
+
+
+def test_prefixes() -> None:
+    assert sweep.prefixes([TASK]) == ["c_rally_0123abcd_", "s_rally_0123abcd_"]
+    assert sweep.prefixes([]) == []
+
+
+def test_no_task_no_request(requests_mock) -> None:
+    result = sweep.sweep(TARGET, [])
+    assert result.left == {"users": 0, "projects": 0}
+    assert not requests_mock.called
+
+
+def test_only_whole_rally_names_of_the_tasks_are_deleted(requests_mock) -> None:
+    users = {
+        "1": "c_rally_0123abcd_Ab3dE5gH",  # the context's user
+        "2": "s_rally_0123abcd_zzzzzzzz",  # a scenario's user
+        "3": "c_rally_0123abcd_Ab3dE5gH9",  # one character too many
+        "4": "c_rally_0123abcd_short",  # too short
+        "5": "c_rally_0123abcd_Ab3d-5gH",  # not alphanumeric
+        "6": "c_rally_99999999_Ab3dE5gH",  # another task's
+    }
+    keystone = FakeKeystone(requests_mock, users=users)
+    result = sweep.sweep(TARGET, [TASK])
+    assert set(keystone.objects["users"]) == {"3", "4", "5", "6"}
+    assert result.found == {"users": 2, "projects": 0}
+    assert result.deleted == {"users": 2, "projects": 0}
+    assert result.left == {"users": 0, "projects": 0}
+    assert result.errors == []
+
+
+def test_the_server_filter_is_not_trusted(requests_mock) -> None:
+    FakeKeystone(requests_mock)
+    requests_mock.get(
+        f"{V3}/users", json={"users": [{"id": "9", "name": "alice"}]}
+    )  # a server ignoring name__startswith
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.found["users"] == 0
+    assert not [r for r in requests_mock.request_history if r.method == "DELETE"]
+
+
+def test_what_cannot_be_deleted_is_left(requests_mock) -> None:
+    projects = {"p1": "c_rally_0123abcd_aaaaaaaa", "p2": "c_rally_0123abcd_bbbbbbbb"}
+    keystone = FakeKeystone(requests_mock, projects=projects)
+    keystone.stuck.add("p2")
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.deleted == {"users": 0, "projects": 1}
+    assert result.left == {"users": 0, "projects": 1}
+    assert result.errors == ["deleting projects p2: 403"]
+    assert result.line() == (
+        "left on the target: 0 users, 1 projects "
+        "(the sweep deleted 1 that Rally's cleanup had not)"
+    )
+
+
+def test_the_deletes_carry_the_login_token(requests_mock) -> None:
+    FakeKeystone(requests_mock, users={"1": "s_rally_0123abcd_aaaaaaaa"})
+    sweep.sweep(TARGET, [TASK])
+    (delete,) = [r for r in requests_mock.request_history if r.method == "DELETE"]
+    assert delete.url == f"{V3}/users/1"
+    assert delete.headers["X-Auth-Token"] == "tok"
+
+
+def test_a_failed_login_leaves_the_count_unknown(requests_mock) -> None:
+    requests_mock.post(f"{V3}/auth/tokens", status_code=401)
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.left == {"users": None, "projects": None}
+    assert len(result.errors) == 1 and "401" in result.errors[0]
+    assert result.line().startswith("left on the target: unknown (the sweep failed:")
+
+
+def test_an_unreachable_cloud_leaves_the_count_unknown(requests_mock) -> None:
+    requests_mock.post(
+        f"{V3}/auth/tokens", exc=requests.exceptions.ConnectionError("refused")
+    )
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.left == {"users": None, "projects": None}
+    assert "cannot reach" in result.errors[0]
+
+
+def test_a_failed_listing_leaves_the_count_unknown(requests_mock) -> None:
+    FakeKeystone(requests_mock)
+    requests_mock.get(f"{V3}/projects", status_code=500)
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.errors == ["listing projects answered 500"]
+    assert "unknown" in result.line()
+
+
+@pytest.mark.parametrize(
+    ("deleted", "line"),
+    [
+        ({}, "left on the target: 0 users, 0 projects"),
+        (
+            {"users": 2, "projects": 1},
+            "left on the target: 0 users, 0 projects "
+            "(the sweep deleted 3 that Rally's cleanup had not)",
+        ),
+    ],
+)
+def test_line(deleted: dict[str, int], line: str) -> None:
+    result = sweep.SweepResult(deleted=deleted, left={"users": 0, "projects": 0})
+    assert result.line() == line
+
+
+def test_what_rallys_cleanup_removed_meanwhile_is_not_counted_as_swept(
+    requests_mock,
+) -> None:
+    users = {"u1": "s_rally_0123abcd_aaaaaaaa", "u2": "s_rally_0123abcd_bbbbbbbb"}
+    keystone = FakeKeystone(requests_mock, users=users)
+    real_delete = keystone._delete("users")
+
+    def gone_first(request, context) -> str:
+        keystone.objects["users"].pop("u1", None)  # removed by Rally just now
+        return real_delete(request, context)
+
+    requests_mock.delete(re.compile(f"{V3}/users/"), text=gone_first)
+    result = sweep.sweep(TARGET, [TASK])
+    assert result.deleted["users"] == 1
+    assert result.left == {"users": 0, "projects": 0}
+    assert result.errors == []

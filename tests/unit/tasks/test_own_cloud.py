@@ -1,0 +1,157 @@
+"""Tests for rally_keystone_perf.tasks.own_cloud (the plan before any request)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf import paths
+from rally_keystone_perf.tasks.model import TaskFile
+from rally_keystone_perf.tasks.own_cloud import PlanError, build_plan
+
+SMOKE_NAMES = [
+    "KeystonePerf.create_delete_user",
+    "KeystonePerf.create_token",
+    "KeystonePerf.list_projects",
+    "KeystonePerf.list_revocation_events",
+    "KeystonePerf.revoke_token",
+    "KeystonePerf.validate_token",
+]
+
+
+def workload(name: str = "KeystonePerf.list_projects", **fields: Any) -> dict:
+    """One small workload of scenario ``name`` with a 1x1 users context."""
+    return {
+        "scenario": {name: {}},
+        "runner": {"constant": {"times": 5, "concurrency": 2}},
+        "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
+        **fields,
+    }
+
+
+def task(tmp_path: Path, *workloads: dict) -> TaskFile:
+    """A Rally v2 task of one subtask per workload, written and loaded."""
+    document = {
+        "version": 2,
+        "title": "t",
+        "subtasks": [
+            {"title": next(iter(w["scenario"])), "workloads": [w]} for w in workloads
+        ],
+    }
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(document))
+    return TaskFile.load(path)
+
+
+def bundled(name: str) -> TaskFile:
+    return TaskFile.load(paths.tasks_dir() / name)
+
+
+def test_smoke_writes_and_creates_its_users() -> None:
+    plan = build_plan([bundled("smoke.json")])
+    assert plan.writes
+    assert plan.existing_users == 0
+    assert plan.users_source.startswith("created through the API")
+    assert all(any("user(s) and" in line for line in w.writes) for w in plan.workloads)
+
+
+def test_smoke_needs_admin_and_revocation() -> None:
+    plan = build_plan([bundled("smoke.json")])
+    assert plan.needing_admin() == SMOKE_NAMES
+    assert plan.needing_revocation() == [
+        "KeystonePerf.list_revocation_events",
+        "KeystonePerf.revoke_token",
+    ]
+
+
+def test_smoke_with_existing_users_creates_none_but_still_writes() -> None:
+    plan = build_plan([bundled("smoke.json")], given_users=2)
+    assert plan.existing_users == 2
+    assert not any("user(s) and" in line for w in plan.workloads for line in w.writes)
+    assert plan.writes  # create_delete_user, revoke_token, the revocations context
+    assert "KeystonePerf.create_token" not in plan.needing_admin()
+
+
+def test_a_read_only_task_with_existing_users() -> None:
+    plan = build_plan([bundled("uwsgi/list-projects-c10-quick.json")], given_users=3)
+    assert not plan.writes
+    assert plan.existing_users == 3
+    assert plan.users_source == "the 3 existing users given (none created)"
+    (work,) = plan.workloads
+    assert (work.users_wanted, work.writes, work.stays) == (2, [], [])
+    assert work.load == "20 s at concurrency 10 (constant_for_duration)"
+
+
+def test_one_user_wanted_is_the_clouds_own(tmp_path: Path) -> None:
+    plan = build_plan([task(tmp_path, workload())])
+    assert plan.existing_users == 1
+    assert not plan.writes
+    assert "cloud's own user" in plan.users_source
+    assert plan.needing_admin() == ["KeystonePerf.list_projects"]
+
+
+@pytest.mark.parametrize(("validator", "admin"), [("admin", True), ("self", False)])
+def test_validate_token_needs_admin_as_the_admin_validator(
+    tmp_path: Path, validator: str, admin: bool
+) -> None:
+    scenario = {"KeystonePerf.validate_token": {"validator": validator}}
+    plan = build_plan([task(tmp_path, workload(scenario=scenario))])
+    assert plan.workloads[0].admin is admin
+
+
+def test_more_users_than_one_are_created(tmp_path: Path) -> None:
+    users = {"users": {"tenants": 2, "users_per_tenant": 3}}
+    plan = build_plan([task(tmp_path, workload(contexts=users))])
+    assert plan.existing_users == 0
+    (work,) = plan.workloads
+    assert work.writes == [
+        "6 user(s) and 2 project(s), deleted at the workload's end (context users)"
+    ]
+
+
+def test_the_lines_say_what_each_workload_does(tmp_path: Path) -> None:
+    plan = build_plan(
+        [task(tmp_path, workload(), workload("KeystonePerf.revoke_token"))]
+    )
+    lines = plan.lines()
+    assert lines[0].startswith("users: created through the API")
+    assert "task.json: KeystonePerf.list_projects, 5 iterations at " in lines[1]
+    assert lines[1].endswith(": writes")  # its users are created
+    assert "    stays behind: 5 tokens revoked, each adding revocation events" in lines
+    assert lines[-3].startswith("load: concurrency N")
+
+
+def test_an_rps_runner_is_described_with_its_rate(tmp_path: Path) -> None:
+    runner = {"rps": {"times": 10, "rps": 5}}
+    plan = build_plan([task(tmp_path, workload(runner=runner))])
+    assert plan.workloads[0].load == (
+        "10 iterations at 5/s (rps; in flight: no cap on those)"
+    )
+
+
+def test_an_unknown_context_counts_as_writing(tmp_path: Path) -> None:
+    contexts = {"users": {"users_per_tenant": 1}, "roles": ["member"]}
+    plan = build_plan([task(tmp_path, workload(contexts=contexts))])
+    assert plan.writes
+    assert any("context roles: unknown" in w for w in plan.workloads[0].writes)
+
+
+def test_the_trace_context_cannot_run_on_a_cloud(tmp_path: Path) -> None:
+    contexts = {"users": {}, "keystone_perf_trace": {}}
+    tasks = [task(tmp_path, workload(contexts=contexts))]
+    with pytest.raises(PlanError, match="keystone_perf_trace needs the server's"):
+        build_plan(tasks)
+
+
+def test_a_fault_hook_cannot_run_on_a_cloud() -> None:
+    with pytest.raises(PlanError, match="hook keystone_perf_fault acts on"):
+        build_plan([bundled("cluster-node-fault.json")], given_users=1)
+
+
+def test_boot_server_is_not_supported_yet(tmp_path: Path) -> None:
+    tasks = [task(tmp_path, workload("KeystonePerf.boot_server"))]
+    with pytest.raises(PlanError, match="boot_server against your own cloud"):
+        build_plan(tasks)
