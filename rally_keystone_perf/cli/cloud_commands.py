@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rally_keystone_perf.cli import arguments, engine_options
-from rally_keystone_perf.cli.common import EXIT_ERROR, combined_exit, echo
+from rally_keystone_perf.cli.common import EXIT_ERROR, EXIT_OK, combined_exit, echo
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.own_cloud import probe, target
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.run import own_cloud, rally_runner
 from rally_keystone_perf.tasks import own_cloud as cloud_plan
 from rally_keystone_perf.tasks.model import TaskFile
@@ -48,6 +49,15 @@ def add_cloud_options(parser: argparse.ArgumentParser) -> None:
         help="--os-cloud: existing test users (JSON or YAML: Rally's "
         "existing@openstack users) the tasks use instead of creating users",
     )
+    group.add_argument(
+        "--server-log",
+        type=Path,
+        metavar="FILE",
+        help="--os-cloud: the Keystone's access log, read after the tasks "
+        "(Apache combined with %%D, haproxy's httplog, uwsgi's default): its "
+        "lines of this run feed the server-side table (later: report RUN "
+        "--server-log FILE)",
+    )
 
 
 def _local_options_given(args: argparse.Namespace) -> list[str]:
@@ -64,6 +74,15 @@ def _local_options_given(args: argparse.Namespace) -> list[str]:
     if getattr(args, "keep_running", False):
         given.append("--keep-running")
     return given
+
+
+def check_server_log(args: argparse.Namespace) -> None:
+    """``--server-log`` only with ``--os-cloud`` (a local run has its own)."""
+    if args.server_log is not None and not args.os_cloud:
+        raise LaunchError(
+            "--server-log is for --os-cloud: the suite's own Keystone writes "
+            "its access log into the run folder"
+        )
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -95,12 +114,26 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
     run = own_cloud.prepare_run(args.runs_dir, cloud, found, plan, given)
     echo(f"run folder: {run.root}")
     outcomes = _run_tasks(run, cloud, plan, tasks)
+    codes = [o.exit_code for o in outcomes]
+    if args.server_log is not None:
+        codes.append(_server_log(run, args.server_log))
     reports = [o.report for o in outcomes if o.report]
     if reports:
         columns = run_labels.config_columns(run.state())
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
-    return combined_exit([o.exit_code for o in outcomes])
+    return combined_exit(codes)
+
+
+def _server_log(run: RunDir, log: Path) -> int:
+    """Take the copied log's lines of the run; exit 1 (results kept) if not."""
+    try:
+        for line in api.import_server_log(run.root, log):
+            echo(line)
+    except ReportError as exc:
+        echo(f"error: {exc}")
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def _run_tasks(

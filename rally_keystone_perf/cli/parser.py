@@ -176,6 +176,15 @@ def _add_report(sub: Subparsers) -> None:
         "median, p95, success, throughput and the gate's verdict (table, "
         "markdown, json or html)",
     )
+    report.add_argument(
+        "--server-log",
+        type=Path,
+        metavar="FILE",
+        help="a run against your own cloud (--os-cloud): an access log copied "
+        "from its Keystone (Apache combined with %%D, haproxy's httplog, "
+        "uwsgi's default), its lines of the run taken into the run folder "
+        "for the server-side table",
+    )
     arguments.add_output_options(report)
     report.set_defaults(func=report_commands.cmd_report)
 

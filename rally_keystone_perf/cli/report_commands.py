@@ -29,8 +29,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     every workload with its configuration as columns. --trends: each
     workload (matched by its configuration, as rally task trends does)
     followed across the runs under the folders given, oldest first, with
-    the gate's verdict against the run before.
+    the gate's verdict against the run before. --server-log FILE: a run
+    against your own cloud (--os-cloud) takes the lines of the run from an
+    access log copied from its Keystone, for the server-side table.
     """
+    if args.server_log is not None:  # into the run folder, then reported
+        if len(args.results) != 1 or not args.results[0].is_dir():
+            raise ValueError("--server-log: give one run folder")
+        for line in api.import_server_log(args.results[0], args.server_log):
+            echo(line)
     buffer = io.StringIO()
     if args.trends:
         if args.combined:

@@ -36,6 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         tasks.append(TaskFile.load(path))
         count = check.validate(tasks[-1])
         echo(f"{path}: {count} workload(s), syntax OK")
+    cloud_commands.check_server_log(args)
     if args.os_cloud:  # someone else's Keystone: nothing to start
         return cloud_commands.run_on_cloud(args, tasks)
     deployment = resolve(launch_options(args, tasks), echo)  # once, passed down

@@ -236,6 +236,7 @@ class RunState:
     # plan printed before the load, and what the sweep found left after it
     target: dict[str, Any] | None = None
     target_sweep: dict[str, Any] | None = None
+    target_server_log: dict[str, Any] | None = None  # --server-log (report/own_cloud)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

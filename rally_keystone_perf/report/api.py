@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from rally_keystone_perf.report import own_cloud
 from rally_keystone_perf.report.figures import (
     ab,
     ab_gate,
@@ -42,6 +43,15 @@ from rally_keystone_perf.report.writers.ab import AbPage, side_texts
 from rally_keystone_perf.report.writers.combined import combined_table
 from rally_keystone_perf.report.writers.gate import headline, junit_xml
 from rally_keystone_perf.report.writers.scaling import scaling_table
+
+
+def import_server_log(run: Path, log: Path) -> list[str]:
+    """An ``--os-cloud`` run's lines of a copied server log into its folder
+    (:mod:`.own_cloud`); what was taken, as lines to print.
+
+    :raises ReportError: see :func:`.own_cloud.import_server_log`.
+    """
+    return own_cloud.import_server_log(run, log).lines_out()
 
 
 def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:

@@ -35,6 +35,11 @@ key_repository = {folder}/credential-keys
 password_hash_rounds = 4
 """
 
+LOGFORMAT = (
+    '%(addr) - %(user) [%(ltime)] "%(method) %(uri) %(proto)" %(status) %(size) '
+    '%(micros) "%(referer)" "%(uagent)"'
+)
+
 
 @dataclass(frozen=True)
 class StandaloneKeystone:
@@ -108,6 +113,10 @@ def standalone_keystone(folder: Path) -> Iterator[StandaloneKeystone]:
             # clients pool them and meet a closed one
             "--add-header",
             "Connection: close",
+            # its access log as kolla-ansible's Keystone writes it (Apache's
+            # combined format with the time taken, %D, before the referer)
+            "--logformat",
+            LOGFORMAT,
             "--need-app",
             "--die-on-term",
             "--logto",

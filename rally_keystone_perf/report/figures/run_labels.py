@@ -55,20 +55,26 @@ NODES = "nodes"
 IMPLIED = {NODES: "1"}
 
 
-def target_columns(target: Mapping[str, object]) -> dict[str, str]:
+def target_columns(
+    target: Mapping[str, object], server_log: Mapping[str, object] | None = None
+) -> dict[str, str]:
     """The columns of a run against someone else's Keystone (``--os-cloud``)."""
     url = str(target.get("auth_url", UNKNOWN))
+    server = "not measured"
+    if server_log:  # --server-log: the copied log's lines of the run
+        offset = float(str(server_log.get("offset", 0.0)))
+        server = f"from its log, clock {offset:+.1f} s"
     return {
         "target": f"{url} (external)",
         "api": str(target.get("api_version", UNKNOWN)),
-        "server side": "not measured",
+        "server side": server,
     }
 
 
 def config_columns(state: RunState) -> dict[str, str]:
     """The configuration columns a report shows for a run (from run.json)."""
     if isinstance(state.target, dict):
-        return target_columns(state.target)
+        return target_columns(state.target, state.target_server_log)
     options = state.options
     rounds = options.get("password_hash_rounds")
     columns = {
