@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf import paths
 from rally_keystone_perf.cli import arguments, engine_options
-from rally_keystone_perf.cli.common import EXIT_ERROR, EXIT_OK, combined_exit, echo
-from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.cli.common import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    combined_exit,
+    echo,
+)
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.own_cloud import probe, target
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run import own_cloud, rally_runner
+from rally_keystone_perf.run import matrix, own_cloud, rally_runner
+from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks import own_cloud as cloud_plan
 from rally_keystone_perf.tasks.model import TaskFile
 
 TAGS = ["target:external"]
+# matrix --os-cloud: the bundled task files of one mode stand for all (the
+# copies under tasks/<mode>/ differ by their mode: tag alone)
+CLOUD_TASKS = "uwsgi"
 
 
 def add_cloud_options(parser: argparse.ArgumentParser) -> None:
@@ -60,8 +73,11 @@ def add_cloud_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _local_options_given(args: argparse.Namespace) -> list[str]:
-    """The launch and engine options set away from their defaults."""
+def _local_options_given(
+    args: argparse.Namespace, own: frozenset[str] = frozenset()
+) -> list[str]:
+    """The launch and engine options set away from their defaults (but the
+    command's ``own``, which it checks itself)."""
     probe_parser = argparse.ArgumentParser(add_help=False)
     arguments.add_launch_options(probe_parser)
     engine_options.add_engine_options(probe_parser)
@@ -69,6 +85,7 @@ def _local_options_given(args: argparse.Namespace) -> list[str]:
         action.option_strings[0]
         for action in probe_parser._actions
         if action.option_strings
+        and action.dest not in own
         and getattr(args, action.dest, action.default) != action.default
     ]
     if getattr(args, "keep_running", False):
@@ -85,8 +102,8 @@ def check_server_log(args: argparse.Namespace) -> None:
         )
 
 
-def _check_options(args: argparse.Namespace) -> None:
-    given = _local_options_given(args)
+def _check_options(args: argparse.Namespace, own: frozenset[str] = frozenset()) -> None:
+    given = _local_options_given(args, own)
     if given:
         raise LaunchError(
             f"{', '.join(given)}: with --os-cloud nothing is started, so the "
@@ -94,9 +111,25 @@ def _check_options(args: argparse.Namespace) -> None:
         )
 
 
-def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
-    """The plan, the refusal or the probe, the tasks, the sweep, the report."""
-    _check_options(args)
+class Refused(LaunchError):
+    """The tasks write and ``--allow-writes`` was not given."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The cloud, its users, the plan and the probe: all before any load."""
+
+    cloud: target.CloudTarget
+    given: list[dict[str, str]]
+    plan: cloud_plan.Plan
+    found: probe.Probe
+
+
+def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
+    """Read the cloud, print the plan, refuse writes not allowed, probe.
+
+    :raises Refused: the tasks write and --allow-writes was not given.
+    """
     cloud = target.load_target(args.os_cloud)
     given = target.load_users(args.existing_users) if args.existing_users else []
     plan = cloud_plan.build_plan(tasks, len(given))
@@ -104,16 +137,28 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
     for line in plan.lines():
         echo(f"  {line}")
     if plan.writes and not args.allow_writes:
-        echo(
-            "error: these tasks write to the cloud (above: what and how many); "
+        raise Refused(
+            "these tasks write to the cloud (above: what and how many); "
             "run them with --allow-writes, or pick read-only tasks"
         )
-        return EXIT_ERROR
     found = probe.probe(cloud, plan.needing_admin(), plan.needing_revocation())
     echo(f"target answers: identity API {found.api_version} at {found.v3_url}")
-    run = own_cloud.prepare_run(args.runs_dir, cloud, found, plan, given)
+    return Ready(cloud, given, plan, found)
+
+
+def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
+    """The plan, the refusal or the probe, the tasks, the sweep, the report."""
+    _check_options(args)
+    try:
+        ready = _ready(args, tasks)
+    except Refused as exc:
+        echo(f"error: {exc}")
+        return EXIT_ERROR
+    run = own_cloud.prepare_run(
+        args.runs_dir, ready.cloud, ready.found, ready.plan, ready.given
+    )
     echo(f"run folder: {run.root}")
-    outcomes = _run_tasks(run, cloud, plan, tasks)
+    outcomes = _run_tasks(run, ready.cloud, ready.plan, tasks)
     codes = [o.exit_code for o in outcomes]
     if args.server_log is not None:
         codes.append(_server_log(run, args.server_log))
@@ -123,6 +168,46 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     return combined_exit(codes)
+
+
+def _no_launch(mode: str, nodes: int) -> LaunchOptions:
+    raise AssertionError("matrix --os-cloud starts no Keystone")
+
+
+def matrix_on_cloud(
+    args: argparse.Namespace,
+) -> tuple[list[matrix.Cell], matrix.MatrixState, list[int]]:
+    """``matrix --os-cloud``: the task files of :data:`CLOUD_TASKS`, in a run
+    folder each, resumable as a local matrix."""
+    _check_options(args, frozenset({"nodes"}))  # matrix's --nodes: a list
+    if args.modes != ["all"] or args.nodes != [1] or args.server_log:
+        raise LaunchError(
+            "--modes, --nodes and --server-log: with matrix --os-cloud there is "
+            "no mode to start (report RUN --server-log takes a log afterwards)"
+        )
+    tasks_dir = args.tasks_dir or paths.tasks_dir()
+    planned = matrix.plan([CLOUD_TASKS], args.tasks, args.size, tasks_dir)
+    cells = [dataclasses.replace(c, mode=own_cloud.RUN_NAME) for c in planned]
+    loaded = {c.task: TaskFile.load(c.task) for c in cells}
+    for task in loaded.values():  # bad input: before the cloud is read
+        check.validate(task)
+    ready = _ready(args, list(loaded.values()))
+    folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}-external"
+    state = matrix.MatrixState.open(
+        folder, {"target": ready.found.v3_url}, args.restart
+    )
+
+    def sessions(where: tuple[str, int]) -> own_cloud.CloudRun:
+        return own_cloud.cloud_run(
+            folder / "runs", ready.cloud, ready.found, ready.plan, ready.given, echo
+        )
+
+    codes: list[int] = []
+    try:
+        codes = matrix.run_matrix(cells, state, _no_launch, echo, sessions=sessions)
+    except KeyboardInterrupt:
+        codes.append(EXIT_INTERRUPTED)
+    return cells, state, codes
 
 
 def _server_log(run: RunDir, log: Path) -> int:

@@ -144,6 +144,7 @@ def _add_matrix(sub: Subparsers) -> None:
     )
     arguments.add_launch_options(matrix_cmd, with_mode=False)
     engine_options.add_engine_options(matrix_cmd)
+    cloud_commands.add_cloud_options(matrix_cmd)
     arguments.add_runs_dir(matrix_cmd)
     matrix_cmd.set_defaults(func=run_commands.cmd_matrix)
 

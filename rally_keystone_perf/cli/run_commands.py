@@ -134,8 +134,22 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     each node count (a cluster behind haproxy; every cell on one MariaDB),
     and a second table follows: tokens/s and revocation listings/s against
     nodes, the token median and p95, the saturated tier, and seed 001's
-    figures beside them.
+    figures beside them. With --os-cloud NAME the task files run against
+    your own cloud instead (no mode is started: the files of tasks/uwsgi/
+    stand for every mode's), after the plan and the probe of run --os-cloud.
     """
+    cloud_commands.check_server_log(args)
+    if args.os_cloud:
+        cells, state, codes = cloud_commands.matrix_on_cloud(args)
+    else:
+        cells, state, codes = _local_matrix(args)
+    return _matrix_end(cells, state, codes)
+
+
+def _local_matrix(
+    args: argparse.Namespace,
+) -> tuple[list[matrix.Cell], matrix.MatrixState, list[int]]:
+    """The cells of the modes, each mode's Keystone started in turn."""
     if max(args.nodes) > 1 and args.db == "sqlite":  # one database for every row
         echo(
             "matrix --nodes: every cell on --db mysql (a cluster's nodes share "
@@ -178,6 +192,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         echo("interrupted")
         codes.append(EXIT_INTERRUPTED)
+    return cells, state, codes
+
+
+def _matrix_end(
+    cells: list[matrix.Cell], state: matrix.MatrixState, codes: list[int]
+) -> int:
+    """The combined table, the partial cells, what is left to resume."""
     reports = state.reports(cells)
     if reports:
         _write_matrix_tables(state, reports)

@@ -131,7 +131,13 @@ def _theirs(logged: list[server_log.LoggedRequest], run: RunDir) -> list[ServerR
     if all(line.agent is None for line in logged):
         return [line.request for line in logged]
     name = f"{lean_http.USER_AGENT}/{run.root.name}"
-    return [line.request for line in logged if line.agent and name in line.agent]
+    return [r.request for r in logged if r.agent and _first(r.agent) == name]
+
+
+def _first(agent: str) -> str:
+    """A User-Agent's first product (a proxy may append its own)."""
+    words = agent.split()
+    return words[0] if words else ""
 
 
 def _write(path: Path, requests: Iterable[ServerRequest]) -> None:

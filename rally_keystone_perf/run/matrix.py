@@ -15,6 +15,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,10 @@ UNRECORDED_OPTIONS = {
 }
 
 Echo = Callable[[str], None]
+# a block's run and Rally: a local Keystone's, or a cloud's (own_cloud.cloud_run)
+Sessions = Callable[
+    [tuple[str, int]], AbstractContextManager[tuple[RunDir, rally_runner.RallyRunner]]
+]
 
 
 class MatrixError(Exception):
@@ -282,8 +287,12 @@ def run_matrix(
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
     engine: LocustEngine | None = None,
+    sessions: Sessions | None = None,
 ) -> list[int]:
     """Run the cells not done yet, mode by mode; return their exit codes.
+
+    ``sessions`` opens each block's run (default: a local Keystone of
+    ``options_for``'s launch options).
 
     Each mode's Keystone is started once (in ``<matrix dir>/runs``) and
     stopped after its cells, also on errors and Ctrl-C. A mode that cannot
@@ -316,6 +325,7 @@ def run_matrix(
                     progress,
                     codes,
                     engine,
+                    sessions,
                 ):
                     return codes  # a task was interrupted
             except (LaunchError, rally_runner.RallyError) as exc:
@@ -339,15 +349,17 @@ def _run_mode(
     progress: Progress,
     codes: list[int],
     engine: LocustEngine | None = None,
+    sessions: Sessions | None = None,
 ) -> bool:
     """One deployment's cells (a mode, a node count) on one Keystone; True
     when a task was interrupted."""
     mode = where[0]
-    deployment = resolve(options_for(*where), echo)
-    with session.keystone_session(state.folder / "runs", deployment, echo) as (
-        run,
-        runner,
-    ):
+    if sessions is None:  # a local Keystone of the block's launch options
+        deployment = resolve(options_for(*where), echo)
+        sessions = lambda _: session.keystone_session(  # noqa: E731
+            state.folder / "runs", deployment, echo
+        )
+    with sessions(where) as (run, runner):
         for cell in cells:
             echo(progress.line(cell))
             started = clock()

@@ -13,6 +13,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from rally_keystone_perf.run.session import record_machine, run_redactor
 from rally_keystone_perf.tasks.own_cloud import Plan
 
 Echo = Callable[[str], None]
+CloudRun = AbstractContextManager[tuple[RunDir, rally_runner.RallyRunner]]
 RUN_NAME = "external"  # run folders are <stamp>-external
 
 
@@ -122,3 +124,20 @@ def cloud_session(
             if plan.writes:
                 _sweep(run, target, runner.task_ids, echo)
             run.write_state(status="stopped", stopped_at=time.time(), driver_pid=None)
+
+
+@contextlib.contextmanager
+def cloud_run(
+    runs_dir: Path,
+    target: CloudTarget,
+    found: Probe,
+    plan: Plan,
+    given: Sequence[dict[str, str]],
+    echo: Echo,
+) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
+    """A new run folder for the cloud and Rally in it (``matrix --os-cloud``:
+    one per block, as a local matrix starts one Keystone per mode)."""
+    run = prepare_run(runs_dir, target, found, plan, given)
+    echo(f"run folder: {run.root}")
+    with cloud_session(run, target, plan, echo) as runner:
+        yield run, runner

@@ -188,22 +188,26 @@ def test_sigterm_mid_run_leaves_nothing(
     assert _objects(cloud) == before
 
 
-def _test_users(keystone: StandaloneKeystone, count: int) -> list[dict[str, str]]:
+def _test_users(
+    keystone: StandaloneKeystone, count: int, prefix: str
+) -> list[dict[str, str]]:
     """Users the cloud's operator made for benchmarks, in a project of theirs."""
     headers = _admin_headers(keystone)
     url = f"{keystone.url}/v3"
-    project = requests.post(
+    made_project = requests.post(
         f"{url}/projects",
-        json={"project": {"name": "perf"}},
+        json={"project": {"name": prefix}},
         headers=headers,
         timeout=30,
-    ).json()["project"]
+    )
+    assert made_project.status_code == 201, made_project.text
+    project = made_project.json()["project"]
     (role,) = requests.get(
         f"{url}/roles", params={"name": "member"}, headers=headers, timeout=30
     ).json()["roles"]
     users = []
     for n in range(count):
-        user = {"name": f"perf-{n}", "password": f"secret-{n}-x"}
+        user = {"name": f"{prefix}-{n}", "password": f"secret-{n}-x"}
         made = requests.post(
             f"{url}/users", json={"user": user}, headers=headers, timeout=30
         ).json()["user"]
@@ -216,7 +220,7 @@ def _test_users(keystone: StandaloneKeystone, count: int) -> list[dict[str, str]
             {
                 "username": user["name"],
                 "password": user["password"],
-                "project_name": "perf",
+                "project_name": prefix,
             }
         )
     return users
@@ -227,7 +231,7 @@ def test_existing_users_make_a_validation_task_read_only(
 ) -> None:
     """--existing-users: no --allow-writes needed, nothing created."""
     users_file = tmp_path / "users.json"
-    users_file.write_text(json.dumps(_test_users(cloud, 4)))
+    users_file.write_text(json.dumps(_test_users(cloud, 4, "perf")))
     before = _objects(cloud)
     task = SMOKE.parent / "uwsgi" / "validate-token-serial-quick.json"
     done = subprocess.run(
@@ -255,3 +259,32 @@ def test_existing_users_make_a_validation_task_read_only(
         "secret-0-x"
         not in (_only_run(tmp_path / "runs").logs / "rally.log").read_text()
     )
+
+
+def test_matrix_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:
+    """matrix --os-cloud: the task files' cells, the combined table, resumable."""
+    users_file = tmp_path / "users.json"
+    users_file.write_text(json.dumps(_test_users(cloud, 4, "matrix")))
+    before = _objects(cloud)
+    argv = ["matrix", "--os-cloud", CLOUD, "--existing-users", str(users_file)]
+    argv += ["--tasks", "validate-token-serial", "--runs-dir", str(tmp_path / "runs")]
+    done = subprocess.run(
+        _cli(*argv),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"{cloud.url}/v3 (external)" in done.stdout  # the combined table
+    assert "KeystonePerf.validate_token" in done.stdout
+    assert "1 of 1 cells done" in done.stderr
+    again = subprocess.run(
+        _cli(*argv),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0 and "resuming: 1 of 1 cells are done" in again.stderr
+    assert _objects(cloud) == before

@@ -28,7 +28,9 @@ from rally_keystone_perf.report.readers.access_log import ServerRequest
 from rally_keystone_perf.report.readers.rally_json import ReportError
 
 APACHE = re.compile(
-    r'^\S+ \S+ \S+ \[(?P<time>[^\]]+)\] "(?P<method>[A-Z]+) (?P<uri>\S+)[^"]*" '
+    # the first field: X-Forwarded-For, maybe a list of hops ("a, b")
+    r"^\S+(?:, \S+)* \S+ \S+ \[(?P<time>[^\]]+)\] "
+    r'"(?P<method>[A-Z]+) (?P<uri>\S+)[^"]*" '
     r'(?P<status>\d{3}) \S+ (?P<micros>\d+) "[^"]*" "(?P<agent>[^"]*)"'
 )
 UWSGI = re.compile(

@@ -321,3 +321,36 @@ def test_config_columns_of_a_run_against_a_cloud() -> None:
 def test_run_label_of_a_cloud_is_its_url() -> None:
     columns = run_labels.target_columns(TARGET)
     assert run_labels.run_label(columns, "x.json") == "https://keystone.test:5000"
+
+
+def test_target_columns_with_a_server_log() -> None:
+    columns = run_labels.target_columns(TARGET, {"offset": -0.46, "kept": 20})
+    assert columns == {
+        "target": "https://keystone.test:5000 (external)",
+        "api": "v3.14",
+        "server side": "from its log, clock -0.5 s",
+    }
+    hour = run_labels.target_columns(TARGET, {"offset": 3600.24})
+    assert hour["server side"] == "from its log, clock +3600.2 s"
+
+
+def test_target_columns_of_a_server_log_without_an_offset() -> None:
+    assert run_labels.target_columns(TARGET, {"kept": 3})["server side"] == (
+        "from its log, clock +0.0 s"
+    )
+    # none recorded, or an empty record: the server side was not measured
+    assert run_labels.target_columns(TARGET, None)["server side"] == "not measured"
+    assert run_labels.target_columns(TARGET, {})["server side"] == "not measured"
+
+
+def test_config_columns_of_a_cloud_run_with_its_server_log() -> None:
+    state = RunState.from_json(
+        {
+            "status": "finished",
+            "target": TARGET,
+            "target_server_log": {"offset": -0.5, "kept": 20, "other_clients": 3},
+        }
+    )
+    assert run_labels.config_columns(state)["server side"] == (
+        "from its log, clock -0.5 s"
+    )
