@@ -156,3 +156,14 @@ def test_local_options_are_refused_before_the_cloud_is_read(
     monkeypatch.setattr(cloud_commands.target, "load_target", unread)
     with pytest.raises(LaunchError, match="--processes"):
         cloud_commands.run_on_cloud(_args("--processes", "2"), _tasks(READ_ONLY))
+
+
+@pytest.mark.parametrize(
+    "extra", [["--modes", "uwsgi"], ["--nodes", "1,2"], ["--server-log", "x.log"]]
+)
+def test_matrix_on_a_cloud_refuses_modes_nodes_and_a_server_log(
+    extra: list[str],
+) -> None:
+    args = cli.build_parser().parse_args(["matrix", "--os-cloud", "mine", *extra])
+    with pytest.raises(LaunchError, match="no mode to start"):
+        cloud_commands.matrix_on_cloud(args)

@@ -338,3 +338,28 @@ def test_the_locust_engine_runs_each_cell_as_its_locust_task(
     written = tmp_path / "m" / "runs" / "uwsgi" / "locust-tasks" / "lp.json"
     (subtask,) = json.loads(written.read_text())["subtasks"]
     assert subtask["workloads"][0]["runner"]["keystone_perf_locust"]["workers"] == 2
+
+
+def test_run_matrix_with_its_own_sessions_starts_no_keystone(
+    tmp_path: Path, sessions
+) -> None:
+    """matrix --os-cloud: each block's run comes from ``sessions``."""
+    opened: list[tuple[str, int]] = []
+    runner = FakeRunner({}, None)
+
+    @contextlib.contextmanager
+    def cloud_run(where: tuple[str, int]):
+        opened.append(where)
+        yield RunDir(tmp_path / "cloud"), runner
+
+    def no_launch(mode: str, nodes: int) -> LaunchOptions:
+        raise AssertionError("no Keystone is started")
+
+    cells = [
+        _cell(tmp_path, "a.json", "external"),
+        _cell(tmp_path, "b.json", "external"),
+    ]
+    state = matrix.MatrixState.open(tmp_path / "m", {"target": "t"}, False)
+    codes = matrix.run_matrix(cells, state, no_launch, [].append, sessions=cloud_run)
+    assert codes == [0, 0] and opened == [("external", 1)]
+    assert sessions["modes"] == [] and runner.started == ["a.json", "b.json"]
