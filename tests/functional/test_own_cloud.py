@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import write_task
 from tests.functional.standalone_keystone import StandaloneKeystone, standalone_keystone
@@ -48,21 +49,8 @@ def _cli(*args: str) -> list[str]:
 
 def _admin_headers(keystone: StandaloneKeystone) -> dict[str, str]:
     """A token of the stand-in's admin."""
-    body = {
-        "auth": {
-            "identity": {
-                "methods": ["password"],
-                "password": {
-                    "user": {
-                        "name": "admin",
-                        "password": keystone.password,
-                        "domain": {"name": "Default"},
-                    }
-                },
-            },
-            "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}},
-        }
-    }
+    admin = keystone_v3.PasswordUser("admin", keystone.password, project_name="admin")
+    body = keystone_v3.password_auth_body(admin)
     login = requests.post(f"{keystone.url}/v3/auth/tokens", json=body, timeout=30)
     return {"X-Auth-Token": login.headers["X-Subject-Token"]}
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget, TargetError
 
 TIMEOUT = 15.0  # seconds per probe request
@@ -97,26 +98,9 @@ def _version(url: str, target: CloudTarget) -> str:
 
 
 def login(url: str, target: CloudTarget) -> dict[str, Any]:
-    body = {
-        "auth": {
-            "identity": {
-                "methods": ["password"],
-                "password": {
-                    "user": {
-                        "name": target.username,
-                        "password": target.password,
-                        "domain": {"name": target.user_domain_name},
-                    }
-                },
-            },
-            "scope": {
-                "project": {
-                    "name": target.project_name,
-                    "domain": {"name": target.project_domain_name},
-                }
-            },
-        }
-    }
+    """A project-scoped password login: the token body and ``token``, its id."""
+    user = keystone_v3.credential_user(target.credential())
+    body = keystone_v3.password_auth_body(user)
     answer = send("POST", f"{url}/auth/tokens", target, json=body)
     if answer.status_code == 401:
         raise TargetError(
@@ -126,12 +110,12 @@ def login(url: str, target: CloudTarget) -> dict[str, Any]:
     if answer.status_code != 201:
         raise TargetError(f"login at {url}/auth/tokens answered {answer.status_code}")
     try:
-        body = dict(answer.json()["token"])
+        token = dict(answer.json()["token"])
     except (ValueError, KeyError, TypeError):
         raise TargetError(
             f"login at {url}/auth/tokens: no token in the answer"
         ) from None
-    return {"token": answer.headers.get("X-Subject-Token", ""), **body}
+    return {"token": answer.headers.get("X-Subject-Token", ""), **token}
 
 
 def _revocation_api(url: str, target: CloudTarget, token: str) -> int:
