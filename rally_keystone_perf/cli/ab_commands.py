@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments, engine_options
+from rally_keystone_perf.cli import arguments, cloud_commands, engine_options
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -45,6 +45,7 @@ def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
     """The command's arguments with side ``side``'s own options over them."""
     parser = _SideParser(prog=f"--{side}", add_help=False)
     arguments.add_launch_options(parser)
+    cloud_commands.add_side_cloud_options(parser)
     text = getattr(args, side) or ""
     # argparse sets a default only where the namespace has no value yet: the
     # command's own options stay unless the side names them
@@ -73,10 +74,17 @@ def _recorded(deployment: Deployment) -> dict[str, Any]:
 
 
 def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
-    """Both sides' deployments, checked before anything starts."""
-    deployments, options = {}, {}
+    """Both sides' deployments (or clouds), checked before anything starts."""
+    deployments, options, sessions = {}, {}, {}
     for side in ab.SIDES:
-        launch = launch_options(side_arguments(args, side), [task])
+        side_args = side_arguments(args, side)
+        if side_args.os_cloud:  # someone else's Keystone: probed, not started
+            _refuse_counting(args, side)
+            echo(f"side {side.upper()}: cloud {side_args.os_cloud}")
+            cloud = cloud_commands.cloud_side(side_args, task)
+            options[side], sessions[side] = cloud.recorded, cloud.session
+            continue
+        launch = launch_options(side_args, [task])
         deployment = resolve(dataclasses.replace(launch, port=None), echo)
         check.check_deployment(task, deployment)
         # both sides' builds installed before either side starts
@@ -90,7 +98,17 @@ def _plan(args: argparse.Namespace, task: TaskFile) -> ab.AbPlan:
         options=options,
         rounds=args.rounds,
         max_seconds=None if args.max_minutes is None else args.max_minutes * 60,
+        sessions=sessions,
     )
+
+
+def _refuse_counting(args: argparse.Namespace, side: str) -> None:
+    """``--instructions`` counts Keystones this machine runs, not a cloud."""
+    if args.instructions:
+        raise LaunchError(
+            f"--instructions: side {side.upper()} is a cloud (--os-cloud); "
+            "instructions are counted on a Keystone the suite runs here"
+        )
 
 
 def cmd_ab(args: argparse.Namespace) -> int:
@@ -179,7 +197,10 @@ def add_ab_command(sub: Any) -> None:
         "against A's with its 95%% interval over the rounds and the verdict. "
         "A side is the command's launch options with its own --a/--b options "
         "over them, a Keystone build among them (--b '--keystone-build "
-        "~/src/keystone': a change against the installed Keystone).",
+        "~/src/keystone': a change against the installed Keystone), or a "
+        "cloud of clouds.yaml started by no one here (--a '--os-cloud prod': "
+        "this machine's Keystone against yours; --os-cloud for both: an A/A "
+        "of your cloud, its noise).",
     )
     parser.add_argument(
         "--task",
@@ -218,5 +239,6 @@ def add_ab_command(sub: Any) -> None:
         help="output format (default: %(default)s)",
     )
     arguments.add_launch_options(parser)
+    cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_ab)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.cli import arguments, engine_options
@@ -21,6 +22,7 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.own_cloud import probe, target
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError
@@ -33,28 +35,24 @@ TAGS = ["target:external"]
 # matrix --os-cloud: the bundled task files of one mode stand for all (the
 # copies under tasks/<mode>/ differ by their mode: tag alone)
 CLOUD_TASKS = "uwsgi"
+# the engine options of run --os-cloud: Locust's workers here or elsewhere
+# (--worker-hosts: refused by its own check, with its reason)
+ENGINE_ON_CLOUD = frozenset(
+    {"engine", "workers", "expect_workers", "master_bind", "web_ui", "worker_hosts"}
+)
 
 
-def add_cloud_options(parser: argparse.ArgumentParser) -> None:
-    """``--os-cloud``, ``--allow-writes``, ``--existing-users``."""
-    group = parser.add_argument_group(
-        "your own cloud",
-        "measure an existing Keystone instead of starting one (docs: "
-        "Your own Keystone)",
-    )
+def _add_os_cloud(group: arguments.Group) -> None:
     group.add_argument(
         "--os-cloud",
         metavar="NAME",
         help="a cloud of clouds.yaml (and secure.yaml), read as the openstack "
         "client reads it; 'envvars': the OS_* environment. Nothing is started; "
-        "OS_CLOUD alone does not select it",
+        "OS_CLIENT_CONFIG_FILE is honoured, OS_CLOUD alone does not select it",
     )
-    group.add_argument(
-        "--allow-writes",
-        action="store_true",
-        help="--os-cloud: let tasks that create users or projects, or revoke "
-        "tokens, run (the plan printed first says what and how many)",
-    )
+
+
+def _add_existing_users(group: arguments.Group) -> None:
     group.add_argument(
         "--existing-users",
         type=Path,
@@ -62,6 +60,33 @@ def add_cloud_options(parser: argparse.ArgumentParser) -> None:
         help="--os-cloud: existing test users (JSON or YAML: Rally's "
         "existing@openstack users) the tasks use instead of creating users",
     )
+
+
+def add_side_cloud_options(parser: argparse.ArgumentParser) -> None:
+    """What an A/B side's own options may name of a cloud (``--a '--os-cloud
+    NAME'``)."""
+    _add_os_cloud(parser)
+    _add_existing_users(parser)
+
+
+def add_cloud_options(parser: argparse.ArgumentParser, server_log: bool = True) -> None:
+    """``--os-cloud``, ``--allow-writes``, ``--existing-users`` (and
+    ``--server-log``, but for ``ab``)."""
+    group = parser.add_argument_group(
+        "your own cloud",
+        "measure an existing Keystone instead of starting one (docs: "
+        "Your own Keystone)",
+    )
+    _add_os_cloud(group)
+    group.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="--os-cloud: let tasks that create users or projects, or revoke "
+        "tokens, run (the plan printed first says what and how many)",
+    )
+    _add_existing_users(group)
+    if not server_log:
+        return
     group.add_argument(
         "--server-log",
         type=Path,
@@ -146,9 +171,27 @@ def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
     return Ready(cloud, given, plan, found)
 
 
+def _engine_on_cloud(
+    args: argparse.Namespace, tasks: Sequence[TaskFile]
+) -> LocustOptions | None:
+    """Rally's runners, or Locust's workers here or on other hosts (each
+    given the target with its workload by the master); not in namespaces."""
+    if args.worker_hosts:
+        raise LaunchError(
+            "--worker-hosts: the namespaced workers reach only this machine's "
+            "own Keystone (over a bridge on 198.18.0.0/15), not a cloud "
+            "elsewhere; use --workers N here, or --expect-workers N and "
+            "'rally-keystone-perf worker --master' on other hosts"
+        )
+    load_engine = engine_options.locust_options(args)
+    engine_options.check_tasks(tasks, load_engine)
+    return load_engine
+
+
 def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
     """The plan, the refusal or the probe, the tasks, the sweep, the report."""
-    _check_options(args)
+    _check_options(args, ENGINE_ON_CLOUD)
+    load_engine = _engine_on_cloud(args, tasks)
     try:
         ready = _ready(args, tasks)
     except Refused as exc:
@@ -158,8 +201,9 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
         args.runs_dir, ready.cloud, ready.found, ready.plan, ready.given
     )
     echo(f"run folder: {run.root}")
-    outcomes = _run_tasks(run, ready.cloud, ready.plan, tasks)
+    outcomes = _run_tasks(run, ready, tasks, load_engine)
     codes = [o.exit_code for o in outcomes]
+    codes += engine_options.engine_exit_codes(run)
     if args.server_log is not None:
         codes.append(_server_log(run, args.server_log))
     reports = [o.report for o in outcomes if o.report]
@@ -168,6 +212,37 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     return combined_exit(codes)
+
+
+@dataclass(frozen=True)
+class CloudSide:
+    """An A/B side that is a cloud: what ab.json records of it, and how a
+    session on it starts (a run folder under the side's folder)."""
+
+    recorded: dict[str, Any]
+    session: Callable[[Path], own_cloud.CloudRun]
+
+
+def cloud_side(args: argparse.Namespace, task: TaskFile) -> CloudSide:
+    """``ab``'s side on a cloud: options checked, plan printed (writes
+    refused without --allow-writes), the target probed; nothing started.
+
+    :raises LaunchError: a local option given to the side, a refusal, a
+        cloud that cannot be read or does not answer.
+    """
+    _check_options(args)
+    ready = _ready(args, [task])
+
+    def session(folder: Path) -> own_cloud.CloudRun:
+        return own_cloud.cloud_run(
+            folder, ready.cloud, ready.found, ready.plan, ready.given, echo
+        )
+
+    recorded = {
+        "target": f"{ready.found.v3_url} (external)",
+        "api": ready.found.api_version,
+    }
+    return CloudSide(recorded, session)
 
 
 def _no_launch(mode: str, nodes: int) -> LaunchOptions:
@@ -223,23 +298,17 @@ def _server_log(run: RunDir, log: Path) -> int:
 
 def _run_tasks(
     run: RunDir,
-    cloud: target.CloudTarget,
-    plan: cloud_plan.Plan,
+    ready: Ready,
     tasks: Sequence[TaskFile],
+    load_engine: LocustOptions | None,
 ) -> list[rally_runner.TaskOutcome]:
     outcomes: list[rally_runner.TaskOutcome] = []
     try:
-        with own_cloud.cloud_session(run, cloud, plan, echo) as runner:
-            for task in tasks:
-                echo(f"running {task.path}")
-                outcomes.append(runner.start_task(task.path, tags=TAGS))
-                if outcomes[-1].interrupted:
-                    break
+        with own_cloud.cloud_session(run, ready.cloud, ready.plan, echo) as runner:
+            engine_options.run_task_files(
+                runner, run, tasks, load_engine, TAGS, outcomes
+            )
     except KeyboardInterrupt:
         echo("interrupted")
-        outcomes.append(
-            rally_runner.TaskOutcome(
-                Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
-            )
-        )
+        outcomes.append(rally_runner.TaskOutcome.cut_short())
     return outcomes

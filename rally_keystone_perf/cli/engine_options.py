@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.cli.arguments import at_least, positive
+from rally_keystone_perf.cli.common import EXIT_ERROR, echo
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.loadgen.locust import task as locust_task
@@ -16,6 +17,7 @@ from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
 from rally_keystone_perf.loadgen.locust.plan import task_plans
 from rally_keystone_perf.loadgen.locust.protocol import parse_address
 from rally_keystone_perf.loadgen.locust.task import ENGINES, LocustOptions
+from rally_keystone_perf.run.rally_runner import RallyRunner, TaskOutcome
 from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -178,3 +180,32 @@ def engine_failures(run: RunDir) -> list[str]:
 
 
 tags = locust_task.tags
+
+
+def run_task_files(
+    runner: RallyRunner,
+    run: RunDir,
+    tasks: Iterable[TaskFile],
+    load_engine: LocustOptions | None,
+    task_tags: Iterable[str],
+    outcomes: list[TaskOutcome],
+) -> None:
+    """Each task through Rally in its turn (in the engine's form), until one
+    is interrupted; each outcome appended as it ends (kept on a Ctrl-C)."""
+    for task in tasks:
+        echo(f"running {task.path}")
+        outcome = runner.start_task(
+            task_to_run(task, load_engine, run),
+            tags=[*task_tags, *tags(load_engine)],
+        )
+        outcomes.append(outcome)
+        if outcome.interrupted:
+            break
+
+
+def engine_exit_codes(run: RunDir) -> list[int]:
+    """Exit 1 for each failure of the Locust engine's workloads, said."""
+    problems = engine_failures(run)
+    for problem in problems:
+        echo(f"error: locust engine: {problem}")
+    return [EXIT_ERROR for _ in problems]

@@ -50,24 +50,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         with session.keystone_session(
             args.runs_dir, deployment, echo, args.keep_running
         ) as (run, runner):
-            for task in tasks:
-                echo(f"running {task.path}")
-                outcome = runner.start_task(
-                    engine_options.task_to_run(task, load_engine, run),
-                    tags=[f"mode:{args.mode}", *engine_options.tags(load_engine)],
-                )
-                outcomes.append(outcome)
-                if outcome.interrupted:
-                    break
+            engine_options.run_task_files(
+                runner, run, tasks, load_engine, [f"mode:{args.mode}"], outcomes
+            )
     except KeyboardInterrupt:
         if run is None:
             raise
         echo("interrupted")
-        outcomes.append(
-            rally_runner.TaskOutcome(
-                Path("-"), None, rally_runner.EXIT_INTERRUPTED, None, True
-            )
-        )
+        outcomes.append(rally_runner.TaskOutcome.cut_short())
     assert run is not None
     reports = [o.report for o in outcomes if o.report]
     if reports:
@@ -75,10 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     codes = [o.exit_code for o in outcomes]
-    for problem in engine_options.engine_failures(run):
-        echo(f"error: locust engine: {problem}")
-        codes.append(EXIT_ERROR)
-    return combined_exit(codes)
+    return combined_exit([*codes, *engine_options.engine_exit_codes(run)])
 
 
 def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:

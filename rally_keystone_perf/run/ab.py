@@ -9,6 +9,9 @@ rounds falls on both sides alike. ``ab.json`` records the plan, each
 round's order, reports and times as they end; a Ctrl-C or SIGTERM aborts
 the running task, stops both sides and leaves the rounds done so far (the
 figures use complete rounds only: :mod:`rally_keystone_perf.report.figures.ab`).
+A side may be a Keystone someone else runs (``--a '--os-cloud NAME'``): its
+session (:data:`SideSession`) starts nothing and sweeps what the rounds
+created when the A/B ends.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +36,11 @@ STATE_VERSION = 1
 RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
 Echo = Callable[[str], None]
 TaskFor = Callable[[RunDir], Path]  # the task file Rally runs in a side's run
+# a side's session on a Keystone not started here (a cloud): its folder in,
+# the run folder and Rally out, whatever is to do on the way out done
+SideSession = Callable[
+    [Path], AbstractContextManager[tuple[RunDir, rally_runner.RallyRunner]]
+]
 
 
 def round_order(round_no: int) -> str:
@@ -100,14 +109,16 @@ class AbState:
 
 @dataclass(frozen=True)
 class AbPlan:
-    """What to run: the sides' deployments, the task, how many rounds."""
+    """What to run: the sides' deployments (or sessions), the task, how
+    many rounds."""
 
     folder: Path
     task: Path
-    deployments: Mapping[str, Deployment]
+    deployments: Mapping[str, Deployment]  # the sides started here
     options: Mapping[str, dict[str, Any]]  # side -> its launch options, recorded
     rounds: int
     max_seconds: float | None = None  # no new round past this budget
+    sessions: Mapping[str, SideSession] = field(default_factory=dict)  # clouds
 
 
 @contextlib.contextmanager
@@ -118,11 +129,14 @@ def _sides(
     with contextlib.ExitStack() as stack:
         found = {}
         for side in SIDES:
+            where = plan.folder / side
+            if side in plan.sessions:  # a Keystone someone else runs
+                echo(f"side {side.upper()}: {plan.options[side].get('target')}")
+                found[side] = stack.enter_context(plan.sessions[side](where))
+                continue
             echo(f"starting side {side.upper()}")
             found[side] = stack.enter_context(
-                session.keystone_session(
-                    plan.folder / side, plan.deployments[side], echo
-                )
+                session.keystone_session(where, plan.deployments[side], echo)
             )
         yield found
 

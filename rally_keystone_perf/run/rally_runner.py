@@ -90,6 +90,11 @@ class TaskOutcome:
     report: Path | None
     interrupted: bool = False
 
+    @classmethod
+    def cut_short(cls) -> TaskOutcome:
+        """A Ctrl-C or SIGTERM outside any task's run (exit 130)."""
+        return cls(Path("-"), None, EXIT_INTERRUPTED, None, True)
+
 
 class RallyRunner:
     """Rally CLI calls scoped to one run folder."""

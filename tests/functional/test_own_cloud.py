@@ -1,7 +1,7 @@
 """``run --os-cloud`` against a Keystone the test starts without the launcher.
 
 The stand-in for someone else's cloud is :mod:`.standalone_keystone`: the
-suite only gets its clouds.yaml. About 2.5 minutes in all.
+suite only gets its clouds.yaml. About 4 minutes in all.
 """
 
 from __future__ import annotations
@@ -217,23 +217,16 @@ def _test_users(
 def test_existing_users_make_a_validation_task_read_only(
     cloud: StandaloneKeystone, tmp_path: Path
 ) -> None:
-    """--existing-users: no --allow-writes needed, nothing created."""
+    """--existing-users: no --allow-writes needed, nothing created; the load
+    from a Locust worker, handed the target by the master."""
     users_file = tmp_path / "users.json"
     users_file.write_text(json.dumps(_test_users(cloud, 4, "perf")))
     before = _objects(cloud)
     task = SMOKE.parent / "uwsgi" / "validate-token-serial-quick.json"
+    argv = ["run", "--os-cloud", CLOUD, "--existing-users", str(users_file)]
+    argv += ["--engine", "locust", "--workers", "1", "--server-log", str(cloud.log)]
     done = subprocess.run(
-        _cli(
-            "run",
-            "--os-cloud",
-            CLOUD,
-            "--existing-users",
-            str(users_file),
-            "--task",
-            str(task),
-            "--runs-dir",
-            str(tmp_path / "runs"),
-        ),
+        _cli(*argv, "--task", str(task), "--runs-dir", str(tmp_path / "runs")),
         env=_env(cloud, tmp_path),
         capture_output=True,
         text=True,
@@ -243,10 +236,40 @@ def test_existing_users_make_a_validation_task_read_only(
     assert "the 4 existing users given (none created)" in done.stderr
     assert "keystone.validate_token" in done.stdout
     assert _objects(cloud) == before
-    assert (
-        "secret-0-x"
-        not in (_only_run(tmp_path / "runs").logs / "rally.log").read_text()
+    run = _only_run(tmp_path / "runs")
+    assert list((run.results / "engine").glob("*.json"))  # Locust's workload
+    # the worker's requests carry the run's User-Agent: its log lines count
+    assert (run.state().target_server_log or {}).get("matched", 0) > 0
+    assert "secret-0-x" not in (run.logs / "rally.log").read_text()
+
+
+def test_ab_with_the_cloud_as_side_a(cloud: StandaloneKeystone, tmp_path: Path) -> None:
+    """ab --a '--os-cloud': the cloud against a Keystone started here, in
+    rounds taken in turns; nothing created on the cloud."""
+    before = _objects(cloud)
+    validate = {
+        "scenario": {"KeystonePerf.validate_token": {}},
+        "runner": {"constant": {"times": 20, "concurrency": 1}},
+        "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 1}},
+    }
+    task = write_task(tmp_path / "validate.json", [validate])
+    folder = tmp_path / "ab"
+    argv = ["ab", "--task", str(task), "--rounds", "2", "--ab-dir", str(folder)]
+    argv += [f"--a=--os-cloud {CLOUD}", "--b=--password-hash-rounds 4"]
+    done = subprocess.run(
+        _cli(*argv, "--runs-dir", str(tmp_path / "runs")),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
+    assert done.returncode == 0, done.stderr[-3000:]
+    state = json.loads((folder / "ab.json").read_text())
+    assert state["sides"]["a"]["options"]["target"] == f"{cloud.url}/v3 (external)"
+    assert state["sides"]["a"]["run"].endswith("-external")
+    assert len([r for r in state["rounds"] if len(r["reports"]) == 2]) == 2
+    assert f"target {cloud.url}/v3 (external)" in done.stdout
+    assert _objects(cloud) == before
 
 
 def test_matrix_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:

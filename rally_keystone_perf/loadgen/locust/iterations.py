@@ -10,6 +10,7 @@ iteration id). Clocks are moved onto the master's before they are shipped.
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,6 +83,23 @@ def register_rally_options() -> None:
     processes set up and clean up contexts, which stay with Rally)."""
     opts.register()
     opts.register_options_from_path(OPENSTACK_OPTIONS)
+
+
+def check_ca_bundles(context: dict[str, Any]) -> None:
+    """Refuse a workload whose credentials name a CA bundle (``cacert`` of
+    clouds.yaml, Rally's ``https_cacert``) this host does not have.
+
+    :raises FileNotFoundError: naming the file and what to do.
+    """
+    entries = [context.get("admin") or {}, *(context.get("users") or [])]
+    for entry in entries:
+        credential = entry.get("credential") if isinstance(entry, dict) else None
+        path = credential.get("https_cacert") if credential else None
+        if path and not os.path.exists(path):
+            raise FileNotFoundError(
+                f"the target's CA bundle {path} (cacert) is not on this host: "
+                "copy it to the same path on every worker host"
+            )
 
 
 def scenario_class(setup: protocol.Setup) -> type:

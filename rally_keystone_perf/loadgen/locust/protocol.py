@@ -67,6 +67,7 @@ class Setup:
     bind_port: int = 0  # 0: a free port
     web_ui: str | None = None  # HOST:PORT of Locust's web UI, None: none
     run_dir: str | None = None  # the run folder: the workers' log files
+    run_name: str | None = None  # the User-Agent's run name (client.lean_http)
 
 
 class _Pickler(pickle.Pickler):

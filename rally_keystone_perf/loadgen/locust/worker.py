@@ -25,7 +25,7 @@ import locust  # noqa: F401  (gevent patches sockets before requests and ssl loa
 from locust.env import Environment
 from locust.runners import WorkerRunner
 
-from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.client import keystone_v3, lean_http
 from rally_keystone_perf.deploy import child_guard
 from rally_keystone_perf.loadgen.locust import iterations, protocol, users
 from rally_keystone_perf.loadgen.locust.local_workers import DIE_WITH_PARENT_ENV
@@ -50,9 +50,12 @@ class Worker:
         try:
             setup = protocol.read_setup(msg.data["setup"])
             iterations.scenario_class(setup)
+            iterations.check_ca_bundles(setup.context)
         except Exception as exc:  # the master names this worker and the error
             self._ready(f"{exc!r}")
             return
+        if setup.run_name:  # a worker elsewhere: the run's User-Agent all the same
+            os.environ[lean_http.RUN_NAME_ENV] = setup.run_name
         self.setup = setup
         self._ready(None)
 

@@ -14,6 +14,7 @@ from rally import consts
 from rally.common import logging
 from rally.task import runner
 
+from rally_keystone_perf.client import lean_http
 from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.loadgen.locust import protocol
 from rally_keystone_perf.loadgen.locust.plan import RUNNERS, load_plan
@@ -118,6 +119,7 @@ class LocustRunner(runner.ScenarioRunner):
             bind_port=self.config.get("bind_port", 0),
             web_ui=self.config.get("web_ui"),
             run_dir=os.environ.get(RUN_ENV),
+            run_name=os.environ.get(lean_http.RUN_NAME_ENV),
         )
 
     def _pump(self, out: int, into: IO[bytes]) -> dict[str, Any]:

@@ -67,12 +67,21 @@ def side_texts(options: dict[str, dict[str, Any]]) -> dict[str, str]:
     keys = sorted(set(a) | set(b))
     differ = [k for k in keys if a.get(k) != b.get(k)]
     texts = {
-        side: ", ".join(f"{k} {values.get(k)}" for k in differ) or "as the other"
-        for side, values in (("a", a), ("b", b))
+        side: ", ".join(f"{k} {values[k]}" for k in differ if _said(k, values, other))
+        or "as the other"
+        for side, values, other in (("a", a, b), ("b", b, a))
     }
     shown = [k for k in keys if k not in differ and a.get(k) not in (None, False)]
     texts["both"] = ", ".join(f"{k} {a[k]}" for k in shown)
     return texts
+
+
+def _said(key: str, values: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether a differing option is shown for a side: a cloud side records
+    its target alone, so the other side's unset options are not news."""
+    if key not in values:
+        return False
+    return key in other or values[key] not in (None, False)
 
 
 def _ms(value: float | None) -> str:

@@ -167,3 +167,30 @@ def test_matrix_on_a_cloud_refuses_modes_nodes_and_a_server_log(
     args = cli.build_parser().parse_args(["matrix", "--os-cloud", "mine", *extra])
     with pytest.raises(LaunchError, match="no mode to start"):
         cloud_commands.matrix_on_cloud(args)
+
+
+def test_namespaced_workers_are_refused_with_the_reason(cloud: list[tuple]) -> None:
+    args = _args("--engine", "locust", "--worker-hosts", "netns:2")
+    with pytest.raises(LaunchError, match="--worker-hosts: the namespaced workers"):
+        cloud_commands.run_on_cloud(args, _tasks(READ_ONLY))
+    assert cloud == []
+
+
+def test_locust_workers_here_or_elsewhere_drive_a_cloud(
+    cloud: list[tuple], tmp_path: Path
+) -> None:
+    args = _args(
+        "--engine", "locust", "--expect-workers", "2", "--master-bind", "0.0.0.0"
+    )
+    engine = cloud_commands._engine_on_cloud(args, _tasks(READ_ONLY))
+    assert engine is not None
+    assert (engine.workers, engine.expect_workers, engine.bind_host) == (
+        0,
+        2,
+        "0.0.0.0",
+    )
+    assert cloud_commands._engine_on_cloud(_args(), _tasks(READ_ONLY)) is None
+    with pytest.raises(Probed):  # the engine's options pass the local check
+        cloud_commands.run_on_cloud(
+            _args("--engine", "locust", "--workers", "2"), [_one_user_listing(tmp_path)]
+        )

@@ -52,13 +52,13 @@ def sides(monkeypatch, tmp_path: Path) -> dict[str, Any]:
 
 
 def _plan(tmp_path: Path, rounds: int = 4, **kwargs: Any) -> ab.AbPlan:
-    return ab.AbPlan(
-        folder=tmp_path / "ab",
-        task=Path("task.json"),
-        deployments={"a": None, "b": None},  # type: ignore[dict-item]
-        options={"a": {"processes": 2}, "b": {"processes": 1}},
-        rounds=rounds,
+    fields: dict[str, Any] = {
+        "deployments": {"a": None, "b": None},
+        "options": {"a": {"processes": 2}, "b": {"processes": 1}},
         **kwargs,
+    }
+    return ab.AbPlan(
+        folder=tmp_path / "ab", task=Path("task.json"), rounds=rounds, **fields
     )
 
 
@@ -98,3 +98,31 @@ def test_no_round_starts_past_the_budget(sides, tmp_path: Path) -> None:
 def test_a_folder_without_ab_json_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not an A/B folder"):
         ab.AbState.load(tmp_path)
+
+
+def test_a_side_with_a_session_starts_no_keystone(sides, tmp_path: Path) -> None:
+    opened: list[str] = []
+
+    @contextlib.contextmanager
+    def cloud(folder: Path) -> Iterator[tuple]:
+        run = RunDir(folder / "external")
+        run.create()
+        opened.append(folder.name)
+        try:
+            yield run, _Runner(run, sides["log"], None)
+        finally:
+            opened.append("swept")
+
+    plan = _plan(
+        tmp_path,
+        rounds=2,
+        deployments={"b": None},
+        options={"a": {"target": "http://k/v3 (external)"}, "b": {}},
+        sessions={"a": cloud},
+    )
+    messages: list[str] = []
+    state = ab.run_ab(plan, lambda run: Path("t"), messages.append)
+    assert state.status == ab.DONE and len(state.complete_rounds()) == 2
+    assert opened == ["a", "swept"] and sides["stopped"] == ["b"]
+    assert "side A: http://k/v3 (external)" in messages
+    assert state.sides["a"]["run"].endswith("ab/a/external")

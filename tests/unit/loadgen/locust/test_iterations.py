@@ -4,6 +4,7 @@ import time
 from typing import Any
 
 import gevent
+import pytest
 from rally.task import scenario
 
 from rally_keystone_perf.loadgen.locust import iterations, protocol
@@ -125,3 +126,14 @@ def test_an_iteration_over_the_timeout_is_a_failed_record() -> None:
 def test_a_worker_without_users_is_finished_at_once() -> None:
     load = iterations.WorkerLoad(_setup(), _share(users=0, count=0), lambda b: None)
     assert load.finished.is_set()
+
+
+def test_a_ca_bundle_missing_on_this_host_is_named(tmp_path) -> None:
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\n")
+    here = {"credential": {"https_cacert": str(bundle)}}
+    iterations.check_ca_bundles({"admin": here, "users": [here]})
+    iterations.check_ca_bundles({"users": [{"credential": {"https_cacert": None}}]})
+    elsewhere = {"credential": {"https_cacert": "/nowhere/ca.pem"}}
+    with pytest.raises(FileNotFoundError, match="/nowhere/ca.pem .cacert"):
+        iterations.check_ca_bundles({"admin": None, "users": [here, elsewhere]})
