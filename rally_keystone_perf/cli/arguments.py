@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
 from rally_keystone_perf.deploy import modes
@@ -40,6 +43,18 @@ def pool_choice(text: str) -> str:
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
     return choice
+
+
+def task_args(text: str) -> dict[str, Any]:
+    """argparse type of ``--task-args``: a JSON or YAML mapping, as Rally's."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problem = str(exc).replace("\n", " ")
+        raise argparse.ArgumentTypeError(f"not JSON or YAML: {problem}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a mapping, got {text!r}")
+    return value
 
 
 def mode_list(text: str) -> list[str]:

@@ -20,7 +20,7 @@ from rally_keystone_perf.cli.common import (
     echo,
 )
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.own_cloud import probe, target
+from rally_keystone_perf.deploy.own_cloud import compute, probe, target
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.report import api
@@ -69,9 +69,27 @@ def add_side_cloud_options(parser: argparse.ArgumentParser) -> None:
     _add_existing_users(parser)
 
 
-def add_cloud_options(parser: argparse.ArgumentParser, server_log: bool = True) -> None:
+def _add_boot_names(group: arguments.Group) -> None:
+    """``--image``, ``--flavor``, ``--network``: boot_server's task args."""
+    for option, what in (
+        ("--image", "image (Glance)"),
+        ("--flavor", "flavor"),
+        ("--network", "network (Neutron; default: none)"),
+    ):
+        group.add_argument(
+            option,
+            metavar="NAME",
+            help=f"--os-cloud: the {what} the boot-server tasks boot with, "
+            "found on the cloud before any load (the task arg of that name)",
+        )
+
+
+def add_cloud_options(
+    parser: argparse.ArgumentParser, server_log: bool = True, boot: bool = False
+) -> None:
     """``--os-cloud``, ``--allow-writes``, ``--existing-users`` (and
-    ``--server-log``, but for ``ab``)."""
+    ``--server-log``, but for ``ab``; ``--image``, ``--flavor`` and
+    ``--network`` for ``run``)."""
     group = parser.add_argument_group(
         "your own cloud",
         "measure an existing Keystone instead of starting one (docs: "
@@ -85,6 +103,8 @@ def add_cloud_options(parser: argparse.ArgumentParser, server_log: bool = True) 
         "tokens, run (the plan printed first says what and how many)",
     )
     _add_existing_users(group)
+    if boot:
+        _add_boot_names(group)
     if not server_log:
         return
     group.add_argument(
@@ -118,13 +138,31 @@ def _local_options_given(
     return given
 
 
+BOOT_NAMES = ("image", "flavor", "network")
+
+
 def check_server_log(args: argparse.Namespace) -> None:
-    """``--server-log`` only with ``--os-cloud`` (a local run has its own)."""
+    """``--server-log`` (and ``run``'s ``--image``, ``--flavor`` and
+    ``--network``) only with ``--os-cloud``: a local run has its own log,
+    and its own Nova's names."""
     if args.server_log is not None and not args.os_cloud:
         raise LaunchError(
             "--server-log is for --os-cloud: the suite's own Keystone writes "
             "its access log into the run folder"
         )
+    named = [f"--{n}" for n in BOOT_NAMES if getattr(args, n, None)]
+    if named and not args.os_cloud:
+        raise LaunchError(
+            f"{', '.join(named)}: for --os-cloud; the suite's own Nova has its "
+            "own (--task-args sets them all the same)"
+        )
+
+
+def task_args(args: argparse.Namespace) -> dict[str, Any]:
+    """``--task-args`` with ``--image``, ``--flavor``, ``--network`` over it."""
+    found = dict(getattr(args, "task_args", None) or {})
+    found.update({n: getattr(args, n) for n in BOOT_NAMES if getattr(args, n, None)})
+    return found
 
 
 def _check_options(args: argparse.Namespace, own: frozenset[str] = frozenset()) -> None:
@@ -168,6 +206,9 @@ def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
         )
     found = probe.probe(cloud, plan.needing_admin(), plan.needing_revocation())
     echo(f"target answers: identity API {found.api_version} at {found.v3_url}")
+    boots = [compute.boot_spec(name, args) for name, args in plan.boots()]
+    for line in compute.check_boots(cloud, boots, not plan.existing_users):
+        echo(f"  found on the cloud: {line}")
     return Ready(cloud, given, plan, found)
 
 

@@ -83,13 +83,21 @@ def _add_run(sub: Subparsers) -> None:
         help=f"Rally task file; repeatable (default: tasks/{DEFAULT_TASK})",
     )
     run.add_argument(
+        "--task-args",
+        type=arguments.task_args,
+        default={},
+        metavar="JSON_OR_YAML",
+        help="the tasks' Jinja2 arguments, as rally task start --task-args "
+        'takes them: a mapping, e.g. \'{"image": "cirros"}\'',
+    )
+    run.add_argument(
         "--keep-running",
         action="store_true",
         help="leave Keystone running after the tasks",
     )
     arguments.add_launch_options(run)
     engine_options.add_engine_options(run)
-    cloud_commands.add_cloud_options(run)
+    cloud_commands.add_cloud_options(run, boot=True)
     arguments.add_runs_dir(run)
     run.set_defaults(func=run_commands.cmd_run)
 

@@ -31,12 +31,13 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start Keystone, run the tasks through Rally, print the report, stop."""
+    cloud_commands.check_server_log(args)
+    task_args = cloud_commands.task_args(args)
     tasks: list[TaskFile] = []
     for path in task_files(args):  # reject bad input before anything starts
-        tasks.append(TaskFile.load(path))
+        tasks.append(TaskFile.load(path, task_args))
         count = check.validate(tasks[-1])
         echo(f"{path}: {count} workload(s), syntax OK")
-    cloud_commands.check_server_log(args)
     if args.os_cloud:  # someone else's Keystone: nothing to start
         return cloud_commands.run_on_cloud(args, tasks)
     deployment = resolve(launch_options(args, tasks), echo)  # once, passed down

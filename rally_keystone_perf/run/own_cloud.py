@@ -85,11 +85,11 @@ def prepare_run(
 
 
 def _sweep(
-    run: RunDir, target: CloudTarget, task_ids: Sequence[str], echo: Echo
+    run: RunDir, target: CloudTarget, plan: Plan, task_ids: Sequence[str], echo: Echo
 ) -> None:
     """Delete what the tasks left, count what stays; into run.json and out."""
     echo("sweeping the target for what the run created")
-    result = sweep.sweep(target, task_ids)
+    result = sweep.sweep(target, task_ids, servers=bool(plan.boots()))
     run.write_state(
         target_sweep={
             "tasks": list(task_ids),
@@ -122,7 +122,7 @@ def cloud_session(
             record_machine(run, watch, echo)
         with stop_signals.shielded():  # a signal now: raised after the sweep
             if plan.writes:
-                _sweep(run, target, runner.task_ids, echo)
+                _sweep(run, target, plan, runner.task_ids, echo)
             run.write_state(status="stopped", stopped_at=time.time(), driver_pid=None)
 
 

@@ -9,8 +9,8 @@ same parsed workloads; Rally itself reads the file again when it runs it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ class TaskFile:
     path: Path
     document: Any  # the loaded file after rendering: what Rally parses
     config: Any  # rally.task.task_cfg.TaskConfig of the document
+    task_args: Mapping[str, Any] = field(default_factory=dict)  # rendered with
 
     @classmethod
     def load(cls, path: Path, task_args: dict[str, Any] | None = None) -> TaskFile:
@@ -44,7 +45,7 @@ class TaskFile:
             config = task_cfg.TaskConfig(document)
         except exceptions.RallyException as exc:
             raise TaskFileError(f"{path}: {exc.format_message()}") from None
-        return cls(path, document, config)
+        return cls(path, document, config, dict(task_args or {}))
 
     def workloads(self) -> Iterator[dict[str, Any]]:
         """Every workload of every subtask, in the file's order."""

@@ -34,7 +34,13 @@ SCENARIO_WRITES = {
         "{n} tokens revoked, each adding revocation events",
         False,
     ),
+    "KeystonePerf.boot_server": (
+        "{n} servers booted, each deleted in its iteration (Rally's cleanup "
+        "and the sweep delete any a failure leaves)",
+        True,
+    ),
 }
+BOOT_SCENARIO = "KeystonePerf.boot_server"
 READ_SCENARIOS = (
     "KeystonePerf.create_token",
     "KeystonePerf.validate_token",
@@ -79,6 +85,7 @@ class WorkloadPlan:
     stays: list[str] = field(default_factory=list)
     admin: bool = False
     revocation: bool = False
+    boot: dict[str, Any] | None = None  # boot_server's arguments: to check
 
 
 @dataclass
@@ -96,6 +103,14 @@ class Plan:
 
     def needing_admin(self) -> list[str]:
         return sorted({w.name for w in self.workloads if w.admin})
+
+    def boots(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(task: workload, its arguments)`` of every boot_server workload."""
+        return [
+            (f"{w.task}: {w.name}", w.boot)
+            for w in self.workloads
+            if w.boot is not None
+        ]
 
     def needing_revocation(self) -> list[str]:
         return sorted({w.name for w in self.workloads if w.revocation})
@@ -175,11 +190,8 @@ def _context_effects(
 
 def _scenario_effects(plan: WorkloadPlan, workload: dict[str, Any]) -> None:
     name = plan.name
-    if name == "KeystonePerf.boot_server":
-        raise PlanError(
-            f"{plan.task}: {name} against your own cloud is not supported yet "
-            "(it needs the cloud's image, flavor and network checked first)"
-        )
+    if name == BOOT_SCENARIO:  # its image, flavor, networks: checked on the cloud
+        plan.boot = dict(workload.get("args", {}))
     if name in SCENARIO_WRITES:
         what, deleted = SCENARIO_WRITES[name]
         (plan.writes if deleted else plan.stays).append(

@@ -128,6 +128,28 @@ def test_writing_task_refused_without_allow_writes(
     assert _objects(cloud) == before
 
 
+def test_boot_server_refused_before_any_load_on_a_cloud_without_nova(
+    cloud: StandaloneKeystone, tmp_path: Path
+) -> None:
+    """The image, flavor and network are looked up first: no compute, exit 1."""
+    before = _objects(cloud)
+    task = SMOKE.parent / "boot-server-c5-quick.json"
+    argv = ["run", "--os-cloud", CLOUD, "--allow-writes", "--task", str(task)]
+    argv += ["--image", "cirros", "--network", "private"]
+    done = subprocess.run(
+        _cli(*argv, "--runs-dir", str(tmp_path / "runs")),
+        env=_env(cloud, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "10 servers booted, each deleted in its iteration" in done.stderr
+    assert "the cloud's catalog has no public compute endpoint" in done.stderr
+    assert not (tmp_path / "runs").exists()
+    assert _objects(cloud) == before
+
+
 def _delete_users_task(path: Path) -> Path:
     workload = {
         "scenario": {"KeystonePerf.create_delete_user": {}},

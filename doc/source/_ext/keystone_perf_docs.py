@@ -156,9 +156,16 @@ def _workloads(task: dict[str, Any]) -> Iterable[dict[str, Any]]:
         yield from subtask.get("workloads", ())
 
 
+def _task(path: Path) -> dict[str, Any]:
+    """A task file as Rally reads it: rendered with its Jinja2 defaults."""
+    from rally_keystone_perf.tasks.model import load_document
+
+    return dict(load_document(path))
+
+
 def _summary(path: Path) -> tuple[str, str]:
     """A task file's scenarios and runners, each joined on one line."""
-    task = json.loads(path.read_text())
+    task = _task(path)
     scenarios = sorted({name for w in _workloads(task) for name in w["scenario"]})
     runners = sorted({_runner_text(w["runner"]) for w in _workloads(task)})
     return ", ".join(f"``{s}``" for s in scenarios), "; ".join(runners)
@@ -178,7 +185,7 @@ def task_lines() -> list[str]:
     own = sorted(TASKS.glob("*.json"))
     rows = []
     for path in own:
-        description = json.loads(path.read_text()).get("description", "")
+        description = _task(path).get("description", "")
         scenarios, runners = _summary(path)
         rows.append([f"``tasks/{path.name}``", scenarios, runners, description])
     lines = ["Written by hand:", ""]

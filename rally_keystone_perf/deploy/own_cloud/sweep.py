@@ -4,21 +4,25 @@ Rally names what its contexts and scenarios create ``c_rally_<task>_<random>``
 and ``s_rally_<task>_<random>``, ``<task>`` being the first 8 hex digits
 of the task's id. Rally's own cleanup deletes them at the end of each
 workload; the sweep runs after it, also after Ctrl-C, SIGTERM or a failed
-workload, and counts what is left (the target: nothing). Only users and
-projects whose whole name matches a task of this run are touched, checked
-here whatever the server's ``name__startswith`` filter returned.
+workload, and counts what is left (the target: nothing). Only servers
+(when the run boots them), users and projects whose whole name matches a
+task of this run are touched, checked here whatever the server's name
+filter returned.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rally_keystone_perf.deploy.own_cloud.compute import endpoint
 from rally_keystone_perf.deploy.own_cloud.probe import login, send, v3_url
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget, TargetError
 
 KINDS = ("users", "projects")
+SERVERS_GONE_WITHIN = 120.0  # seconds the sweep waits for deleted servers
 _RANDOM = "[A-Za-z0-9]{8}"
 
 
@@ -44,7 +48,8 @@ class SweepResult:
         """One line for the run's output and note."""
         if self.errors and None in self.left.values():
             return f"left on the target: unknown (the sweep failed: {self.errors[0]})"
-        left = ", ".join(f"{self.left.get(k, 0)} {k}" for k in KINDS)
+        kinds = [*KINDS, *(["servers"] if "servers" in self.left else [])]
+        left = ", ".join(f"{self.left.get(k, 0)} {k}" for k in kinds)
         swept = sum(self.deleted.values())
         text = f"left on the target: {left}"
         if swept:
@@ -82,8 +87,57 @@ def _count(
     }
 
 
-def sweep(target: CloudTarget, task_ids: Iterable[str]) -> SweepResult:
-    """Delete the users and projects the tasks ``task_ids`` left, then recount."""
+def _servers(target: CloudTarget, url: str, token: str, names: list[str]) -> list[str]:
+    """Ids of the servers, of every project, named by a task of the run."""
+    found = []
+    for prefix in names:
+        answer = send(
+            "GET",
+            f"{url}/servers",
+            target,
+            params={"all_tenants": "1", "name": "^" + re.escape(prefix)},
+            headers={"X-Auth-Token": token},
+        )
+        if answer.status_code != 200:
+            raise OSError(f"listing servers answered {answer.status_code}")
+        pattern = re.compile(re.escape(prefix) + _RANDOM + "$")
+        found += [
+            str(s["id"])
+            for s in answer.json().get("servers", [])
+            if pattern.match(str(s.get("name", "")))
+        ]
+    return found
+
+
+def _sweep_servers(
+    target: CloudTarget, login_body: dict, names: list[str], result: SweepResult
+) -> None:
+    """Delete the run's servers (before their projects go), wait until gone."""
+    url = endpoint(login_body.get("catalog", []), "compute", target)
+    token = str(login_body["token"])
+    ids = _servers(target, url, token, names)
+    result.found["servers"], result.deleted["servers"] = len(ids), 0
+    for ident in ids:
+        answer = send(
+            "DELETE", f"{url}/servers/{ident}", target, headers={"X-Auth-Token": token}
+        )
+        if answer.status_code in (202, 204):
+            result.deleted["servers"] += 1
+        elif answer.status_code != 404:
+            result.errors.append(f"deleting server {ident}: {answer.status_code}")
+    deadline = time.monotonic() + SERVERS_GONE_WITHIN
+    left = _servers(target, url, token, names) if ids else []
+    while left and time.monotonic() < deadline:
+        time.sleep(2.0)
+        left = _servers(target, url, token, names)
+    result.left["servers"] = len(left)
+
+
+def sweep(
+    target: CloudTarget, task_ids: Iterable[str], servers: bool = False
+) -> SweepResult:
+    """Delete the servers (``servers``), users and projects the tasks
+    ``task_ids`` left, then recount."""
     result = SweepResult()
     names = prefixes(task_ids)
     if not names:
@@ -91,7 +145,10 @@ def sweep(target: CloudTarget, task_ids: Iterable[str]) -> SweepResult:
         return result
     url = v3_url(target.auth_url)
     try:
-        token = str(login(url, target)["token"])
+        body = login(url, target)
+        token = str(body["token"])
+        if servers:
+            _sweep_servers(target, body, names, result)
         found = _count(target, url, token, names)
         for kind, ids in found.items():
             result.found[kind] = len(ids)
@@ -109,8 +166,9 @@ def sweep(target: CloudTarget, task_ids: Iterable[str]) -> SweepResult:
                     result.errors.append(
                         f"deleting {kind} {ident}: {answer.status_code}"
                     )
-        result.left = {k: len(v) for k, v in _count(target, url, token, names).items()}
+        left = _count(target, url, token, names)
+        result.left.update({k: len(v) for k, v in left.items()})
     except (OSError, TargetError) as exc:  # the cloud unreachable meanwhile
         result.errors.append(str(exc))
-        result.left = {k: None for k in KINDS}
+        result.left = {k: None for k in (*KINDS, *(["servers"] if servers else []))}
     return result

@@ -160,8 +160,9 @@ def task_to_run(
     contexts: Mapping[str, Any] | None = None,
 ) -> Path:
     """The file Rally runs: the task itself, or its rewrite in the run with
-    Locust's runners (``options``) and/or ``contexts`` added (``--trace``)."""
-    if options is None and not contexts:
+    Locust's runners (``options``) and/or ``contexts`` added (``--trace``),
+    or rendered with its ``--task-args``."""
+    if options is None and not contexts and not task.task_args:
         return task.path
     folder = LOCUST_FOLDER if options is not None else REWRITTEN_FOLDER
     return write_locust_task(task, options, run_root / folder, contexts)

@@ -14,7 +14,11 @@ from rally_keystone_perf.client import atomics
 MICROVERSION = "2.37"
 
 
-@types.convert(image={"type": "glance_image"}, flavor={"type": "nova_flavor"})
+@types.convert(
+    image={"type": "glance_image"},
+    flavor={"type": "nova_flavor"},
+    network={"type": "neutron_network"},
+)
 @validation.add("number", param_name="poll_interval", minval=0.1, nullable=True)
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @validation.add("required_services", services=[consts.Service.NOVA])
@@ -32,6 +36,7 @@ class BootServer(scenario.OpenStackScenario):
         image: str,
         flavor: str,
         networks: list[str] | None = None,
+        network: str | None = None,
         poll_interval: float = 1.0,
         timeout: float = 300.0,
     ) -> None:
@@ -54,11 +59,14 @@ class BootServer(scenario.OpenStackScenario):
         :param flavor: flavor name or id
         :param networks: network ids to attach; none (the default) boots the
             server with no network at all (compute API 2.37 "none")
+        :param network: one more network, by name (``{"name": "private"}``,
+            found by Rally's ``neutron_network`` type) or id
         :param poll_interval: seconds between status polls
         :param timeout: seconds to wait for ACTIVE, and again for the delete
         """
         nova = self.clients("nova", version=MICROVERSION)
-        nics: Any = [{"net-id": net} for net in networks] if networks else "none"
+        attached = [*(networks or []), *([network] if network else [])]
+        nics: Any = [{"net-id": net} for net in attached] if attached else "none"
         with atomic.ActionTimer(self, atomics.BOOT_SERVER):
             server = nova.servers.create(
                 self.generate_random_name(), image, flavor, nics=nics

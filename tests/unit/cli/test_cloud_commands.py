@@ -12,6 +12,7 @@ import pytest
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.cli import cloud_commands
 from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.own_cloud.probe import Probe
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -194,3 +195,38 @@ def test_locust_workers_here_or_elsewhere_drive_a_cloud(
         cloud_commands.run_on_cloud(
             _args("--engine", "locust", "--workers", "2"), [_one_user_listing(tmp_path)]
         )
+
+
+def test_boot_names_need_a_cloud_and_become_task_args() -> None:
+    local = cli.build_parser().parse_args(["run", "--image", "cirros"])
+    with pytest.raises(LaunchError, match="--image: for --os-cloud"):
+        cloud_commands.check_server_log(local)
+    args = _args("--task-args", "{image: TestVM, flavor: m1}", "--image", "cirros")
+    cloud_commands.check_server_log(args)
+    assert cloud_commands.task_args(args) == {"image": "cirros", "flavor": "m1"}
+    with pytest.raises(SystemExit):
+        _args("--task-args", "[1, 2]")
+
+
+def test_a_boot_task_is_checked_on_the_cloud_before_any_load(
+    cloud: list[tuple], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = Probe("http://keystone.test:5000/v3", "v3.14", ("admin",), "u", "p")
+    monkeypatch.setattr(cloud_commands.probe, "probe", lambda *a: found)
+    checked: list[tuple] = []
+
+    def check_boots(*args: object) -> list[str]:
+        checked.append(args)
+        raise Probed
+
+    monkeypatch.setattr(cloud_commands.compute, "check_boots", check_boots)
+    args = _args("--allow-writes", "--image", "cirros", "--network", "private")
+    boot = TaskFile.load(
+        paths.tasks_dir() / "boot-server-c5-quick.json", cloud_commands.task_args(args)
+    )
+    with pytest.raises(Probed):
+        cloud_commands.run_on_cloud(args, [boot])
+    ((target, (spec,), users_created),) = checked
+    assert target is TARGET and users_created
+    assert spec.image == {"name": "cirros"} and spec.flavor == {"name": "ram64"}
+    assert spec.networks == [{"name": "private"}]

@@ -46,9 +46,7 @@ def test_bundled_tasks_exist() -> None:
     "task", BUNDLED, ids=[str(p.relative_to(paths.tasks_dir())) for p in BUNDLED]
 )
 def test_bundled_tasks_are_valid(task: Path) -> None:
-    expected = sum(
-        len(sub["workloads"]) for sub in json.loads(task.read_text())["subtasks"]
-    )
+    expected = sum(len(sub["workloads"]) for sub in load_document(task)["subtasks"])
     assert validate_task(task) == expected
 
 

@@ -151,7 +151,13 @@ def test_a_fault_hook_cannot_run_on_a_cloud() -> None:
         build_plan([bundled("cluster-node-fault.json")], given_users=1)
 
 
-def test_boot_server_is_not_supported_yet(tmp_path: Path) -> None:
-    tasks = [task(tmp_path, workload("KeystonePerf.boot_server"))]
-    with pytest.raises(PlanError, match="boot_server against your own cloud"):
-        build_plan(tasks)
+def test_boot_server_writes_and_hands_its_arguments_to_the_check() -> None:
+    boot = bundled("boot-server-c5-quick.json")
+    plan = build_plan([boot])
+    assert plan.writes
+    (line,) = [ln for ln in plan.lines() if "servers booted" in ln]
+    assert "10 servers booted, each deleted in its iteration" in line
+    ((name, args),) = plan.boots()
+    assert name == "boot-server-c5-quick.json: KeystonePerf.boot_server"
+    assert args == {"image": {"name": "TestVM"}, "flavor": {"name": "ram64"}}
+    assert build_plan([bundled("smoke.json")]).boots() == []

@@ -174,3 +174,43 @@ def test_what_rallys_cleanup_removed_meanwhile_is_not_counted_as_swept(
     assert result.deleted["users"] == 1
     assert result.left == {"users": 0, "projects": 0}
     assert result.errors == []
+
+
+NOVA = "http://nova.test:8774/v2.1"
+
+
+def test_servers_go_first_and_are_waited_for(requests_mock, monkeypatch) -> None:
+    keystone = FakeKeystone(requests_mock, projects={"p1": "c_rally_0123abcd_aaaaaaaa"})
+    catalog = [{"type": "compute", "endpoints": [{"interface": "public", "url": NOVA}]}]
+    requests_mock.post(
+        f"{V3}/auth/tokens",
+        status_code=201,
+        json={"token": {"catalog": catalog}},
+        headers={"X-Subject-Token": "tok"},
+    )
+    servers = {"s1": "s_rally_0123abcd_Ab3dE5gH", "s2": "s_rally_0123abcd_toolong99"}
+    listings: list[dict] = []
+
+    def listed(request, context) -> dict:
+        listings.append(request.qs)
+        return {"servers": [{"id": i, "name": n} for i, n in servers.items()]}
+
+    def deleted(request, context) -> str:
+        context.status_code = 204
+        return ""
+
+    requests_mock.get(f"{NOVA}/servers", json=listed)
+    requests_mock.delete(f"{NOVA}/servers/s1", text=deleted)
+    monkeypatch.setattr(sweep.time, "sleep", lambda s: servers.pop("s1", None))
+    result = sweep.sweep(TARGET, [TASK], servers=True)
+    assert result.found["servers"] == 1 and result.deleted["servers"] == 1
+    assert result.left == {"servers": 0, "users": 0, "projects": 0}
+    assert listings[0] == {"all_tenants": ["1"], "name": ["^c_rally_0123abcd_"]}
+    assert len(listings) == 6  # 2 prefixes: found, still there, gone
+    deletes = [r.url for r in requests_mock.request_history if r.method == "DELETE"]
+    assert deletes == [f"{NOVA}/servers/s1", f"{V3}/projects/p1"]  # servers first
+    assert not keystone.objects["projects"]
+    assert result.line() == (
+        "left on the target: 0 users, 0 projects, 0 servers "
+        "(the sweep deleted 2 that Rally's cleanup had not)"
+    )

@@ -98,6 +98,17 @@ def test_networks_are_attached_by_id() -> None:
     assert servers.created[0]["nics"] == [{"net-id": "net-a"}, {"net-id": "net-b"}]
 
 
+def test_the_named_network_comes_after_the_ids() -> None:
+    servers = FakeServers(polls=1)
+    scen, _ = _scenario(servers)
+    scen.run("I", "F", networks=["net-a"], network="net-b", poll_interval=0.01)
+    assert servers.created[0]["nics"] == [{"net-id": "net-a"}, {"net-id": "net-b"}]
+    servers = FakeServers(polls=1)
+    scen, _ = _scenario(servers)
+    scen.run("I", "F", network="net-c", poll_interval=0.01)
+    assert servers.created[0]["nics"] == [{"net-id": "net-c"}]
+
+
 def test_an_error_status_fails_the_boot() -> None:
     servers = FakeServers(polls=1, final="ERROR")
     scen, _ = _scenario(servers)
