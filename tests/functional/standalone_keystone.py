@@ -48,6 +48,7 @@ class StandaloneKeystone:
     url: str
     password: str
     log: Path
+    pid: int  # uwsgi's master: SIGTERM stops it (the target failing)
 
     def clouds_yaml(self, path: Path, name: str = "standalone") -> Path:
         """A clouds.yaml naming this Keystone's admin as cloud ``name``."""
@@ -128,7 +129,7 @@ def standalone_keystone(folder: Path) -> Iterator[StandaloneKeystone]:
     )
     try:
         _wait(url, server, log)
-        yield StandaloneKeystone(url, password, log)
+        yield StandaloneKeystone(url, password, log, server.pid)
     finally:
         server.terminate()
         try:

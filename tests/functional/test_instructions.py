@@ -3,8 +3,9 @@
 The same Keystone counted twice agrees within 1%; a build with a known
 extra cost in token validation (the A/B calibration's loop, about 5% of a
 validation's instructions) is told apart by ``ab --instructions`` and failed
-by ``gate --max-instruction-increase 1%``. Bounded: one small workload,
-short replays (about 5 minutes in all).
+by ``gate --max-instruction-increase 1%``; that A/B of two git refs is also
+the builds' (each side's spec, version and commit recorded, nothing left
+running). Bounded: one small workload, short replays (about 6 minutes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.builds import source
 from rally_keystone_perf.deploy.instructions import count, markers, site
 from rally_keystone_perf.deploy.options import LaunchOptions
-from tests.functional.conftest import FAST_HASH_ROUNDS, write_task
+from rally_keystone_perf.deploy.rundir import RunDir
+from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +78,7 @@ def test_ab_instructions_detects_a_known_extra_cost(tmp_path: Path) -> None:
         f"--b=--keystone-build {url}@slow-5",
     ]
     assert cli.main(argv) == 0
+    _check_the_builds_ran(folder, repo, base, url)
     counts = json.loads((folder / "instructions.json").read_text())
     a, b = (counts["sides"][s]["workloads"][0]["per_request"] for s in "ab")
     assert 1.02 < b / a < 1.10
@@ -83,6 +86,20 @@ def test_ab_instructions_detects_a_known_extra_cost(tmp_path: Path) -> None:
     # are judged all the same
     assert _instruction_check(folder, "1%") == "FAIL"
     assert _instruction_check(folder, "10%") == "PASS"
+
+
+def _check_the_builds_ran(folder: Path, repo: Path, base: str, url: str) -> None:
+    """An A/B of two git refs (the builds' own check): both rounds done, each
+    side's spec and version recorded, its commit the ref's, nothing left."""
+    state = json.loads((folder / "ab.json").read_text())
+    assert state["status"] == "done" and len(state["rounds"]) == 2
+    options = {s: state["sides"][s]["options"]["keystone_build"] for s in "ab"}
+    assert options == {"a": f"{url}@{base} ({base})", "b": f"{url}@slow-5 ({base})"}
+    for side, ref in (("a", base), ("b", "slow-5")):
+        run = RunDir(Path(state["sides"][side]["run"]))
+        build = run.state().keystone_build or {}
+        assert build["source"]["commit"] == source.git(repo, "rev-parse", ref)
+        assert not run_processes(run)
 
 
 def _instruction_check(folder: Path, threshold: str) -> str:

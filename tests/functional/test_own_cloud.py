@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from rally_keystone_perf.cli.common import EXIT_SLA
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import write_task
@@ -45,6 +46,19 @@ def _env(keystone: StandaloneKeystone, folder: Path) -> dict[str, str]:
 
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "rally_keystone_perf.cli", *args]
+
+
+def _cli_run(
+    keystone: StandaloneKeystone, folder: Path, argv: list[str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """The command run to its end as the cloud's user would, its output kept."""
+    return subprocess.run(
+        _cli(*argv),
+        env=_env(keystone, folder),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _admin_headers(keystone: StandaloneKeystone) -> dict[str, str]:
@@ -76,13 +90,7 @@ def test_smoke_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     argv = ["run", "--os-cloud", CLOUD, "--allow-writes", "--task", str(SMOKE)]
     argv += ["--server-log", str(cloud.log)]  # its access log, other clients' too
-    done = subprocess.run(
-        _cli(*argv, "--runs-dir", str(runs)),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = _cli_run(cloud, tmp_path, [*argv, "--runs-dir", str(runs)], timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"target {cloud.url}/v3 (external)" in done.stdout
     assert "server side from its log, clock" in done.stdout
@@ -114,11 +122,10 @@ def test_writing_task_refused_without_allow_writes(
     """The plan printed, exit 1, nothing created, no run folder."""
     before = _objects(cloud)
     runs = tmp_path / "runs"
-    done = subprocess.run(
-        _cli("run", "--os-cloud", CLOUD, "--task", str(SMOKE), "--runs-dir", str(runs)),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
+    done = _cli_run(
+        cloud,
+        tmp_path,
+        ["run", "--os-cloud", CLOUD, "--task", str(SMOKE), "--runs-dir", str(runs)],
         timeout=120,
     )
     assert done.returncode == 1, done.stderr
@@ -136,12 +143,8 @@ def test_boot_server_refused_before_any_load_on_a_cloud_without_nova(
     task = SMOKE.parent / "boot-server-c5-quick.json"
     argv = ["run", "--os-cloud", CLOUD, "--allow-writes", "--task", str(task)]
     argv += ["--image", "cirros", "--network", "private"]
-    done = subprocess.run(
-        _cli(*argv, "--runs-dir", str(tmp_path / "runs")),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = _cli_run(
+        cloud, tmp_path, [*argv, "--runs-dir", str(tmp_path / "runs")], timeout=120
     )
     assert done.returncode == 1, done.stderr
     assert "10 servers booted, each deleted in its iteration" in done.stderr
@@ -182,20 +185,62 @@ def test_sigterm_mid_run_leaves_nothing(
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 180
-    seen = []
-    for line in proc.stderr:  # wait until the load is running
-        seen.append(line)
-        if "iterations done" in line or time.monotonic() > deadline:
-            break
+    seen = _until_iterations(proc)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=180)
-    err = "".join(seen) + err
+    err = seen + err
     assert proc.returncode == 143, err[-3000:]
     assert "keystone.create_user" in out  # the partial results are reported
     assert "left on the target: 0 users, 0 projects" in err
     assert _objects(cloud) == before
+
+
+def test_the_target_failing_mid_run_fails_the_iterations_by_name(
+    tmp_path: Path,
+) -> None:
+    """The target stopped during the load: the iterations after fail with the
+    error named, the ones before keep their figures, the run ends by itself."""
+    with standalone_keystone(tmp_path / "dying") as dying:
+        tokens = {
+            "scenario": {"KeystonePerf.create_token": {}},
+            "runner": {"constant": {"times": 3000, "concurrency": 2}},
+            "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 1}},
+        }
+        task = write_task(tmp_path / "tokens.json", [tokens])
+        argv = ["run", "--os-cloud", CLOUD, "--task", str(task)]
+        proc = subprocess.Popen(
+            _cli(*argv, "--runs-dir", str(tmp_path / "runs")),
+            env=_env(dying, tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        err = _until_iterations(proc)
+        os.kill(dying.pid, signal.SIGTERM)
+        out, rest = proc.communicate(timeout=300)
+    err += rest
+    assert proc.returncode == EXIT_SLA, err[-3000:]  # Rally's failure_rate SLA
+    failed = re.search(r"errors: (\d+) of 3000 iterations failed", out)
+    assert failed and 0 < int(failed.group(1)) < 3000, out[-3000:]
+    assert "Connection refused" in out, out[-3000:]
+    # the iterations before the stop are in the table beside the failed ones
+    success = re.search(
+        r"^\| keystone\.create_token .* (\d+\.\d)% \| +3000 \|", out, re.M
+    )
+    assert success and 0 < float(success.group(1)) < 100, out[-3000:]
+    assert _only_run(tmp_path / "runs").state().status == "stopped"
+
+
+def _until_iterations(proc: subprocess.Popen[str]) -> str:
+    """The command's stderr until the load is under way (3 minutes at most)."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 180
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "iterations done" in line or time.monotonic() > deadline:
+            break
+    return "".join(seen)
 
 
 def _test_users(
@@ -244,14 +289,18 @@ def test_existing_users_make_a_validation_task_read_only(
     users_file = tmp_path / "users.json"
     users_file.write_text(json.dumps(_test_users(cloud, 4, "perf")))
     before = _objects(cloud)
-    task = SMOKE.parent / "uwsgi" / "validate-token-serial-quick.json"
+    validate = {
+        "scenario": {"KeystonePerf.validate_token": {}},
+        "runner": {"constant": {"times": 40, "concurrency": 2}},
+        "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 4}},
+    }
+    task = write_task(tmp_path / "validate.json", [validate])
     argv = ["run", "--os-cloud", CLOUD, "--existing-users", str(users_file)]
     argv += ["--engine", "locust", "--workers", "1", "--server-log", str(cloud.log)]
-    done = subprocess.run(
-        _cli(*argv, "--task", str(task), "--runs-dir", str(tmp_path / "runs")),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
+    done = _cli_run(
+        cloud,
+        tmp_path,
+        [*argv, "--task", str(task), "--runs-dir", str(tmp_path / "runs")],
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -278,12 +327,8 @@ def test_ab_with_the_cloud_as_side_a(cloud: StandaloneKeystone, tmp_path: Path) 
     folder = tmp_path / "ab"
     argv = ["ab", "--task", str(task), "--rounds", "2", "--ab-dir", str(folder)]
     argv += [f"--a=--os-cloud {CLOUD}", "--b=--password-hash-rounds 4"]
-    done = subprocess.run(
-        _cli(*argv, "--runs-dir", str(tmp_path / "runs")),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = _cli_run(
+        cloud, tmp_path, [*argv, "--runs-dir", str(tmp_path / "runs")], timeout=300
     )
     assert done.returncode == 0, done.stderr[-3000:]
     state = json.loads((folder / "ab.json").read_text())
@@ -301,23 +346,11 @@ def test_matrix_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:
     before = _objects(cloud)
     argv = ["matrix", "--os-cloud", CLOUD, "--existing-users", str(users_file)]
     argv += ["--tasks", "validate-token-serial", "--runs-dir", str(tmp_path / "runs")]
-    done = subprocess.run(
-        _cli(*argv),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _cli_run(cloud, tmp_path, argv, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"{cloud.url}/v3 (external)" in done.stdout  # the combined table
     assert "KeystonePerf.validate_token" in done.stdout
     assert "1 of 1 cells done" in done.stderr
-    again = subprocess.run(
-        _cli(*argv),
-        env=_env(cloud, tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    again = _cli_run(cloud, tmp_path, argv, timeout=300)
     assert again.returncode == 0 and "resuming: 1 of 1 cells are done" in again.stderr
     assert _objects(cloud) == before
