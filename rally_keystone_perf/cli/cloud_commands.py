@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run import matrix, own_cloud, rally_runner
+from rally_keystone_perf.run import ab, matrix, own_cloud, rally_runner
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks import own_cloud as cloud_plan
 from rally_keystone_perf.tasks.model import TaskFile
@@ -141,7 +141,7 @@ def _local_options_given(
 BOOT_NAMES = ("image", "flavor", "network")
 
 
-def check_server_log(args: argparse.Namespace) -> None:
+def check_cloud_only_options(args: argparse.Namespace) -> None:
     """``--server-log`` (and ``run``'s ``--image``, ``--flavor`` and
     ``--network``) only with ``--os-cloud``: a local run has its own log,
     and its own Nova's names."""
@@ -206,7 +206,7 @@ def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
         )
     found = probe.probe(cloud, plan.needing_admin(), plan.needing_revocation())
     echo(f"target answers: identity API {found.api_version} at {found.v3_url}")
-    boots = [compute.boot_spec(name, args) for name, args in plan.boots()]
+    boots = [compute.boot_spec(name, kwargs) for name, kwargs in plan.boots()]
     for line in compute.check_boots(cloud, boots, not plan.existing_users):
         echo(f"  found on the cloud: {line}")
     return Ready(cloud, given, plan, found)
@@ -261,7 +261,7 @@ class CloudSide:
     session on it starts (a run folder under the side's folder)."""
 
     recorded: dict[str, Any]
-    session: Callable[[Path], own_cloud.CloudRun]
+    session: ab.SideSession
 
 
 def cloud_side(args: argparse.Namespace, task: TaskFile) -> CloudSide:

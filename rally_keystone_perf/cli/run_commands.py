@@ -31,7 +31,7 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start Keystone, run the tasks through Rally, print the report, stop."""
-    cloud_commands.check_server_log(args)
+    cloud_commands.check_cloud_only_options(args)
     task_args = cloud_commands.task_args(args)
     tasks: list[TaskFile] = []
     for path in task_files(args):  # reject bad input before anything starts
@@ -126,7 +126,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     your own cloud instead (no mode is started: the files of tasks/uwsgi/
     stand for every mode's), after the plan and the probe of run --os-cloud.
     """
-    cloud_commands.check_server_log(args)
+    cloud_commands.check_cloud_only_options(args)
     if args.os_cloud:
         cells, state, codes = cloud_commands.matrix_on_cloud(args)
     else:
