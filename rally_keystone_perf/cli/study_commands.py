@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf import paths
+from rally_keystone_perf import paths, stop_signals
 from rally_keystone_perf.cli import arguments
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
@@ -21,14 +21,20 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report.figures import study as study_report
+from rally_keystone_perf.report.figures import study_rounds
 from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
+from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.run.matrix import MatrixError
+from rally_keystone_perf.run.matrix import shared_options as matrix_options
 from rally_keystone_perf.studies import registry
 from rally_keystone_perf.studies.model import Config, Study
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
+
+DEFAULT_ROUNDS = 3
+MIN_ROUNDS = 2
 
 
 def _levels(text: str) -> list[int]:
@@ -119,12 +125,18 @@ def _options(
 def cmd_study(args: argparse.Namespace) -> int:
     """Run a seed's study, then print the seed's table beside ours.
 
-    Each deployment the seed compared runs as a matrix of its own (its mode
-    and settings, the study's task files of --size) in
-    <study-dir>/<config>/, resumable like matrix. Then the seed's rows (typed
-    in with their source) beside ours with the concurrency reached and the
-    bottleneck measured, and the ratios comparable across hardware (ours
-    only from this study's runs), printed and written to
+    Every deployment the seed compared (its mode and settings) is started
+    once, all side by side, each in <study-dir>/<config>/, and measured in
+    --rounds rounds taken in turns: each round runs every config's task
+    files of --size (its levels as one task), the configs' order
+    counterbalanced, so a ratio is taken within each round and the rounds
+    give its interval (95 percent); the machine's drift (a config's figure between
+    rounds) is printed beside it. A study of clusters (seed 001) runs each
+    config as a matrix of its own, one after the other. Both resume: the
+    same command again goes on after the last complete round (or cell).
+    Then the seed's rows (typed in with their source) beside ours with the
+    concurrency reached and the bottleneck measured, and the ratios
+    comparable across hardware, printed and written to
     <study-dir>/study-<seed>.md and .html. --levels and --configs narrow
     the study; --list describes every study.
     """
@@ -137,21 +149,95 @@ def cmd_study(args: argparse.Namespace) -> int:
     total = sum(len(c) for c in cells.values())
     echo(f"study {study.seed} ({args.size}): {total} cells, all task files valid")
     folder = args.study_dir or args.runs_dir / f"study-{study.seed}-{args.size}"
+    levels = sorted(
+        {lv for cs in cells.values() for c in cs if (lv := study_run.level(c.task))}
+    )
+    if study.in_rounds:
+        page, codes = _in_rounds(args, study, cells, loaded, folder, levels)
+    else:
+        page, codes = _one_after_another(args, study, cells, loaded, folder, levels)
+    _write_page(page, study, folder)
+    if EXIT_INTERRUPTED in codes:
+        echo("interrupted: run the same command again to resume")
+        return stop_signals.exit_code(EXIT_INTERRUPTED)
+    return combined_exit(codes)
+
+
+def _one_after_another(
+    args: argparse.Namespace,
+    study: Study,
+    cells: dict[str, list[Any]],
+    loaded: dict[Path, TaskFile],
+    folder: Path,
+    levels: list[int],
+) -> tuple[study_writer.StudyPage, list[int]]:
+    """Each config as a matrix of its own, one after the other (clusters)."""
 
     def options_for(config: Config, tasks: Sequence[Path]) -> LaunchOptions:
         return _options(args, config, [loaded[t] for t in tasks])
 
     result = study_run.run_study(cells, study, folder, options_for, echo, args.restart)
-    levels = sorted(
-        {lv for cs in cells.values() for c in cs if (lv := study_run.level(c.task))}
-    )
     ours = study_report.measured(result.reports)
     page = study_writer.StudyPage(
         study,
         args.size,
         study_report.study_rows(study, ours, levels),
         study_report.ratio_rows(study, ours, levels),
+        measured_in="each config as a matrix of its own, one after the other "
+        "(no interval: configs of several node counts are not put in rounds yet)",
     )
+    return page, result.codes
+
+
+def _in_rounds(
+    args: argparse.Namespace,
+    study: Study,
+    cells: dict[str, list[Any]],
+    loaded: dict[Path, TaskFile],
+    folder: Path,
+    levels: list[int],
+) -> tuple[study_writer.StudyPage, list[int]]:
+    """Every config up at once, measured in rounds taken in turns."""
+    deployments, tasks, recorded = {}, {}, {}
+    for label, chosen in cells.items():
+        if not chosen:
+            continue
+        tasks[label] = [loaded[c.task] for c in chosen]
+        options = _options(args, study.config(label), tasks[label])
+        deployments[label] = resolve(options)
+        recorded[label] = {
+            "options": matrix_options(options),
+            "tasks": rounds_run.recorded_tasks(tasks[label]),
+        }
+    scale = study.round_scale.get(args.size, 1.0)
+    state = rounds_run.open_state(folder, recorded, scale, args.rounds, args.restart)
+    plan = rounds_run.RoundsPlan(
+        folder, study.seed, deployments, tasks, args.rounds, scale
+    )
+    share = "" if scale == 1.0 else f", each round {scale:.0%} of a task file's load"
+    echo(
+        f"study {study.seed}: {len(deployments)} configs up at once, "
+        f"{args.rounds} rounds taken in turns{share}"
+    )
+    codes = rounds_run.run_rounds(plan, state, echo)
+    per_round = study_rounds.measured_rounds(state.reports())
+    ours = study_rounds.combined(per_round)
+    done = len(per_round)
+    partial = "" if done >= args.rounds else f" (partial: {done} of {args.rounds})"
+    page = study_writer.StudyPage(
+        study,
+        args.size,
+        study_report.study_rows(study, ours, levels),
+        study_rounds.ratio_rows(study, per_round, levels),
+        measured_in=f"{done} rounds{partial} taken in turns, every config up at "
+        f"once, the configs' order counterbalanced{share}; a row is the mean of "
+        "its rounds",
+    )
+    return page, codes
+
+
+def _write_page(page: study_writer.StudyPage, study: Study, folder: Path) -> None:
+    """The page printed, and written as ``study-<seed>.md`` and ``.html``."""
     writers.writer(writers.STUDY, "table")(page, sys.stdout)
     folder.mkdir(parents=True, exist_ok=True)
     for suffix, fmt in (("md", "markdown"), ("html", "html")):
@@ -159,32 +245,15 @@ def cmd_study(args: argparse.Namespace) -> int:
         with path.open("w", encoding="utf-8") as stream:
             writers.writer(writers.STUDY, fmt)(page, stream)
         echo(f"written: {path}")
-    if result.interrupted:
-        echo("interrupted: run the same command again to resume")
-        return EXIT_INTERRUPTED
-    return combined_exit(result.codes)
 
 
-def add_study_command(sub: Any) -> None:
-    """``study``'s arguments."""
-    parser = sub.add_parser(
-        "study",
-        help="run a seed's study; its table beside the seed's",
-        description=cmd_study.__doc__,
-    )
-    parser.add_argument(
-        "seed",
-        nargs="?",
-        default=None,
-        metavar="SEED",
-        help="000, 001, ... (see --list)",
-    )
-    parser.add_argument("--list", action="store_true", help="describe every study")
+def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
+    """``--size``, ``--levels``, ``--configs`` and ``--rounds``."""
     parser.add_argument(
         "--size",
         choices=generate.SIZES,
         default="quick",
-        help="quick (under 20 minutes on 2 cores) or full (the seed's own size) "
+        help="quick (under 25 minutes on 2 cores) or full (the seed's own size) "
         "(default: %(default)s)",
     )
     parser.add_argument(
@@ -203,6 +272,33 @@ def add_study_command(sub: Any) -> None:
         "between them (see --list; default: all)",
     )
     parser.add_argument(
+        "--rounds",
+        type=arguments.at_least(MIN_ROUNDS),
+        default=DEFAULT_ROUNDS,
+        help="rounds taken in turns, every config up at once, each round "
+        "running every config's task files: the ratios' intervals come from "
+        "them (default: %(default)s; a study of clusters runs each config "
+        "once, one after the other)",
+    )
+
+
+def add_study_command(sub: Any) -> None:
+    """``study``'s arguments."""
+    parser = sub.add_parser(
+        "study",
+        help="run a seed's study; its table beside the seed's",
+        description=cmd_study.__doc__,
+    )
+    parser.add_argument(
+        "seed",
+        nargs="?",
+        default=None,
+        metavar="SEED",
+        help="000, 001, ... (see --list)",
+    )
+    parser.add_argument("--list", action="store_true", help="describe every study")
+    _add_what_to_run(parser)
+    parser.add_argument(
         "--tasks-dir",
         type=Path,
         default=None,
@@ -217,7 +313,7 @@ def add_study_command(sub: Any) -> None:
         "(default: <runs-dir>/study-<seed>-<size>)",
     )
     parser.add_argument(
-        "--restart", action="store_true", help="forget the cells done so far"
+        "--restart", action="store_true", help="forget the cells or rounds done so far"
     )
     arguments.add_launch_options(parser, with_mode=False)
     arguments.add_runs_dir(parser)

@@ -16,11 +16,10 @@ created when the A/B ends.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.run import rally_runner, session
+from rally_keystone_perf.run import rounds
 
 SIDES = ("a", "b")
 STATE_FILE = "ab.json"
@@ -36,16 +35,13 @@ STATE_VERSION = 1
 RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
 Echo = Callable[[str], None]
 TaskFor = Callable[[RunDir], Path]  # the task file Rally runs in a side's run
-# a side's session on a Keystone not started here (a cloud): its folder in,
-# the run folder and Rally out, whatever is to do on the way out done
-SideSession = Callable[
-    [Path], AbstractContextManager[tuple[RunDir, rally_runner.RallyRunner]]
-]
+SideSession = rounds.SideSession
+Side = rounds.Side
 
 
 def round_order(round_no: int) -> str:
     """``"ab"`` or ``"ba"``: AB, BA, BA, AB for rounds 1-4, then again."""
-    return "ab" if (round_no - 1) % 4 in (0, 3) else "ba"
+    return "".join(rounds.balanced_order(round_no, SIDES))
 
 
 @dataclass
@@ -121,24 +117,17 @@ class AbPlan:
     sessions: Mapping[str, SideSession] = field(default_factory=dict)  # clouds
 
 
-@contextlib.contextmanager
-def _sides(
-    plan: AbPlan, echo: Echo
-) -> Iterator[dict[str, tuple[RunDir, rally_runner.RallyRunner]]]:
+def _sides(plan: AbPlan, echo: Echo) -> AbstractContextManager[dict[str, Side]]:
     """Both sides up (A first), both stopped on the way out."""
-    with contextlib.ExitStack() as stack:
-        found = {}
-        for side in SIDES:
-            where = plan.folder / side
-            if side in plan.sessions:  # a Keystone someone else runs
-                echo(f"side {side.upper()}: {plan.options[side].get('target')}")
-                found[side] = stack.enter_context(plan.sessions[side](where))
-                continue
-            echo(f"starting side {side.upper()}")
-            found[side] = stack.enter_context(
-                session.keystone_session(where, plan.deployments[side], echo)
-            )
-        yield found
+    return rounds.open_sides(
+        plan.folder,
+        SIDES,
+        plan.deployments,
+        plan.sessions,
+        echo,
+        names={side: side.upper() for side in SIDES},
+        targets={s: str(plan.options[s].get("target")) for s in plan.sessions},
+    )
 
 
 def _budget_left(plan: AbPlan, state: AbState, clock: Callable[[], float]) -> bool:
@@ -186,7 +175,7 @@ def run_ab(
 def _rounds(
     plan: AbPlan,
     state: AbState,
-    sides: Mapping[str, tuple[RunDir, rally_runner.RallyRunner]],
+    sides: Mapping[str, Side],
     task_for: TaskFor,
     echo: Echo,
     clock: Callable[[], float],

@@ -245,14 +245,14 @@ class Progress:
         elapsed = self.clock() - self.started
         where = cell.mode if cell.nodes == 1 else f"{cell.mode} x{cell.nodes}"
         text = f"[{self.finished + 1}/{self.total}] {where} {cell.task.name}"
-        text += f" (elapsed {_duration(elapsed)}"
+        text += f" (elapsed {duration_text(elapsed)}"
         if self.ran:
             left = elapsed / self.ran * (self.total - self.finished)
-            text += f", about {_duration(left)} left"
+            text += f", about {duration_text(left)} left"
         return text + ")"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 

@@ -82,6 +82,16 @@ class Study:
     compared: tuple[str, ...] = ("avg", "p95", "success")  # the table's columns
     differs: str = ""  # what differs from the seed here
     conclusion: str = ""  # the seed's conclusion, in its words
+    # size -> each round's share of a task file's load, when measured in
+    # rounds (1.0 where not named: every round runs the whole file)
+    round_scale: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def in_rounds(self) -> bool:
+        """Whether its configs are measured in rounds taken in turns, all up
+        at once: two or more, none a cluster (clusters of several sizes, seed
+        001's, still run one after the other, as a matrix each)."""
+        return len(self.configs) > 1 and all(c.nodes == 1 for c in self.configs)
 
     def patterns_of(self, config: Config, size: str) -> tuple[str, ...]:
         """The task file patterns ``config`` runs at ``size``."""

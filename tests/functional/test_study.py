@@ -1,7 +1,9 @@
-"""``study 000`` end to end at one level: real Keystones, the seed's table
-beside ours, the page written. The other seeds run the same code (their
-tables, words-only rows like seed 003's and ratios are unit tested); the
-full quick studies are a benchmark: ``python -m benchmarks.studies``."""
+"""``study 000`` end to end at one level: real Keystones, all three up at
+once and measured in two rounds taken in turns, the seed's table beside
+ours, each ratio with its interval, the page written. The other seeds run
+the same code (their tables, words-only rows like seed 003's and ratios are
+unit tested); the full quick studies are a benchmark: ``python -m
+benchmarks.studies``."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ def _section(out: str, label: str) -> str:
 
 def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> None:
     require_mode(cli_options(["--mode", "apache"]))
-    argv = ["study", "000", "--levels", "4", "--runs-dir", str(runs_dir)]
+    argv = ["study", "000", "--levels", "4", "--rounds", "2"]
+    argv += ["--runs-dir", str(runs_dir)]
     argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
@@ -51,10 +54,15 @@ def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> N
         ("Apache vs 1 worker", "3.34x"),
     ]
     assert all(float(ours) > 0 for _, _, ours in ratios)
+    intervals = re.findall(
+        r"^\| (?:4 workers|Apache).*?\| ([\d.]+)-([\d.]+)x \|", out, re.M
+    )
+    assert len(intervals) == 2, out  # each ratio with its interval over the rounds
+    assert "ours: 2 rounds taken in turns" in out
     folder = runs_dir / "study-000-quick"
     assert (folder / "study-000.md").read_text().startswith("## study 000 (quick)")
     render_and_check(
         chromium(), tmp_path, "study", (folder / "study-000.html").read_text(), 2, 0
     )
-    for run in folder.glob("*/runs/2*"):
+    for run in folder.glob("*/2*"):
         assert not run_processes(RunDir(run)), f"{run}: processes left running"

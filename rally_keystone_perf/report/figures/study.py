@@ -60,6 +60,10 @@ class RatioRow:
     seed_words: str
     ours: float | None
     verdict: str
+    low: float | None = None  # ours' interval, when measured in rounds
+    high: float | None = None
+    drift: float | None = None  # a config's figure between rounds
+    rounds: int | None = None  # the rounds ours is from (None: one run)
 
 
 def _figures(row: StatsRow, rate: float | None) -> dict[str, float | None]:
@@ -104,7 +108,7 @@ def _key(row: SeedRow) -> Key:
     return row.config, row.concurrency, row.action
 
 
-def _gain(figure: str, slower: float | None, faster: float | None) -> float | None:
+def gain(figure: str, slower: float | None, faster: float | None) -> float | None:
     """How much faster: the slower's avg over the faster's, or the faster's
     throughput over the slower's."""
     if figure == "throughput":
@@ -147,28 +151,33 @@ def ratio_rows(
     return rows
 
 
+def seed_ratio(ratio: Ratio, level: int, seed: Mapping[Key, SeedRow]) -> float | None:
+    """The seed's gain of ``ratio`` at ``level`` (None: it gave no figure)."""
+    slow = seed.get((ratio.slower, level, ratio.action))
+    fast = seed.get((ratio.faster, level, ratio.action))
+    if slow is None or fast is None:
+        return None
+    return gain(
+        ratio.figure, slow.figures.get(ratio.figure), fast.figures.get(ratio.figure)
+    )
+
+
 def _ratio_row(
     ratio: Ratio,
     level: int,
     seed: Mapping[Key, SeedRow],
     ours: Mapping[Key, Measured],
 ) -> RatioRow:
-    slow_key = (ratio.slower, level, ratio.action)
-    fast_key = (ratio.faster, level, ratio.action)
-    slow, fast = seed.get(slow_key), seed.get(fast_key)
-    theirs = None
-    if slow is not None and fast is not None:
-        theirs = _gain(
-            ratio.figure, slow.figures.get(ratio.figure), fast.figures.get(ratio.figure)
-        )
-    slow_ours, fast_ours = ours.get(slow_key), ours.get(fast_key)
+    theirs = seed_ratio(ratio, level, seed)
+    slow_ours = ours.get((ratio.slower, level, ratio.action))
+    fast_ours = ours.get((ratio.faster, level, ratio.action))
     row = RatioRow(ratio.name, level, theirs, ratio.seed_words, None, "not measured")
     if slow_ours is None or fast_ours is None:
         return row
-    failing = _failing(slow_ours, fast_ours)
-    if failing:  # fast failures would pass for fast answers
-        return dataclasses.replace(row, verdict=failing)
-    mine = _gain(
+    problem = failing(slow_ours, fast_ours)
+    if problem:  # fast failures would pass for fast answers
+        return dataclasses.replace(row, verdict=problem)
+    mine = gain(
         ratio.figure,
         slow_ours.figures[ratio.figure],
         fast_ours.figures[ratio.figure],
@@ -178,7 +187,7 @@ def _ratio_row(
     )
 
 
-def _failing(*rows: Measured) -> str:
+def failing(*rows: Measured) -> str:
     """``not comparable: nginx-stock 98% failed`` when a row mostly failed."""
     failed = [
         f"{row.config} {1 - (row.figures['success'] or 0.0):.0%} failed"

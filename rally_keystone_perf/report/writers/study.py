@@ -42,6 +42,7 @@ class StudyPage:
     size: str
     rows: list[StudyRow]
     ratios: list[RatioRow]
+    measured_in: str = ""  # how ours were measured (rounds taken in turns)
 
 
 def _figure(name: str, value: float | None) -> str:
@@ -115,19 +116,33 @@ def _row_cells(
     return line
 
 
+def _interval(row: RatioRow) -> str:
+    if row.low is None or row.high is None:
+        return MISSING
+    return f"{row.low:.2f}-{row.high:.2f}x"
+
+
 def ratios_table(page: StudyPage) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the ratios (x: the slower's avg over the faster's)."""
-    cells = [
-        [
+    """Header and cells of the ratios (x: the slower's avg over the
+    faster's), with the 95% interval and the drift when ours are from
+    rounds."""
+    in_rounds = any(row.rounds is not None for row in page.ratios)
+    header = list(RATIO_COLUMNS)
+    if in_rounds:
+        header[-1:-1] = ["95% CI", "drift"]
+    cells = []
+    for row in page.ratios:
+        line = [
             row.name,
             str(row.concurrency),
             f"{row.seed:.2f}x" if row.seed is not None else row.seed_words or MISSING,
             f"{row.ours:.2f}x" if row.ours is not None else MISSING,
-            row.verdict,
         ]
-        for row in page.ratios
-    ]
-    return list(RATIO_COLUMNS), cells
+        if in_rounds:
+            drift = f"{row.drift:.0%}" if row.drift is not None else MISSING
+            line += [_interval(row), drift]
+        cells.append([*line, row.verdict])
+    return header, cells
 
 
 def intro(page: StudyPage) -> list[str]:
@@ -146,7 +161,8 @@ def intro(page: StudyPage) -> list[str]:
 
 def outro(page: StudyPage) -> list[str]:
     """What differs from the seed, its conclusion and what a ratio is."""
-    lines = [
+    lines = [f"ours: {page.measured_in}"] if page.measured_in else []
+    lines += [
         f"differs from the seed: {page.study.differs}",
         f"the seed concluded: {page.study.conclusion}",
     ]
@@ -155,6 +171,13 @@ def outro(page: StudyPage) -> list[str]:
             "ratios: how much faster (the slower deployment's average over the "
             "faster's, or the faster's throughput over the slower's); ours only "
             "from this study's own runs"
+        )
+    if any(row.rounds is not None for row in page.ratios):
+        lines.append(
+            "95% CI: the t-interval of the rounds' ratios (each round measured "
+            "every config minutes apart at most); drift: how far one config's "
+            "figure moved between rounds, what a ratio of runs taken apart "
+            "could be off by"
         )
     return lines
 

@@ -9,6 +9,7 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import study_commands
 from rally_keystone_perf.deploy.options import LaunchError
+from tests.unit.run import fake_sides
 
 
 def test_list_describes_every_study(capsys: pytest.CaptureFixture) -> None:
@@ -61,3 +62,28 @@ def test_list_names_each_configs_task_files(capsys: pytest.CaptureFixture) -> No
     out = capsys.readouterr().out
     assert "quick: tasks/{boot-server-c5}-quick.json" in out  # 004's, in tasks/
     assert "(fernet-ldap, jws-ldap)" in out  # 001's LDAP configs: no user creation
+
+
+def test_one_round_is_refused(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["study", "000", "--rounds", "1"])
+    assert "--rounds" in capsys.readouterr().err
+
+
+def test_a_study_of_single_nodes_runs_in_rounds_and_an_interrupt_is_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setattr(study_commands.preflight, "check_requirements", lambda r: None)
+    seen = fake_sides.install(monkeypatch)
+    seen["interrupt_at"] = 2  # round 1's second config
+    argv = ["study", "000", "--levels", "4", "--runs-dir", str(tmp_path)]
+    assert cli.main(argv) == 130
+    out, err = capsys.readouterr()
+    assert seen["log"] == ["study:000 config:eventlet-1w round:1"] * 1 + [
+        "study:000 config:eventlet-4w round:1"
+    ]
+    assert seen["stopped"] == ["apache", "eventlet-4w", "eventlet-1w"]
+    assert "3 configs up at once, 3 rounds taken in turns" in err
+    assert "ours: 0 rounds (partial: 0 of 3) taken in turns" in out
+    folder = tmp_path / "study-000-quick"
+    assert (folder / "rounds.json").is_file() and (folder / "study-000.md").is_file()

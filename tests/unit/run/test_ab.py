@@ -11,6 +11,7 @@ import pytest
 
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import ab, rally_runner
+from tests.unit.run import fake_sides
 
 
 def test_rounds_are_counterbalanced() -> None:
@@ -20,35 +21,9 @@ def test_rounds_are_counterbalanced() -> None:
     assert firsts.count("a") == firsts.count("b")
 
 
-class _Runner:
-    """Rally's runner stood in for: a report path per task, or an interrupt."""
-
-    def __init__(self, run: RunDir, log: list[str], interrupt_at: int | None) -> None:
-        self.run, self.log, self.interrupt_at = run, log, interrupt_at
-
-    def start_task(self, task: Path, tags: list[str]) -> rally_runner.TaskOutcome:
-        self.log.append(" ".join(tags))
-        report = self.run.results / f"{len(self.log)}.json"
-        interrupted = len(self.log) == self.interrupt_at
-        code = rally_runner.EXIT_INTERRUPTED if interrupted else 0
-        return rally_runner.TaskOutcome(task, "uuid", code, report, interrupted)
-
-
 @pytest.fixture
-def sides(monkeypatch, tmp_path: Path) -> dict[str, Any]:
-    seen: dict[str, Any] = {"log": [], "stopped": [], "interrupt_at": None}
-
-    @contextlib.contextmanager
-    def session(runs: Path, deployment: Any, echo: Any) -> Iterator[tuple]:
-        run = RunDir(runs / "run")
-        run.create()
-        try:
-            yield run, _Runner(run, seen["log"], seen["interrupt_at"])
-        finally:
-            seen["stopped"].append(runs.name)
-
-    monkeypatch.setattr(ab.session, "keystone_session", session)
-    return seen
+def sides(monkeypatch) -> dict[str, Any]:
+    return fake_sides.install(monkeypatch)
 
 
 def _plan(tmp_path: Path, rounds: int = 4, **kwargs: Any) -> ab.AbPlan:
@@ -109,7 +84,7 @@ def test_a_side_with_a_session_starts_no_keystone(sides, tmp_path: Path) -> None
         run.create()
         opened.append(folder.name)
         try:
-            yield run, _Runner(run, sides["log"], None)
+            yield run, fake_sides.FakeRunner(run, sides)
         finally:
             opened.append("swept")
 

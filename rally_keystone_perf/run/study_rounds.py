@@ -1,0 +1,246 @@
+"""``study SEED`` in rounds taken in turns: every config up at once.
+
+A study compares deployments (its configs); measured one after the other,
+as a matrix each, their ratios compared machine states up to a quarter of
+an hour apart. Here every config's Keystone is started once, side by side
+(each in ``<study dir>/<config>/``, on its own port), and each round runs
+every config's task once (its levels as one task: :mod:`rally_keystone_perf
+.tasks.rounds`), the configs in the counterbalanced order of
+:func:`rally_keystone_perf.run.rounds.balanced_order`. A ratio is then
+taken per round and the rounds give its interval
+(:mod:`rally_keystone_perf.report.figures.study_rounds`).
+
+``rounds.json`` records the configs, each round's order, reports and exit
+codes as they end. A Ctrl-C or SIGTERM aborts the running task and stops
+every config, keeping the complete rounds; the same command again resumes
+after the last complete round (on Keystones started anew: a round is a
+sample of its own either way).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.run import rounds
+from rally_keystone_perf.run.matrix import MatrixError, duration_text
+from rally_keystone_perf.tasks import rounds as round_tasks
+from rally_keystone_perf.tasks.model import TaskFile
+
+STATE_FILE = "rounds.json"
+STATE_VERSION = 1
+RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
+EXIT_INTERRUPTED = 130
+ROUND_TASKS = "round-tasks"  # in a config's run folder
+Echo = Callable[[str], None]
+
+
+@dataclass
+class StudyRound:
+    """One round: the configs' order, their reports and exit codes."""
+
+    round_no: int
+    order: list[str]
+    reports: dict[str, str] = field(default_factory=dict)  # config -> report
+    exit_codes: dict[str, int] = field(default_factory=dict)
+    started: float | None = None
+    finished: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        return set(self.reports) >= set(self.order)
+
+
+@dataclass
+class RoundsState:
+    """``rounds.json``: what each config runs, and every round so far."""
+
+    folder: Path
+    configs: dict[str, dict[str, Any]]  # label -> {"options", "tasks", "runs"}
+    scale: float  # each round's share of a task file's iterations or seconds
+    rounds_planned: int
+    status: str = RUNNING
+    rounds: list[StudyRound] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / STATE_FILE
+
+    def save(self) -> None:
+        """Write ``rounds.json`` atomically."""
+        document = asdict(self)
+        document.pop("folder")
+        document["version"] = STATE_VERSION
+        self.folder.mkdir(parents=True, exist_ok=True)
+        scratch = self.path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        os.replace(scratch, self.path)
+
+    @classmethod
+    def load(cls, folder: Path) -> RoundsState:
+        """The rounds recorded in ``folder``; ValueError when there are none."""
+        path = folder / STATE_FILE
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            document.pop("version", None)
+            found = [StudyRound(**r) for r in document.pop("rounds", [])]
+            return cls(folder=folder, rounds=found, **document)
+        except (OSError, ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: not a study's rounds ({exc})") from None
+
+    def complete_rounds(self) -> list[StudyRound]:
+        return [r for r in self.rounds if r.complete]
+
+    def reports(self) -> list[dict[str, Path]]:
+        """Each complete round's reports by config."""
+        return [
+            {label: Path(path) for label, path in r.reports.items()}
+            for r in self.complete_rounds()
+        ]
+
+
+def open_state(
+    folder: Path,
+    configs: Mapping[str, dict[str, Any]],
+    scale: float,
+    planned: int,
+    restart: bool,
+) -> RoundsState:
+    """The folder's rounds to resume (the complete ones), or a new state.
+
+    :raises MatrixError: the folder holds rounds of other configs, options,
+        task files or scale (``--restart`` or another ``--study-dir``).
+    """
+    fresh = RoundsState(
+        folder, {k: dict(v) for k, v in configs.items()}, scale, planned
+    )
+    if restart or not fresh.path.exists():
+        return fresh
+    try:
+        old = RoundsState.load(folder)
+    except ValueError as exc:
+        raise MatrixError(f"{exc}; use another --study-dir or --restart") from None
+    wanted = {k: (v["options"], v["tasks"]) for k, v in configs.items()}
+    had = {k: (v.get("options"), v.get("tasks")) for k, v in old.configs.items()}
+    if wanted != had or old.scale != scale:
+        raise MatrixError(
+            f"{folder} holds rounds of other configs, options or task files; "
+            "use another --study-dir, or --restart to start it over"
+        )
+    old.rounds = old.complete_rounds()
+    old.rounds_planned = planned
+    old.status = RUNNING
+    return old
+
+
+@dataclass(frozen=True)
+class RoundsPlan:
+    """What to run: each config's deployment and task files, how many rounds."""
+
+    folder: Path
+    seed: str
+    deployments: Mapping[str, Deployment]  # in the configs' order
+    tasks: Mapping[str, Sequence[TaskFile]]  # config -> its levels' files
+    rounds: int
+    scale: float = 1.0
+
+    @property
+    def configs(self) -> list[str]:
+        return list(self.deployments)
+
+
+def run_rounds(
+    plan: RoundsPlan,
+    state: RoundsState,
+    echo: Echo,
+    clock: Callable[[], float] = time.time,
+) -> list[int]:
+    """Run the rounds after the complete ones; their exit codes (130 among
+    them after a Ctrl-C or SIGTERM, whose complete rounds are kept)."""
+    done = len(state.complete_rounds())
+    if done >= plan.rounds:
+        echo(f"all {plan.rounds} rounds are done (recorded in {state.path})")
+        return []
+    if done:
+        echo(f"resuming after round {done} of {plan.rounds} ({state.path})")
+    state.status = RUNNING
+    state.save()
+    codes: list[int] = []
+    try:
+        with rounds.open_sides(
+            plan.folder, plan.configs, plan.deployments, {}, echo
+        ) as sides:
+            for label, (run, _) in sides.items():
+                state.configs[label].setdefault("runs", []).append(str(run.root))
+            state.save()
+            _rounds(plan, state, sides, echo, clock, codes)
+        state.status = DONE
+    except KeyboardInterrupt:
+        state.status = INTERRUPTED
+        echo(f"interrupted: {len(state.complete_rounds())} complete rounds kept")
+        codes.append(EXIT_INTERRUPTED)
+    except BaseException:
+        state.status = FAILED
+        raise
+    finally:
+        state.save()
+    return codes
+
+
+def _rounds(
+    plan: RoundsPlan,
+    state: RoundsState,
+    sides: Mapping[str, rounds.Side],
+    echo: Echo,
+    clock: Callable[[], float],
+    codes: list[int],
+) -> None:
+    """Every round not done yet, each config in its turn."""
+    started, first = clock(), len(state.complete_rounds()) + 1
+    for round_no in range(first, plan.rounds + 1):
+        entry = StudyRound(
+            round_no, rounds.balanced_order(round_no, plan.configs), started=clock()
+        )
+        state.rounds.append(entry)
+        for label in entry.order:
+            echo(_progress(round_no, plan, label, clock() - started, round_no - first))
+            run, runner = sides[label]
+            task = round_tasks.write_round_task(
+                plan.tasks[label],
+                run.root / ROUND_TASKS,
+                f"study-{plan.seed}-{label}-round-{round_no}",
+                plan.scale,
+            )
+            tags = [f"study:{plan.seed}", f"config:{label}", f"round:{round_no}"]
+            outcome = runner.start_task(task, tags=tags)
+            entry.exit_codes[label] = outcome.exit_code
+            codes.append(outcome.exit_code)
+            if outcome.report is not None and not outcome.interrupted:
+                entry.reports[label] = str(outcome.report)
+            state.save()
+            if outcome.interrupted:
+                raise KeyboardInterrupt
+        entry.finished = clock()
+        state.save()
+
+
+def _progress(
+    round_no: int, plan: RoundsPlan, label: str, elapsed: float, ran: int
+) -> str:
+    """``round 2/3: apache (elapsed 4m12s, about 4m left)``."""
+    text = f"round {round_no}/{plan.rounds}: {label} (elapsed {duration_text(elapsed)}"
+    if ran:
+        left = elapsed / ran * (plan.rounds - round_no + 1)
+        text += f", about {duration_text(left)} left"
+    return text + ")"
+
+
+def recorded_tasks(tasks: Sequence[TaskFile]) -> list[str]:
+    """What ``rounds.json`` records of a config's task files: their names."""
+    return [task.path.name for task in tasks]

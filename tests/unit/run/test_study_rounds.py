@@ -1,0 +1,117 @@
+"""A study in rounds: every config each round, interrupts, resuming."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.run import rally_runner
+from rally_keystone_perf.run import study_rounds as sr
+from rally_keystone_perf.run.matrix import MatrixError
+from rally_keystone_perf.tasks.model import TaskFile
+from tests.unit.run import fake_sides
+
+TASKS = Path(__file__).resolve().parents[3] / "tasks"
+LABELS = ("one", "four", "apache")
+
+
+@pytest.fixture
+def sides(monkeypatch) -> dict[str, Any]:
+    return fake_sides.install(monkeypatch)
+
+
+def _configs() -> dict[str, dict[str, Any]]:
+    return {k: {"options": {"mode": k}, "tasks": ["t.json"]} for k in LABELS}
+
+
+def _plan(tmp_path: Path, rounds: int = 3) -> sr.RoundsPlan:
+    task = TaskFile.load(TASKS / "eventlet" / "create-token-c4-quick.json")
+    return sr.RoundsPlan(
+        folder=tmp_path / "study",
+        seed="000",
+        deployments=dict.fromkeys(LABELS),
+        tasks={k: [task] for k in LABELS},
+        rounds=rounds,
+        scale=0.5,
+    )
+
+
+def _state(tmp_path: Path, rounds: int = 3, restart: bool = False) -> sr.RoundsState:
+    return sr.open_state(tmp_path / "study", _configs(), 0.5, rounds, restart)
+
+
+def test_every_round_runs_every_config_in_its_turn(sides, tmp_path: Path) -> None:
+    state = _state(tmp_path)
+    codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
+    assert codes == [0] * 9 and state.status == sr.DONE
+    configs = [line.split()[1] for line in sides["log"]]
+    assert configs == [
+        "config:one", "config:four", "config:apache",
+        "config:four", "config:apache", "config:one",
+        "config:apache", "config:one", "config:four",
+    ]  # fmt: skip
+    assert sides["stopped"] == ["apache", "four", "one"]
+    loaded = sr.RoundsState.load(tmp_path / "study")
+    assert len(loaded.complete_rounds()) == 3
+    assert sorted(loaded.reports()[0]) == ["apache", "four", "one"]
+    assert loaded.configs["four"]["runs"] == [str(tmp_path / "study/four/run")]
+    task = json.loads(sides["tasks"][0].read_text())  # the round's, scaled
+    assert task["subtasks"][0]["workloads"][0]["runner"]["constant"]["times"] == 50
+
+
+def test_an_interrupt_keeps_the_complete_rounds(sides, tmp_path: Path) -> None:
+    sides["interrupt_at"] = 5  # round 2's second config
+    state = _state(tmp_path)
+    codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
+    assert sr.EXIT_INTERRUPTED in codes and state.status == sr.INTERRUPTED
+    assert len(sides["stopped"]) == 3
+    assert [r.round_no for r in state.complete_rounds()] == [1]
+    assert state.rounds[1].exit_codes["apache"] == rally_runner.EXIT_INTERRUPTED
+
+
+def test_the_same_command_resumes_after_the_last_complete_round(
+    sides, tmp_path: Path
+) -> None:
+    sides["interrupt_at"] = 5
+    sr.run_rounds(_plan(tmp_path), _state(tmp_path), lambda m: None)
+    sides["log"].clear()
+    sides["interrupt_at"] = None
+    state = _state(tmp_path)
+    assert [r.round_no for r in state.rounds] == [1]  # the partial one dropped
+    messages: list[str] = []
+    sr.run_rounds(_plan(tmp_path), state, messages.append)
+    assert [line.split()[2] for line in sides["log"]] == ["round:2"] * 3 + [
+        "round:3"
+    ] * 3
+    assert "resuming after round 1 of 3" in messages[0]
+    assert len(state.complete_rounds()) == 3
+    assert len(state.configs["one"]["runs"]) == 2  # started anew
+
+
+def test_more_rounds_asked_later_add_to_those_done(sides, tmp_path: Path) -> None:
+    sr.run_rounds(_plan(tmp_path, 2), _state(tmp_path, 2), lambda m: None)
+    state = _state(tmp_path, 3)
+    sr.run_rounds(_plan(tmp_path, 3), state, lambda m: None)
+    assert [r.round_no for r in state.complete_rounds()] == [1, 2, 3]
+    messages: list[str] = []
+    assert sr.run_rounds(_plan(tmp_path, 3), _state(tmp_path, 3), messages.append) == []
+    assert messages == [f"all 3 rounds are done (recorded in {state.path})"]
+
+
+def test_rounds_of_other_options_are_refused(sides, tmp_path: Path) -> None:
+    sr.run_rounds(_plan(tmp_path, 2), _state(tmp_path, 2), lambda m: None)
+    changed = _configs()
+    changed["four"]["options"] = {"mode": "four", "processes": 8}
+    with pytest.raises(MatrixError, match="other configs, options or task files"):
+        sr.open_state(tmp_path / "study", changed, 0.5, 2, restart=False)
+    assert sr.open_state(tmp_path / "study", changed, 0.5, 2, restart=True).rounds == []
+
+
+def test_a_broken_state_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "study").mkdir()
+    (tmp_path / "study" / sr.STATE_FILE).write_text("{")
+    with pytest.raises(MatrixError, match="not a study's rounds"):
+        _state(tmp_path)
