@@ -13,7 +13,9 @@ run's 1 (:func:`.run_labels.column`). When a row's load came from Locust, an
 ``engine`` column follows the configuration (``rally`` or ``locust, N
 workers``), so the engines' rows of one task tell apart. The last column,
 ``bottleneck``, is the workload's bottleneck line (:mod:`.bottleneck`) when
-its run folder has the server's files.
+its run folder has the server's files. Rows of the same workload are
+compared with the fastest of them, the difference marked when it lies
+within the machine's drift over the table's runs (:mod:`.drift`).
 
 :func:`combined_rows` returns numbers (:class:`CombinedRow`);
 :mod:`rally_keystone_perf.report.writers.combined` makes the cells.
@@ -21,11 +23,12 @@ its run folder has the server's files.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rally_keystone_perf.report.figures import concurrency
+from rally_keystone_perf.report.figures import concurrency, drift
 from rally_keystone_perf.report.figures.bottleneck import workload_bottlenecks
 from rally_keystone_perf.report.figures.run_labels import LoadedReport, union_keys
 from rally_keystone_perf.report.figures.stats import (
@@ -50,6 +53,7 @@ class CombinedRow:
     load: float | None  # seconds of the load
     note: str  # the concurrency it fell short of, or ""
     bottleneck: str | None  # the bottleneck line (None: no server files)
+    versus: drift.Versus | None = None  # against its workload's fastest row
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class CombinedFigures:
 
     keys: list[str]
     rows: list[CombinedRow]
+    drift: float | None = None  # the machine's, over the rows' runs
 
     @property
     def engines(self) -> bool:
@@ -86,4 +91,11 @@ def combined_rows(reports: Sequence[LoadedReport]) -> CombinedFigures:
                     bottleneck=line,
                 )
             )
-    return CombinedFigures(union_keys(row.columns for row in rows), rows)
+    moved = drift.table_drift(reports)
+    marks = drift.versus_fastest(
+        [drift.workload_key(row.scenario, row.columns) for row in rows],
+        [row.total.avg for row in rows],
+        moved,
+    )
+    rows = [dataclasses.replace(r, versus=m) for r, m in zip(rows, marks, strict=True)]
+    return CombinedFigures(union_keys(row.columns for row in rows), rows, moved)

@@ -3,8 +3,9 @@
 Configuration columns (``-`` where a row has none, ``nodes`` 1 for a single
 host: :func:`..figures.run_labels.column`), an ``engine`` column when a
 row's load came from Locust, then :data:`FIGURES`: Rally's ``total``, the
-throughput, the load reached, the setup and load seconds, a note and the
-bottleneck line.
+throughput, the load reached, the setup and load seconds, the average
+against the fastest row of the same workload (marked when within the
+machine's drift: :mod:`..figures.drift`), a note and the bottleneck line.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FIGURES = (
     "rps reached",
     "setup (s)",
     "load (s)",
+    "vs fastest",
     "note",
     "bottleneck",
 )
@@ -46,7 +48,22 @@ def _seconds(value: float | None) -> str:
     return MISSING if value is None else f"{value:.1f}"
 
 
-def _row(row: CombinedRow, keys: list[str], engines: bool) -> list[str]:
+def _versus(row: CombinedRow, drift: float | None) -> str:
+    """``fastest``, ``+35%`` or ``+3% (within drift 12%)``: the row's
+    average against the fastest row of its workload."""
+    if row.versus is None:
+        return MISSING
+    if row.versus.slower == 0:
+        return "fastest"
+    text = f"+{row.versus.slower:.0%}"
+    if row.versus.within_drift and drift is not None:
+        text += f" (within drift {drift:.0%})"
+    return text
+
+
+def _row(
+    row: CombinedRow, keys: list[str], engines: bool, drift: float | None
+) -> list[str]:
     return [
         *(column(row.columns, key, MISSING) for key in keys),
         *([engine_label(row.engine)] if engines else []),
@@ -56,6 +73,7 @@ def _row(row: CombinedRow, keys: list[str], engines: bool) -> list[str]:
         *_load_cells(row.achieved),
         _seconds(row.setup),
         _seconds(row.load),
+        _versus(row, drift),
         row.note,
         MISSING if row.bottleneck is None else row.bottleneck,
     ]
@@ -65,4 +83,5 @@ def combined_table(figures: CombinedFigures) -> CombinedTable:
     """Header and rows: configuration columns, then the total's figures."""
     engines = figures.engines
     header = [*figures.keys, *(["engine"] if engines else []), *FIGURES]
-    return header, [_row(row, figures.keys, engines) for row in figures.rows]
+    rows = [_row(row, figures.keys, engines, figures.drift) for row in figures.rows]
+    return header, rows
