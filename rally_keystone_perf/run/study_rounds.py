@@ -203,13 +203,17 @@ def _rounds(
 ) -> None:
     """Every round not done yet, each config in its turn."""
     started, first = clock(), len(state.complete_rounds()) + 1
+    steps = (plan.rounds - first + 1) * len(plan.configs)
+    done = 0
     for round_no in range(first, plan.rounds + 1):
         entry = StudyRound(
             round_no, rounds.balanced_order(round_no, plan.configs), started=clock()
         )
         state.rounds.append(entry)
         for label in entry.order:
-            echo(_progress(round_no, plan, label, clock() - started, round_no - first))
+            where = f"round {round_no}/{plan.rounds}: {label}"
+            echo(_progress(where, clock() - started, done, steps))
+            done += 1
             run, runner = sides[label]
             task = round_tasks.write_round_task(
                 plan.tasks[label],
@@ -230,13 +234,12 @@ def _rounds(
         state.save()
 
 
-def _progress(
-    round_no: int, plan: RoundsPlan, label: str, elapsed: float, ran: int
-) -> str:
-    """``round 2/3: apache (elapsed 4m12s, about 4m left)``."""
-    text = f"round {round_no}/{plan.rounds}: {label} (elapsed {duration_text(elapsed)}"
-    if ran:
-        left = elapsed / ran * (plan.rounds - round_no + 1)
+def _progress(where: str, elapsed: float, done: int, steps: int) -> str:
+    """``round 2/3: apache (elapsed 4m12s, about 4m left)``: the time left
+    by the mean of the ``done`` of ``steps`` tasks so far."""
+    text = f"{where} (elapsed {duration_text(elapsed)}"
+    if done:
+        left = elapsed / done * (steps - done)
         text += f", about {duration_text(left)} left"
     return text + ")"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,24 @@ def test_a_broken_state_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "study" / sr.STATE_FILE).write_text("{")
     with pytest.raises(MatrixError, match="not a study's rounds"):
         _state(tmp_path)
+
+
+def _seconds(text: str) -> int:
+    minutes, seconds = re.fullmatch(r"(\d+)m(\d\d)s", text).groups()  # type: ignore[union-attr]
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_progress_names_the_round_and_the_time_left(sides, tmp_path: Path) -> None:
+    ticks = iter(range(0, 100_000, 60))  # a minute a reading of the clock
+    messages: list[str] = []
+    plan, state = _plan(tmp_path, 2), _state(tmp_path, 2)
+    sr.run_rounds(plan, state, messages.append, lambda: next(ticks))
+    progress = [m for m in messages if m.startswith("round ")]
+    assert len(progress) == 6 and "left" not in progress[0]
+    assert progress[0].startswith("round 1/2: one (elapsed ")
+    last = re.fullmatch(
+        r"round 2/2: one \(elapsed (\S+), about (\S+) left\)", progress[-1]
+    )
+    assert last is not None, progress[-1]
+    elapsed, left = (_seconds(t) for t in last.groups())
+    assert left == elapsed // 5  # 5 of the 6 tasks done: one more to go
