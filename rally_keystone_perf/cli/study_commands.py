@@ -204,7 +204,7 @@ def _in_rounds(
             continue
         tasks[label] = [loaded[c.task] for c in chosen]
         options = _options(args, study.config(label), tasks[label])
-        deployments[label] = resolve(options)
+        deployments[label] = resolve(options, echo)
         recorded[label] = {
             "options": matrix_options(options),
             "tasks": rounds_run.recorded_tasks(tasks[label]),
