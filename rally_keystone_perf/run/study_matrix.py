@@ -64,10 +64,12 @@ def study_cells(
     levels: Sequence[int] | None = None,
 ) -> dict[str, list[matrix.Cell]]:
     """Each config's cells: its mode's task files of the study's patterns,
-    at ``levels`` only when given.
+    at ``levels`` only when given (else at the study's default levels of
+    ``size``, when it names some).
 
     :raises matrix.MatrixError: a pattern matches no file, or no cell is left.
     """
+    levels = levels or study.default_levels.get(size)
     cells: dict[str, list[matrix.Cell]] = {}
     for config in study.configs:
         found = config_cells(study, config, size, tasks_dir)

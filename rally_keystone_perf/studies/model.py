@@ -85,6 +85,8 @@ class Study:
     # size -> each round's share of a task file's load, when measured in
     # rounds (1.0 where not named: every round runs the whole file)
     round_scale: dict[str, float] = field(default_factory=dict)
+    # size -> the levels run when --levels names none (default: every file's)
+    default_levels: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def in_rounds(self) -> bool:

@@ -20,10 +20,11 @@ SOURCE = (
 APACHE, NGINX = "apache-stock", "nginx-stock"
 APACHE_TUNED, NGINX_TUNED = "apache-tuned", "nginx-tuned"
 FULL_LEVELS = (*range(10, 100, 10), *range(100, 1001, 100))
-# quick: below and at the seed's overload point (200 connections); 1000 is
-# left to --size full (or --levels 1000): stock, its queue of 1000 project
-# lists takes over two minutes to drain a config and round here
-QUICK_LEVELS = (10, 200)
+QUICK_LEVELS = (10, 100, 200, 1000)
+# quick by default: below and at the seed's overload point (200
+# connections); 100 and 1000 when --levels asks (stock, a queue of 1000
+# project lists takes over two minutes to drain a config and round here)
+QUICK_DEFAULT_LEVELS = (10, 200)
 HELD = "no failed transactions"
 OVERWHELMED = "overwhelmed: many failed transactions (503)"
 
@@ -74,10 +75,11 @@ STUDY = Study(
         "Keystone of today; Rally's runner instead of siege (it may not hold "
         "every connection asked: the table says how many it reached); the "
         "nginx stock config is the suite's (2 x 1), not the seed's 10 x 2; "
-        "no TLS; quick: 10 and 200 connections only, 10 s a level a round "
-        "(half of the quick task files' 20 s): 1000 is --size full's"
+        "no TLS; quick: 10 and 200 connections (100 and 1000 with --levels), "
+        "10 s a level a round (half of the quick task files' 20 s)"
     ),
     round_scale={"quick": 0.5},  # 4 configs x 2 levels x 3 rounds: 25 minutes
+    default_levels={"quick": QUICK_DEFAULT_LEVELS},
     conclusion=(
         "Keystone's code, not the web server, limits throughput; tuned, "
         "uwsgi's listen queue lets nginx hold 1000 connections where Apache "

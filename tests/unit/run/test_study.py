@@ -62,3 +62,12 @@ def test_seed_004_runs_the_task_files_in_tasks_itself() -> None:
         "nova-fake",
         paths.tasks_dir() / "boot-server-c5-quick.json",
     )
+
+
+def test_a_study_may_run_fewer_levels_than_its_files_by_default() -> None:
+    quick = study_run.study_cells(seed003.STUDY, "quick", paths.tasks_dir())
+    levels = {study_run.level(c.task) for cs in quick.values() for c in cs}
+    assert levels == {10, 200}
+    asked = study_run.study_cells(seed003.STUDY, "quick", paths.tasks_dir(), [1000])
+    assert all([c.task.name for c in cs] == ["list-projects-c1000-quick.json"]
+               for cs in asked.values())  # fmt: skip
