@@ -17,7 +17,6 @@ created when the A/B ends.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -27,7 +26,7 @@ from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.run import rounds
+from rally_keystone_perf.run import rounds, state_files
 
 SIDES = ("a", "b")
 STATE_FILE = "ab.json"
@@ -82,10 +81,7 @@ class AbState:
         document = asdict(self)
         document.pop("folder")
         document["version"] = STATE_VERSION
-        self.folder.mkdir(parents=True, exist_ok=True)
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-        os.replace(scratch, self.path)
+        state_files.write_json(self.path, document)
 
     @classmethod
     def load(cls, folder: Path) -> AbState:

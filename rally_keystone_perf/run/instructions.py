@@ -11,8 +11,6 @@ starts, since the work those options move lies outside Keystone's process.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -26,6 +24,7 @@ from rally_keystone_perf.deploy.options import (
     LaunchOptions,
     resolve,
 )
+from rally_keystone_perf.run import state_files
 
 COUNTS_FILE = "instructions.json"
 COUNTS_VERSION = 1
@@ -154,7 +153,4 @@ def conditions(options: LaunchOptions) -> dict[str, Any]:
 
 def write_counts(folder: Path, document: dict[str, Any]) -> None:
     """Write ``instructions.json`` atomically."""
-    path = folder / COUNTS_FILE
-    scratch = path.with_suffix(".tmp")
-    scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-    os.replace(scratch, path)
+    state_files.write_json(folder / COUNTS_FILE, document)

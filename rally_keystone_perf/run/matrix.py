@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -25,7 +24,7 @@ from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resol
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
-from rally_keystone_perf.run import rally_runner, session
+from rally_keystone_perf.run import rally_runner, session, state_files
 from rally_keystone_perf.tasks import generate
 from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
@@ -198,12 +197,9 @@ class MatrixState:
         self.save()
 
     def save(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         document = {"version": STATE_VERSION, "options": self.options}
         document["cells"] = self.cells
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-        os.replace(scratch, self.path)
+        state_files.write_json(self.path, document)
 
     def partial(self, cells: Sequence[Cell]) -> list[tuple[Cell, Path]]:
         """Interrupted cells that left a (partial) report, in plan order."""

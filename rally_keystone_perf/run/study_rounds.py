@@ -20,7 +20,6 @@ sample of its own either way).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
-from rally_keystone_perf.run import rounds
+from rally_keystone_perf.run import rounds, state_files
 from rally_keystone_perf.run.matrix import MatrixError, duration_text
 from rally_keystone_perf.tasks import rounds as round_tasks
 from rally_keystone_perf.tasks.model import TaskFile
@@ -77,10 +76,7 @@ class RoundsState:
         document = asdict(self)
         document.pop("folder")
         document["version"] = STATE_VERSION
-        self.folder.mkdir(parents=True, exist_ok=True)
-        scratch = self.path.with_suffix(".tmp")
-        scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-        os.replace(scratch, self.path)
+        state_files.write_json(self.path, document)
 
     @classmethod
     def load(cls, folder: Path) -> RoundsState:
