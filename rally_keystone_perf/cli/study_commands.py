@@ -27,7 +27,6 @@ from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.run.matrix import MatrixError
-from rally_keystone_perf.run.matrix import shared_options as matrix_options
 from rally_keystone_perf.studies import registry
 from rally_keystone_perf.studies.model import Config, Study
 from rally_keystone_perf.tasks import check, generate
@@ -206,7 +205,7 @@ def _in_rounds(
         options = _options(args, study.config(label), tasks[label])
         deployments[label] = resolve(options, echo)
         recorded[label] = {
-            "options": matrix_options(options),
+            "options": rounds_run.recorded_options(options),
             "tasks": rounds_run.recorded_tasks(tasks[label]),
         }
     scale = study.round_scale.get(args.size, 1.0)

@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.run import rounds, state_files
-from rally_keystone_perf.run.matrix import MatrixError, duration_text
+from rally_keystone_perf.run.matrix import MatrixError, duration_text, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -238,6 +238,17 @@ def _progress(where: str, elapsed: float, done: int, steps: int) -> str:
         left = elapsed / done * (steps - done)
         text += f", about {duration_text(left)} left"
     return text + ")"
+
+
+def recorded_options(options: LaunchOptions) -> dict[str, Any]:
+    """What ``rounds.json`` records of a config's launch options (a resumed
+    study must run the same): the matrix's shared ones, the mode and the
+    Keystone build."""
+    return {
+        **shared_options(options),
+        "mode": options.mode,
+        "keystone_build": options.keystone_build,
+    }
 
 
 def recorded_tasks(tasks: Sequence[TaskFile]) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run import study_rounds as sr
 from rally_keystone_perf.run.matrix import MatrixError
@@ -137,3 +138,17 @@ def test_progress_names_the_round_and_the_time_left(sides, tmp_path: Path) -> No
     assert last is not None, progress[-1]
     elapsed, left = (_seconds(t) for t in last.groups())
     assert left == elapsed // 5  # 5 of the 6 tasks done: one more to go
+
+
+def test_a_config_recorded_as_it_reads_back(tmp_path: Path) -> None:
+    options = LaunchOptions(mode="apache", keystone_build="keystone==29.1.0")
+    configs = {"apache": {"options": sr.recorded_options(options), "tasks": ["t"]}}
+    state = sr.open_state(tmp_path, configs, 1.0, 2, restart=False)
+    state.save()
+    again = sr.open_state(tmp_path, configs, 1.0, 2, restart=False)  # no refusal
+    assert again.configs["apache"]["options"]["keystone_build"] == "keystone==29.1.0"
+    other = sr.recorded_options(LaunchOptions(mode="apache"))
+    with pytest.raises(MatrixError):
+        sr.open_state(
+            tmp_path, {"apache": {"options": other, "tasks": ["t"]}}, 1.0, 2, False
+        )
