@@ -55,7 +55,7 @@ def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> N
     ]
     assert all(float(ours) > 0 for _, _, ours in ratios)
     intervals = re.findall(
-        r"^\| (?:4 workers|Apache).*?\| ([\d.]+)-([\d.]+)x \|", out, re.M
+        r"^\| (?:4 workers|Apache).*?\|\s+([\d.]+)-([\d.]+)x\s+\|", out, re.M
     )
     assert len(intervals) == 2, out  # each ratio with its interval over the rounds
     assert "ours: 2 rounds taken in turns" in out
