@@ -21,7 +21,7 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report.figures import study as study_report
-from rally_keystone_perf.report.figures import study_rounds
+from rally_keystone_perf.report.figures import study_rounds, study_visits
 from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
@@ -131,7 +131,9 @@ def cmd_study(args: argparse.Namespace) -> int:
     counterbalanced, so a ratio is taken within each round and the rounds
     give its interval (95 percent); the machine's drift (a config's figure between
     rounds) is printed beside it. A study of clusters (seed 001) runs each
-    config as a matrix of its own, one after the other. Both resume: the
+    config as a matrix of its own in the order A B ... B A (every config
+    but the middle one twice, the second time in <config>.visit-2/), the
+    drift between a config's two visits beside each ratio. Both resume: the
     same command again goes on after the last complete round (or cell).
     Then the seed's rows (typed in with their source) beside ours with the
     concurrency reached and the bottleneck measured, and the ratios
@@ -170,20 +172,22 @@ def _one_after_another(
     folder: Path,
     levels: list[int],
 ) -> tuple[study_writer.StudyPage, list[int]]:
-    """Each config as a matrix of its own, one after the other (clusters)."""
+    """Each config as a matrix of its own, A B ... B A (clusters)."""
 
     def options_for(config: Config, tasks: Sequence[Path]) -> LaunchOptions:
         return _options(args, config, [loaded[t] for t in tasks])
 
     result = study_run.run_study(cells, study, folder, options_for, echo, args.restart)
-    ours = study_report.measured(result.reports)
+    visits = [study_report.measured(visit) for visit in result.visits]
     page = study_writer.StudyPage(
         study,
         args.size,
-        study_report.study_rows(study, ours, levels),
-        study_report.ratio_rows(study, ours, levels),
-        measured_in="each config as a matrix of its own, one after the other "
-        "(no interval: configs of several node counts are not put in rounds yet)",
+        study_report.study_rows(study, study_rounds.combined(visits), levels),
+        study_visits.ratio_rows(study, visits, levels),
+        measured_in="each config as a matrix of its own, in the order "
+        "A B ... B A: every config but the middle one twice, a row the mean "
+        "of its visits (configs of several node counts cannot all be up at "
+        "once); no interval, the drift between a config's visits instead",
     )
     return page, result.codes
 

@@ -1,10 +1,20 @@
-"""``study SEED``: the seed's matrix, one per deployment it compared.
+"""``study SEED``: the seed's matrix, one per deployment it compared, A-B-A.
 
 Each of the study's configs (:mod:`rally_keystone_perf.studies`) is a matrix
-of its own (:mod:`.matrix`) in ``<study dir>/<config>/``: one Keystone with
-the config's mode and options, the study's task files of the chosen size,
-every cell recorded as it ends. Running the same command again resumes
-with the cells not done; a Ctrl-C ends the study (130 among the codes).
+of its own (:mod:`.matrix`): one Keystone with the config's mode and
+options, the study's task files of the chosen size, every cell recorded as
+it ends. This is for configs that cannot all be up at once (clusters of
+several node counts, seed 001's); the others are measured in rounds taken
+in turns (:mod:`.study_rounds`).
+
+The configs are visited in the order A B C ... C B A (:func:`visit_order`):
+every config but the middle one twice, the first visit in
+``<study dir>/<config>/``, the second in ``<study dir>/<config>.visit-2/``.
+Two neighbours are then measured A-B-A (or A-B ... B-A): the machine's drift
+between a config's two visits is printed beside their ratio, and a drift
+steady over the study falls alike on both sides of every pair. Running the
+same command again resumes with the cells not done; a Ctrl-C ends the study
+(130 among the codes).
 """
 
 from __future__ import annotations
@@ -89,17 +99,36 @@ def _always(options: LaunchOptions) -> Callable[[str, int], LaunchOptions]:
     return lambda mode, nodes: options
 
 
+def visit_order(labels: Sequence[str]) -> list[tuple[str, int]]:
+    """(config, visit) in the order they run: A B C then B A, the last
+    config once, in the middle."""
+    there = [(label, 1) for label in labels]
+    back = [(label, 2) for label in reversed(labels[:-1])]
+    return there + back
+
+
+def visit_folder(folder: Path, label: str, visit: int) -> Path:
+    """Where a config's visit runs: ``<config>/``, then ``<config>.visit-2/``."""
+    return folder / (label if visit == 1 else f"{label}.visit-{visit}")
+
+
 @dataclass
 class StudyRun:
-    """What a study run left: each config's reports and the exit codes."""
+    """What a study run left: each visit's reports by config, the exit codes."""
 
     folder: Path
-    reports: dict[str, list[Path]] = field(default_factory=dict)
+    visits: list[dict[str, list[Path]]] = field(default_factory=list)
     codes: list[int] = field(default_factory=list)
 
     @property
     def interrupted(self) -> bool:
         return EXIT_INTERRUPTED in self.codes
+
+    def add(self, visit: int, label: str, reports: list[Path]) -> None:
+        """Record ``label``'s reports of its ``visit`` (1, 2)."""
+        while len(self.visits) < visit:
+            self.visits.append({})
+        self.visits[visit - 1][label] = reports
 
 
 def run_study(
@@ -110,18 +139,21 @@ def run_study(
     echo: Callable[[str], None],
     restart: bool = False,
 ) -> StudyRun:
-    """Run every config's cells not done yet; stop at a Ctrl-C."""
+    """Run every visit's cells not done yet, A B ... B A; stop at a Ctrl-C."""
     result = StudyRun(folder)
-    for config in study.configs:
-        chosen = cells.get(config.label, [])
-        if not chosen:
-            continue
+    labels = [c.label for c in study.configs if cells.get(c.label)]
+    order = visit_order(labels)
+    for step, (label, visit) in enumerate(order, 1):
+        config, chosen = study.config(label), cells[label]
         options = options_for(config, [c.task for c in chosen])
         state = matrix.MatrixState.open(
-            folder / config.label, matrix.shared_options(options), restart
+            visit_folder(folder, label, visit), matrix.shared_options(options), restart
         )
         if not result.interrupted:
-            echo(f"== study {study.seed}: {config.label} ({config.seed_label})")
+            echo(
+                f"== study {study.seed}: {label} ({config.seed_label}), "
+                f"visit {visit}, step {step} of {len(order)}"
+            )
             result.codes += matrix.run_matrix(chosen, state, _always(options), echo)
-        result.reports[config.label] = state.reports(chosen)
+        result.add(visit, label, state.reports(chosen))
     return result

@@ -75,7 +75,8 @@ STUDY = Study(
         "Keystone of today; Rally's runner instead of siege (it may not hold "
         "every connection asked: the table says how many it reached); the "
         "nginx stock config is the suite's (2 x 1), not the seed's 10 x 2; "
-        "no TLS; quick: 10 and 200 connections (100 and 1000 with --levels), "
+        "no TLS; the list holds Keystone's one admin project (the seed's "
+        "held two); quick: 10 and 200 connections (100 and 1000 with --levels), "
         "10 s a level a round (half of the quick task files' 20 s)"
     ),
     round_scale={"quick": 0.5},  # 4 configs x 2 levels x 3 rounds: 25 minutes

@@ -77,7 +77,9 @@ class RoundRatio:
     failing: str = ""  # not comparable: a row mostly failed
 
 
-def _drift(values: Sequence[float | None]) -> float | None:
+def spread(values: Sequence[float | None]) -> float | None:
+    """The largest of ``values`` over the smallest, minus one (None: fewer
+    than two known)."""
     known = [v for v in values if v is not None and v > 0]
     if len(known) < 2:
         return None
@@ -99,7 +101,7 @@ def round_ratio(ratio: Ratio, level: int, per_round: Rounds) -> RoundRatio | Non
         for fast, slow in pairs
     ]
     drifts = [
-        _drift([side.figures.get(ratio.figure) for side in sides])
+        spread([side.figures.get(ratio.figure) for side in sides])
         for sides in zip(*pairs, strict=True)
     ]
     known = [d for d in drifts if d is not None]
@@ -110,7 +112,7 @@ def round_ratio(ratio: Ratio, level: int, per_round: Rounds) -> RoundRatio | Non
     )
 
 
-def _gist(said: str) -> str:
+def gist(said: str) -> str:
     """A verdict's gist: ``holds`` of ``holds, smaller here``."""
     return said.split(":")[0].split(",")[0]
 
@@ -124,7 +126,7 @@ def interval_verdict(seed: float | None, found: Estimate, seed_words: str = "") 
         plural = "" if found.rounds == 1 else "s"
         return f"{said} ({found.rounds} round{plural}: no interval)"
     ends = [study.verdict(seed, end, seed_words) for end in (found.low, found.high)]
-    gists = sorted({_gist(v) for v in (said, *ends)})
+    gists = sorted({gist(v) for v in (said, *ends)})
     if len(gists) > 1:
         return f"undecided: the interval allows {' and '.join(gists)}"
     return said

@@ -124,12 +124,12 @@ def _interval(row: RatioRow) -> str:
 
 def ratios_table(page: StudyPage) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the ratios (x: the slower's avg over the
-    faster's), with the 95% interval and the drift when ours are from
-    rounds."""
+    faster's), with the 95% interval when ours are from rounds and the
+    drift when measured (rounds, or visits A-B-A)."""
     in_rounds = any(row.rounds is not None for row in page.ratios)
+    with_drift = in_rounds or any(row.drift is not None for row in page.ratios)
     header = list(RATIO_COLUMNS)
-    if in_rounds:
-        header[-1:-1] = ["95% CI", "drift"]
+    header[-1:-1] = ["95% CI"] * in_rounds + ["drift"] * with_drift
     cells = []
     for row in page.ratios:
         line = [
@@ -139,8 +139,9 @@ def ratios_table(page: StudyPage) -> tuple[list[str], list[list[str]]]:
             f"{row.ours:.2f}x" if row.ours is not None else MISSING,
         ]
         if in_rounds:
-            drift = f"{row.drift:.0%}" if row.drift is not None else MISSING
-            line += [_interval(row), drift]
+            line.append(_interval(row))
+        if with_drift:
+            line.append(f"{row.drift:.0%}" if row.drift is not None else MISSING)
         cells.append([*line, row.verdict])
     return header, cells
 
@@ -178,6 +179,12 @@ def outro(page: StudyPage) -> list[str]:
             "every config minutes apart at most); drift: how far one config's "
             "figure moved between rounds, what a ratio of runs taken apart "
             "could be off by"
+        )
+    elif any(row.drift is not None for row in page.ratios):
+        lines.append(
+            "drift: how far one config's figure moved between its two visits "
+            "(A-B-A), what the ratio could be off by; undecided where that "
+            "changes the verdict"
         )
     return lines
 

@@ -75,13 +75,22 @@ def test_smoke_with_existing_users_creates_none_but_still_writes() -> None:
     assert "KeystonePerf.create_token" not in plan.needing_admin()
 
 
-def test_a_read_only_task_with_existing_users() -> None:
-    plan = build_plan([bundled("uwsgi/list-projects-c10-quick.json")], given_users=3)
+def test_a_read_only_task_with_existing_users(tmp_path: Path) -> None:
+    users = {"users": {"tenants": 2, "users_per_tenant": 1}}
+    plan = build_plan([task(tmp_path, workload(contexts=users))], given_users=3)
     assert not plan.writes
     assert plan.existing_users == 3
     assert plan.users_source == "the 3 existing users given (none created)"
     (work,) = plan.workloads
     assert (work.users_wanted, work.writes, work.stays) == (2, [], [])
+    assert work.load == "5 iterations at concurrency 2 (constant)"
+
+
+def test_the_bundled_project_list_needs_no_user() -> None:
+    plan = build_plan([bundled("uwsgi/list-projects-c10-quick.json")])
+    assert not plan.writes
+    (work,) = plan.workloads
+    assert (work.users_wanted, work.writes, work.stays) == (0, [], [])
     assert work.load == "20 s at concurrency 10 (constant_for_duration)"
 
 
