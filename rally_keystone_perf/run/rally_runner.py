@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -107,6 +108,9 @@ class RallyRunner:
         self.log = run.logs / "rally.log"
         self.rally = find_rally()
         self.task_ids: list[str] = []  # every task started, even if aborted
+        # what runs around each task's load: the session's resource sampler,
+        # paused between tasks when the Keystone idles among others
+        self.around_task: Callable[[], AbstractContextManager[None]] = nullcontext
 
     def _cmd(self, *args: str) -> list[str]:
         return [self.rally, "--config-file", str(self.config), *args]
@@ -170,6 +174,10 @@ class RallyRunner:
         for tag in tags:
             args += ["--tag", tag]
         self._log(f"$ rally {' '.join(args)}\n")
+        with self.around_task():
+            return self._run_task(args, task_file)
+
+    def _run_task(self, args: list[str], task_file: Path) -> TaskOutcome:
         proc = subprocess.Popen(
             services.dying_with_parent(self._cmd(*args)),
             stdout=subprocess.PIPE,

@@ -60,7 +60,9 @@ def open_sides(
     A side in ``sessions`` is a Keystone someone else runs (its session
     starts nothing); the others are started here from ``deployments``.
     ``names`` are the sides' names in the messages (default: the keys),
-    ``targets`` what a session's side measures (its auth URL).
+    ``targets`` what a session's side measures (its auth URL). A side
+    started here samples its server's CPU and memory during its own tasks
+    only: the others' load is not watched from an idle side.
     """
     with contextlib.ExitStack() as stack:
         found = {}
@@ -73,6 +75,8 @@ def open_sides(
                 continue
             echo(f"starting side {shown}")
             found[side] = stack.enter_context(
-                session.keystone_session(where, deployments[side], echo)
+                session.keystone_session(
+                    where, deployments[side], echo, sample_idle=False
+                )
             )
         yield found

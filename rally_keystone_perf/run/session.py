@@ -46,18 +46,24 @@ def keystone_session(
     deployment: Deployment,
     echo: Echo,
     keep_running: bool = False,
+    sample_idle: bool = True,
 ) -> Iterator[tuple[RunDir, rally_runner.RallyRunner]]:
     """Start Keystone in a new run folder and yield it with a prepared Rally.
 
     Keystone is stopped when the block ends, unless ``keep_running``.
+    Without ``sample_idle`` its CPU and memory are sampled during Rally's
+    tasks only (a Keystone idle while others are measured).
     """
     stop_signals.install()  # SIGTERM and SIGHUP stop the session as Ctrl-C does
     runs_dir.mkdir(parents=True, exist_ok=True)
     run = launcher.up(runs_dir, deployment, progress=echo)
     resources = watch = None
     try:
-        resources = sampler.start_for_run(run)  # the server's CPU and memory
+        # the server's CPU and memory
+        resources = sampler.start_for_run(run, paused=not sample_idle)
         runner = rally_runner.RallyRunner(run, run_redactor(run), echo)
+        if resources is not None and not sample_idle:
+            runner.around_task = resources.sampling
         echo("preparing Rally (database and environment in the run folder)")
         runner.prepare()
         watch = machine_probe.MachineWatch.start()

@@ -18,7 +18,8 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 TARGET = CloudTarget("mine", "http://keystone.test:5000", "alice", "demo", password="x")
 SMOKE = "smoke.json"  # writes: creates users, revokes tokens
-READ_ONLY = "uwsgi/list-projects-c10-quick.json"  # reads, with 2 users
+READ_ONLY = "uwsgi/list-projects-c10-quick.json"  # reads, as the admin
+WITH_USERS = "uwsgi/validate-token-serial-quick.json"  # reads, with 4 users
 
 
 class Probed(Exception):
@@ -130,8 +131,8 @@ def test_a_read_only_task_needs_no_allow_writes(
 def test_a_task_wanting_users_writes_unless_they_are_given(
     cloud: list[tuple], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cloud_commands.run_on_cloud(_args(), _tasks(READ_ONLY)) == 1
-    assert "creates: 2 user(s) and 2 project(s)" in capsys.readouterr().err
+    assert cloud_commands.run_on_cloud(_args(), _tasks(WITH_USERS)) == 1
+    assert "creates: 4 user(s) and 1 project(s)" in capsys.readouterr().err
 
 
 def test_existing_users_do_not_make_a_writing_task_read_only(

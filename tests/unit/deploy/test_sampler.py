@@ -105,6 +105,25 @@ def test_samples_a_process_tree(tmp_path: Path, busy: subprocess.Popen) -> None:
     assert all(s.timestamp > 0 for s in samples)
 
 
+def test_a_paused_sampler_writes_rows_only_while_sampling(
+    tmp_path: Path, busy: subprocess.Popen
+) -> None:
+    out = tmp_path / "resources.csv"
+    resources = ResourceSampler.for_pid(busy.pid, out, interval=0.05)
+    resources.pause()
+    resources.start()
+    time.sleep(0.4)
+    assert resources.rows == 0  # idle: not a single row
+    with resources.sampling():
+        time.sleep(0.4)
+    during = resources.rows
+    assert during >= 3
+    time.sleep(0.4)
+    assert resources.rows <= during + 1  # paused again (one row in flight)
+    resources.stop()
+    assert resources.running is False
+
+
 def test_processes_that_come_and_go_keep_counting(
     tmp_path: Path, churn: subprocess.Popen
 ) -> None:

@@ -33,9 +33,13 @@ def install(monkeypatch: Any) -> dict[str, Any]:
     task's tags), ``stopped`` (the sides' folders, as they stop) and
     ``interrupt_at`` (the task, counted from 1, that is interrupted)."""
     seen: dict[str, Any] = {"log": [], "stopped": [], "interrupt_at": None}
+    seen["sampled_idle"] = []  # each side's sample_idle
 
     @contextlib.contextmanager
-    def session(runs: Path, deployment: Any, echo: Any) -> Iterator[tuple]:
+    def session(
+        runs: Path, deployment: Any, echo: Any, sample_idle: bool = True
+    ) -> Iterator[tuple]:
+        seen["sampled_idle"].append(sample_idle)
         run = RunDir(runs / "run")
         run.create()
         try:

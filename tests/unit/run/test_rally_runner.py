@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -375,6 +377,23 @@ def test_start_task(
     assert f"{PREFIX}auth with password ***\n" in log
     assert SECRET not in log
     assert "ITER: 25 END: OK" in log
+
+
+def test_around_task_wraps_each_task(
+    runner: RallyRunner, run: RunDir, fake_rally: dict
+) -> None:
+    fake_rally["output"].write_text(_header(UUID, []))
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def around() -> Iterator[None]:
+        seen.append("in")
+        yield
+        seen.append("out")
+
+    runner.around_task = around
+    runner.start_task(run.root / "smoke.json")
+    assert seen == ["in", "out"]
 
 
 def test_start_task_sla_failure_keeps_the_report(

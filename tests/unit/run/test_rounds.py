@@ -45,16 +45,17 @@ def test_the_sides_come_up_in_order_and_all_stop(monkeypatch, tmp_path: Path) ->
         assert up["y"][0].root == tmp_path / "y" / "run"
     assert messages == ["starting side x", "starting side y", "starting side z"]
     assert seen["stopped"] == ["z", "y", "x"]
+    assert seen["sampled_idle"] == [False] * 3  # each side watched in its turn only
 
 
 def test_a_side_failing_to_start_stops_those_up(monkeypatch, tmp_path: Path) -> None:
     seen = fake_sides.install(monkeypatch)
     started = rounds.session.keystone_session
 
-    def failing(runs: Path, deployment: Any, echo: Any) -> Any:
+    def failing(runs: Path, deployment: Any, echo: Any, **options: Any) -> Any:
         if runs.name == "y":
             raise RuntimeError("y did not start")
-        return started(runs, deployment, echo)
+        return started(runs, deployment, echo, **options)
 
     monkeypatch.setattr(rounds.session, "keystone_session", failing)
     with pytest.raises(RuntimeError, match="y did not start"):

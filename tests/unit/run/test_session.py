@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ def test_run_redactor_hides_the_nova_stack_passwords(run: RunDir) -> None:
 class FakeRunner:
     def __init__(self, run: RunDir, redact: Any, echo: Any) -> None:
         self.redact = redact
+        self.around_task = contextlib.nullcontext
 
     def prepare(self) -> None:
         self.prepared = True
@@ -44,11 +46,16 @@ class FakeRunner:
 
 @pytest.fixture
 def fakes(run: RunDir, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    record: dict[str, Any] = {"stopped": []}
+    record: dict[str, Any] = {"stopped": [], "sampler": None, "paused": []}
     _secrets(run, pool=True)
     monkeypatch.setattr(launcher, "up", lambda root, options, progress: run)
     monkeypatch.setattr(launcher, "stop", lambda r: record["stopped"].append(r))
-    monkeypatch.setattr(sampler, "start_for_run", lambda r: None)
+
+    def start_for_run(run: RunDir, paused: bool = False) -> Any:
+        record["paused"].append(paused)
+        return record["sampler"]
+
+    monkeypatch.setattr(sampler, "start_for_run", start_for_run)
     monkeypatch.setattr(rally_runner, "RallyRunner", FakeRunner)
     return record
 
@@ -83,3 +90,19 @@ def test_session_keep_running(tmp_path: Path, run: RunDir, fakes) -> None:
         pass
     assert fakes["stopped"] == []
     assert "rally-keystone-perf down --run" in messages[-1]
+
+
+def test_a_side_idle_among_others_is_sampled_during_its_tasks_only(
+    tmp_path: Path, run: RunDir, fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resources = sampler.ResourceSampler([])
+    fakes["sampler"] = resources
+    options = resolve(LaunchOptions())
+    with session.keystone_session(tmp_path, options, print) as (_, runner):
+        assert runner.around_task is contextlib.nullcontext  # sampled throughout
+    with session.keystone_session(tmp_path, options, print, sample_idle=False) as (
+        _,
+        runner,
+    ):
+        assert runner.around_task == resources.sampling
+    assert fakes["paused"] == [False, True]
