@@ -11,6 +11,7 @@ import yaml
 
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
 from rally_keystone_perf.deploy import modes
+from rally_keystone_perf.deploy.builds import dated
 from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.deploy.user_pool import parse_size
 from rally_keystone_perf.report.writers.registry import FORMATS
@@ -118,7 +119,8 @@ def _add_build(parser: argparse.ArgumentParser) -> None:
         "Keystone build",
         "run another Keystone than the one installed beside the suite: each "
         "build is installed once into a venv of its own (every other library "
-        "at the suite's version) and reused; an A/B side takes one with "
+        "at the suite's version, or as of a date: --build-deps) and reused; "
+        "an A/B side takes one with "
         "--b '--keystone-build SPEC'",
     )
     group.add_argument(
@@ -131,12 +133,30 @@ def _add_build(parser: argparse.ArgumentParser) -> None:
         "Keystone)",
     )
     group.add_argument(
+        "--build-deps",
+        default="suite",
+        type=build_deps_choice,
+        metavar="suite|release|YYYY-MM-DD",
+        help="the build's other libraries: the suite's versions (suite, the "
+        "default: only Keystone differs), or as PyPI had them on the day its "
+        "Keystone was released there (release) or on a date; see "
+        "deploy/builds/dated.py",
+    )
+    group.add_argument(
         "--build-cache",
         default=None,
         metavar="DIR",
         help="folder of the builds' venvs (default: $KEYSTONE_PERF_BUILD_CACHE, "
         "else ~/.cache/rally-keystone-perf/builds)",
     )
+
+
+def build_deps_choice(text: str) -> str:
+    """``--build-deps``' value, checked."""
+    try:
+        return dated.choice(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def trace_choice(text: str) -> str:

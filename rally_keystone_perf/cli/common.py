@@ -90,6 +90,7 @@ def launch_options(
         client_hosts=getattr(args, "worker_hosts", 0),
         trace=getattr(args, "trace", None),  # --trace slowest:N | sample:P
         keystone_build=getattr(args, "keystone_build", None),
+        build_deps=getattr(args, "build_deps", "suite"),
         build_cache=getattr(args, "build_cache", None),
     )
 

@@ -65,6 +65,10 @@ class LaunchOptions:
     # --keystone-build SPEC (deploy/builds): a pip requirement, git URL@ref or
     # checkout; None: the Keystone installed beside the suite
     keystone_build: str | None = None
+    # --build-deps: the build's other libraries, the suite's versions
+    # ("suite"), those of its Keystone's release day ("release") or of a
+    # date ("2025-04-02") (deploy/builds/dated.py)
+    build_deps: str = "suite"
     # the build's venv once installed (deploy/builds/venvs.py), and its cache
     keystone_venv: str | None = None
     build_cache: str | None = None

@@ -30,7 +30,10 @@ COUNTS_FILE = "instructions.json"
 COUNTS_VERSION = 1
 FOLDER = "instructions"
 # what may differ between the sides of a count: the build, and where it is
-BUILD_OPTIONS = ("keystone_build", "keystone_venv", "build_cache", "host", "port")
+BUILD_OPTIONS = (
+    *("keystone_build", "build_deps", "keystone_venv", "build_cache"),
+    *("host", "port"),
+)
 Echo = Callable[[str], None]
 
 

@@ -248,6 +248,7 @@ def recorded_options(options: LaunchOptions) -> dict[str, Any]:
         **shared_options(options),
         "mode": options.mode,
         "keystone_build": options.keystone_build,
+        "build_deps": options.build_deps,
     }
 
 

@@ -27,7 +27,7 @@ def prepare(deployment: Deployment, progress: Progress) -> Deployment:
         )
     build_spec = spec.parse(options.keystone_build)
     progress(f"resolving Keystone build {build_spec.text}")
-    resolution = resolve.resolve(build_spec)
+    resolution = resolve.resolve(build_spec, options.build_deps)
     cache = Path(options.build_cache) if options.build_cache else None
     built = venvs.ensure(resolution, cache or venvs.default_cache(), progress)
     return dataclasses.replace(

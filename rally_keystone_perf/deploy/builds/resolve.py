@@ -3,8 +3,9 @@
 ``pip install --dry-run --no-deps --report`` names the version and the exact
 source pip would install: a file's sha256, a git commit, or a local folder
 (whose content we hash ourselves: a checkout's uncommitted changes count).
-The build's cache key covers that, the interpreter and the libraries pinned
-beside it (:mod:`.pins`), so a venv is reused only for the same build.
+The build's cache key covers that, the interpreter and the libraries
+beside it: pinned to the suite's (:mod:`.pins`), or taken as of a date
+(:mod:`.dated`), so a venv is reused only for the same build.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from rally_keystone_perf.deploy import logtail
-from rally_keystone_perf.deploy.builds import pins
+from rally_keystone_perf.deploy.builds import dated, pins
 from rally_keystone_perf.deploy.builds.spec import BuildSpec
 from rally_keystone_perf.deploy.options import LaunchError
 
@@ -40,6 +41,7 @@ class Resolution:
     version: str
     source: dict[str, str]
     key: str
+    libraries_as_of: str | None = None  # None: the suite's versions (pins)
 
     def describe(self) -> str:
         """One line: the version and where it comes from."""
@@ -47,9 +49,18 @@ class Resolution:
         where = source.get("commit") or source.get("sha256") or source.get("content")
         return f"keystone {self.version} ({self.spec.kind} {(where or '')[:12]})"
 
+    def libraries(self) -> str:
+        """Where the other libraries come from, in words."""
+        if self.libraries_as_of is None:
+            return "the other libraries at the suite's versions"
+        return f"the other libraries as PyPI had them on {self.libraries_as_of}"
 
-def resolve(spec: BuildSpec) -> Resolution:
-    """Ask pip what ``spec`` installs; LaunchError with pip's tail if nothing."""
+
+def resolve(spec: BuildSpec, deps: str = dated.SUITE) -> Resolution:
+    """Ask pip what ``spec`` installs; LaunchError with pip's tail if nothing.
+
+    ``deps``: the libraries beside it (``--build-deps``: suite, release or
+    a date)."""
     with tempfile.TemporaryDirectory(prefix="ksp-resolve-") as scratch:
         report_file = Path(scratch) / "report.json"
         log = Path(scratch) / "pip.log"
@@ -69,7 +80,7 @@ def resolve(spec: BuildSpec) -> Resolution:
                 f"pip said:\n{pip_tail(log)}"
             )
         item = json.loads(report_file.read_text())["install"][0]
-    return _resolution(spec, item)
+    return _resolution(spec, item, deps)
 
 
 def pip_tail(log: Path, lines: int = logtail.LOG_TAIL_LINES) -> str:
@@ -82,7 +93,9 @@ def pip_tail(log: Path, lines: int = logtail.LOG_TAIL_LINES) -> str:
     return "\n".join(kept[-lines:])
 
 
-def _resolution(spec: BuildSpec, item: dict[str, Any]) -> Resolution:
+def _resolution(
+    spec: BuildSpec, item: dict[str, Any], deps: str = dated.SUITE
+) -> Resolution:
     """The Resolution of pip's report entry; LaunchError when not Keystone."""
     name, version = item["metadata"]["name"], item["metadata"]["version"]
     if canonicalize_name(name) != "keystone":
@@ -90,15 +103,18 @@ def _resolution(spec: BuildSpec, item: dict[str, Any]) -> Resolution:
             f"Keystone build {spec.text} resolves to {name} {version}, not keystone"
         )
     source = _source(spec, item.get("download_info", {}))
-    identity = {
-        "keystone": version,
-        "source": source,
-        "python": sys.version,
-        "pins": pins.digest(),
-    }
+    as_of = dated.cutoff(deps, version)
+    identity: dict[str, Any] = {"keystone": version, "source": source}
+    identity["python"] = sys.version
+    if as_of is None:
+        identity["pins"] = pins.digest()
+    else:
+        identity["libraries_as_of"] = as_of
+        identity["fixes"] = dated.KNOWN_FIXES
+        identity["server_libraries"] = pins.SERVER_LIBRARIES
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode())
     key = f"keystone-{version}-{digest.hexdigest()[:16]}"
-    return Resolution(spec, version, source, key)
+    return Resolution(spec, version, source, key, as_of)
 
 
 def _source(spec: BuildSpec, info: dict[str, Any]) -> dict[str, str]:

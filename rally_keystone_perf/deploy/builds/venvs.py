@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import services
-from rally_keystone_perf.deploy.builds import pins
+from rally_keystone_perf.deploy.builds import dated, pins
 from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution, pip_tail
 from rally_keystone_perf.deploy.options import LaunchError, Progress
 
@@ -72,7 +72,7 @@ def ensure(resolution: Resolution, cache: Path, progress: Progress) -> BuildVenv
     scratch = cache / f"{SCRATCH_PREFIX}{resolution.key}-{os.getpid()}"
     progress(
         f"Keystone build {resolution.spec.text}: installing {resolution.describe()} "
-        f"into {final} (once; the other libraries at the suite's versions)"
+        f"into {final} (once; {resolution.libraries()})"
     )
     started = time.monotonic()
     try:
@@ -88,21 +88,12 @@ def ensure(resolution: Resolution, cache: Path, progress: Progress) -> BuildVenv
 
 
 def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
-    """A venv in ``scratch`` with the build and the pinned libraries."""
+    """A venv in ``scratch`` with the build and its libraries."""
     scratch.mkdir()
-    constraints = scratch / PINS_FILE  # kept: what the build was pinned to
-    constraints.write_text(pins.constraints())
     python = scratch / "bin" / "python"
     steps = [
         [sys.executable, "-m", "venv", str(scratch)],
-        # the suite's pip: the venv module's own may not read every spec
-        [str(python), "-m", "pip", "install", *PIP_QUIET, pins.pip_requirement()],
-        [
-            str(python),
-            *("-m", "pip", "install", *PIP_QUIET, "-c", str(constraints)),
-            resolution.spec.pip_argument,
-            *pins.server_requirements(),
-        ],
+        *_library_steps(resolution, scratch, python),
         [str(python), "-c", "import keystone.server.flask"],
     ]
     code = 0
@@ -118,9 +109,41 @@ def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
     if code != 0:
         raise LaunchError(
             f"installing Keystone build {resolution.spec.text} failed (exit "
-            f"{code}; its libraries are pinned to the suite's versions); last "
-            f"lines of {log}:\n{pip_tail(log)}"
+            f"{code}; {resolution.libraries()}); last lines of {log}:\n"
+            f"{pip_tail(log)}"
         )
+
+
+def _library_steps(
+    resolution: Resolution, scratch: Path, python: Path
+) -> list[list[str]]:
+    """The build and its libraries: pinned to the suite's (pip), or as of
+    a date (uv), with the server-side libraries the suite's code needs."""
+    constraints = scratch / PINS_FILE  # kept: what the build was pinned to
+    if resolution.libraries_as_of is not None:
+        constraints.write_text("".join(f"{fix}\n" for fix in dated.KNOWN_FIXES))
+        names = [name for name, _ in map(_split_pin, pins.server_requirements())]
+        wanted = [resolution.spec.pip_argument, *names]
+        return [
+            dated.install_argv(python, resolution.libraries_as_of, wanted, constraints)
+        ]
+    constraints.write_text(pins.constraints())
+    return [
+        # the suite's pip: the venv module's own may not read every spec
+        [str(python), "-m", "pip", "install", *PIP_QUIET, pins.pip_requirement()],
+        [
+            str(python),
+            *("-m", "pip", "install", *PIP_QUIET, "-c", str(constraints)),
+            resolution.spec.pip_argument,
+            *pins.server_requirements(),
+        ],
+    ]
+
+
+def _split_pin(requirement: str) -> tuple[str, str]:
+    """``("PyMySQL", "1.1.1")`` of ``PyMySQL==1.1.1``."""
+    name, _, version = requirement.partition("==")
+    return name, version
 
 
 def _info(resolution: Resolution, final: Path, seconds: float) -> dict[str, Any]:
@@ -129,6 +152,7 @@ def _info(resolution: Resolution, final: Path, seconds: float) -> dict[str, Any]
         "kind": resolution.spec.kind,
         "version": resolution.version,
         "source": resolution.source,
+        "libraries_as_of": resolution.libraries_as_of,
         "key": resolution.key,
         "venv": str(final),
         "python": sys.version.split()[0],

@@ -78,3 +78,20 @@ def test_resolve_failure_shows_pip_tail(monkeypatch: pytest.MonkeyPatch) -> None
     assert "does not resolve (pip exit 1)" in str(err.value)
     assert "ERROR: no such ref" in str(err.value)
     assert "is ignored" not in str(err.value)
+
+
+def test_libraries_as_of_a_date_are_another_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wanted = spec.parse("keystone==29.1.0")
+    item = _item(url="https://x/k.whl", archive_info={"hashes": {"sha256": "ab" * 32}})
+    pinned = resolve._resolution(wanted, item)
+    assert pinned.libraries_as_of is None
+    assert pinned.libraries() == "the other libraries at the suite's versions"
+    dated_build = resolve._resolution(wanted, item, "2026-09-03")
+    assert dated_build.libraries_as_of == "2026-09-03"
+    assert (
+        dated_build.libraries() == "the other libraries as PyPI had them on 2026-09-03"
+    )
+    assert dated_build.key != pinned.key
+    assert resolve._resolution(wanted, item, "2026-09-04").key != dated_build.key

@@ -118,3 +118,23 @@ def test_default_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(venvs.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert venvs.default_cache() == tmp_path / "rally-keystone-perf" / "builds"
+
+
+def test_a_dated_build_is_installed_by_uv_as_of_its_date(tmp_path: Path) -> None:
+    dated_build = resolve.Resolution(
+        RESOLUTION.spec, "27.0.0", {"sha256": "ab" * 32}, "k", "2025-04-02T10:50:25Z"
+    )
+    tmp_path.joinpath("bin").mkdir()
+    (step,) = venvs._library_steps(dated_build, tmp_path, tmp_path / "bin/python")
+    assert Path(step[0]).name == "uv"
+    assert step[step.index("--exclude-newer") + 1] == "2025-04-02T10:50:25Z"
+    assert "keystone==29.1.0" in step and "eventlet" in step  # names, not pins
+    assert not any("==" in arg for arg in step if arg != "keystone==29.1.0")
+    constraints = Path(step[step.index("--constraint") + 1])
+    assert constraints.read_text() == "pyOpenSSL>=24.0\n"
+
+
+def test_a_pinned_build_takes_the_suites_versions(tmp_path: Path) -> None:
+    steps = venvs._library_steps(RESOLUTION, tmp_path, tmp_path / "bin/python")
+    assert [step[1:4] for step in steps] == [["-m", "pip", "install"]] * 2
+    assert "eventlet==" in " ".join(steps[1])
