@@ -17,6 +17,7 @@ from rally_keystone_perf.cli import (
     cloud_commands,
     deploy_commands,
     engine_options,
+    release_commands,
     report_commands,
     run_commands,
     study_commands,
@@ -331,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub)
     _add_tasks(sub)
     study_commands.add_study_command(sub)
+    release_commands.add_releases_command(sub)
     ab_commands.add_ab_command(sub)
     engine_options.add_worker_command(sub)
     return parser

@@ -281,7 +281,7 @@ def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
         help="rounds taken in turns, every config up at once, each round "
         "running every config's task files: the ratios' intervals come from "
         "them (default: %(default)s; a study of clusters runs each config "
-        "once, one after the other)",
+        "as a matrix, A B ... B A, and ignores it)",
     )
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.deploy.options import Deployment, LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, session
 
@@ -28,6 +28,15 @@ Side = tuple[RunDir, rally_runner.RallyRunner]
 # a side's session on a Keystone not started here (a cloud): its folder in,
 # the run folder and Rally out, whatever is to do on the way out done
 SideSession = Callable[[Path], AbstractContextManager[Side]]
+
+
+class SideError(LaunchError):
+    """A side's Keystone did not start: which side, and why."""
+
+    def __init__(self, side: str, reason: str) -> None:
+        super().__init__(f"side {side}: {reason}")
+        self.side = side
+        self.reason = reason
 
 
 def balanced_order(round_no: int, sides: Sequence[str]) -> list[str]:
@@ -74,9 +83,12 @@ def open_sides(
                 found[side] = stack.enter_context(sessions[side](where))
                 continue
             echo(f"starting side {shown}")
-            found[side] = stack.enter_context(
-                session.keystone_session(
-                    where, deployments[side], echo, sample_idle=False
+            try:
+                found[side] = stack.enter_context(
+                    session.keystone_session(
+                        where, deployments[side], echo, sample_idle=False
+                    )
                 )
-            )
+            except LaunchError as exc:
+                raise SideError(side, str(exc)) from None
         yield found

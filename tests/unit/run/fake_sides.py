@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, rounds
 
@@ -31,7 +32,8 @@ class FakeRunner:
 def install(monkeypatch: Any) -> dict[str, Any]:
     """Every side's Keystone session faked; what they saw: ``log`` (each
     task's tags), ``stopped`` (the sides' folders, as they stop) and
-    ``interrupt_at`` (the task, counted from 1, that is interrupted)."""
+    ``interrupt_at`` (the task, counted from 1, that is interrupted); a
+    side named in ``fail_start`` does not start (LaunchError)."""
     seen: dict[str, Any] = {"log": [], "stopped": [], "interrupt_at": None}
     seen["sampled_idle"] = []  # each side's sample_idle
 
@@ -40,6 +42,8 @@ def install(monkeypatch: Any) -> dict[str, Any]:
         runs: Path, deployment: Any, echo: Any, sample_idle: bool = True
     ) -> Iterator[tuple]:
         seen["sampled_idle"].append(sample_idle)
+        if runs.name in seen.get("fail_start", ()):
+            raise LaunchError(f"{runs.name} did not start; last lines of its log")
         run = RunDir(runs / "run")
         run.create()
         try:

@@ -1,0 +1,212 @@
+"""``releases``: Keystone releases measured side by side in rounds taken in turns."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf import paths, stop_signals
+from rally_keystone_perf.cli import arguments
+from rally_keystone_perf.cli.common import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    combined_exit,
+    echo,
+    launch_options,
+)
+from rally_keystone_perf.deploy import preflight
+from rally_keystone_perf.deploy.builds import runtime
+from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
+from rally_keystone_perf.report.figures import releases as figures
+from rally_keystone_perf.report.figures import study_rounds
+from rally_keystone_perf.report.writers import releases as writer
+from rally_keystone_perf.run import releases as releases_run
+from rally_keystone_perf.run import study_rounds as rounds_run
+from rally_keystone_perf.tasks import check, generate
+from rally_keystone_perf.tasks.model import TaskFile
+
+DEFAULT_ROUNDS = 3
+MIN_ROUNDS = 2
+
+
+def _releases(text: str) -> list[str]:
+    """argparse type of ``--releases``."""
+    try:
+        return releases_run.release_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cmd_releases(args: argparse.Namespace) -> int:
+    """Measure Keystone releases side by side: token create, token validate
+    and project list, in rounds taken in turns.
+
+    Each release (--releases; default: the first of each of the four newest
+    Keystone series on PyPI) is installed once into a venv of its own, with
+    the libraries PyPI offered on the day it was released there
+    (--build-deps release, uv's --exclude-newer; --build-deps suite: the
+    suite's own, so that only Keystone differs), then all are started side
+    by side and measured in --rounds rounds, their order counterbalanced,
+    with tasks/releases-<size>.json. Each release's figures (the mean of
+    the rounds) and each release against the one before it (the median's
+    ratio with its 95 percent interval and the drift) are printed and
+    written to <release-dir>/releases.md, .html and .svg (the plot). A
+    release that does not install or start is named with the reason and
+    the others are still measured (exit 1). Ctrl-C or SIGTERM keeps the
+    complete rounds; the same command resumes after them.
+    """
+    if args.keystone_build:
+        raise LaunchError("releases: each side is a release; drop --keystone-build")
+    versions = args.releases or releases_run.latest_releases()
+    task = TaskFile.load(args.task or paths.tasks_dir() / f"releases-{args.size}.json")
+    check.validate(task)
+    deployments, recorded = _deployments(args, versions, task)
+    echo(f"releases: {', '.join(versions)} ({args.build_deps} libraries)")
+    ready, failures = releases_run.installed(deployments, echo)
+    folder = args.release_dir or args.runs_dir / f"releases-{args.size}"
+    plan = releases_run.Plan(folder, ready, [task], args.rounds, args.restart, recorded)
+    result = releases_run.measure(plan, echo)
+    result.failures[:0] = failures
+    page = _page(args, versions, ready, result)
+    _write(page, folder)
+    if EXIT_INTERRUPTED in result.codes:
+        echo("interrupted: run the same command again to resume")
+        return stop_signals.exit_code(EXIT_INTERRUPTED)
+    return max(combined_exit(result.codes), EXIT_ERROR if result.failures else 0)
+
+
+def _deployments(
+    args: argparse.Namespace, versions: Sequence[str], task: TaskFile
+) -> tuple[dict[str, Deployment], dict[str, dict[str, Any]]]:
+    """Each release's deployment, checked before anything is installed."""
+    base = launch_options(args, [task])
+    if base.clustered:
+        raise LaunchError(
+            "releases: every release is up at once, so one node each "
+            "(clusters of several releases do not fit side by side)"
+        )
+    deployments, recorded = {}, {}
+    for version in versions:
+        options = dataclasses.replace(
+            base,
+            port=None,
+            keystone_build=releases_run.build_spec(version),
+            build_deps=args.build_deps,
+        )
+        deployments[version] = resolve(options, echo)
+        check.check_deployment(task, deployments[version])
+        recorded[version] = {
+            "options": rounds_run.recorded_options(options),
+            "tasks": rounds_run.recorded_tasks([task]),
+        }
+    first = next(iter(deployments.values()))
+    preflight.check_requirements(preflight.requirements(first))
+    return deployments, recorded
+
+
+def _libraries(deployments: Mapping[str, Deployment]) -> str:
+    """``27.0.0 as of 2025-04-02, ...`` from each installed build."""
+    said = []
+    for version, deployment in deployments.items():
+        build = runtime.build(deployment.options)
+        as_of = (build.info.get("libraries_as_of") if build else None) or ""
+        said.append(f"{version}: {'as of ' + as_of[:10] if as_of else 'the suite'}")
+    return "; ".join(said)
+
+
+def _page(
+    args: argparse.Namespace,
+    versions: Sequence[str],
+    ready: Mapping[str, Deployment],
+    result: releases_run.ReleasesRun,
+) -> writer.ReleasesPage:
+    """The page of the rounds done (none: only the releases left out)."""
+    measured = list(result.state.configs) if result.state else []
+    per_round = study_rounds.measured_rounds(
+        result.state.reports() if result.state else []
+    )
+    level = figures.level_of(per_round)
+    done = len(per_round)
+    partial = "" if done >= args.rounds else f" (partial: {done} of {args.rounds})"
+    mode = next(iter(ready.values())).mode.name if ready else "-"
+    return writer.ReleasesPage(
+        f"Keystone releases ({args.size}, {mode}, concurrency {level}): token "
+        "create, token validate, project list",
+        versions,
+        figures.release_rows(measured, study_rounds.combined(per_round), level),
+        figures.pair_rows(measured, per_round),
+        result.failures,
+        (
+            f"ours: {done} rounds{partial} taken in turns, every release up at "
+            "once, their order counterbalanced; a row is the mean of its rounds",
+            f"libraries: {_libraries({v: ready[v] for v in measured})}",
+        ),
+    )
+
+
+def _write(page: writer.ReleasesPage, folder: Path) -> None:
+    """The page printed, and written as releases.md, .html and .svg."""
+    writer.write_text(page, sys.stdout)
+    folder.mkdir(parents=True, exist_ok=True)
+    for suffix, write in (
+        ("md", writer.write_markdown),
+        ("html", writer.write_html),
+        ("svg", writer.write_svg),
+    ):
+        path = folder / f"releases.{suffix}"
+        with path.open("w", encoding="utf-8") as stream:
+            write(page, stream)
+        echo(f"written: {path}")
+
+
+def add_releases_command(sub: Any) -> None:
+    """``releases``' arguments."""
+    parser = sub.add_parser(
+        "releases",
+        help="Keystone releases side by side, in rounds taken in turns",
+        description=cmd_releases.__doc__,
+    )
+    parser.add_argument(
+        "--releases",
+        type=_releases,
+        default=None,
+        metavar="X.Y.Z,...",
+        help="the Keystone versions to measure, two or more (default: the "
+        "first release of each of the four newest series on PyPI)",
+    )
+    parser.add_argument(
+        "--size",
+        choices=generate.SIZES,
+        default="quick",
+        help="tasks/releases-<size>.json: quick (under 25 minutes on 2 cores) "
+        "or full (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--task",
+        type=Path,
+        default=None,
+        help="another task file for every round (default: the size's)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=arguments.at_least(MIN_ROUNDS),
+        default=DEFAULT_ROUNDS,
+        help="rounds taken in turns (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--release-dir",
+        type=Path,
+        default=None,
+        help="where the rounds, run folders and pages go "
+        "(default: <runs-dir>/releases-<size>)",
+    )
+    parser.add_argument(
+        "--restart", action="store_true", help="forget the rounds done so far"
+    )
+    arguments.add_launch_options(parser, with_mode=True)
+    arguments.add_runs_dir(parser)
+    parser.set_defaults(func=cmd_releases, build_deps="release")

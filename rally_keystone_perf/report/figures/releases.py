@@ -1,0 +1,120 @@
+"""Keystone releases measured in rounds: each one's figures, each pair's ratio.
+
+A release's row for an action (``keystone.create_token``...) is the mean of
+its rounds (:func:`rally_keystone_perf.report.figures.study_rounds.combined`).
+A pair of releases next to each other (28.0.0 after 27.0.0) has, per action,
+the ratio of the newer's median to the older's taken within each round, and
+over the rounds its geometric mean with the 95% t-interval (the A/B's,
+:func:`rally_keystone_perf.report.figures.ab.estimate`) and the drift of one
+release's median between rounds beside it. The verdict is the interval's:
+``slower`` or ``faster`` only when the whole interval says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rally_keystone_perf.report.figures.study import Key, Measured
+from rally_keystone_perf.report.figures.study_rounds import Rounds, round_ratio
+from rally_keystone_perf.studies.model import Ratio
+
+ACTIONS = ("keystone.create_token", "keystone.validate_token", "keystone.list_projects")
+FIGURE = "median"
+
+
+@dataclass(frozen=True)
+class ReleaseRow:
+    """A release's figures for one action (None: not measured)."""
+
+    release: str
+    action: str
+    ours: Measured | None
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """The newer release's median over the older's, for one action."""
+
+    older: str
+    newer: str
+    action: str
+    ratio: float | None  # 1.10: the newer takes 10% longer
+    low: float | None
+    high: float | None
+    drift: float | None
+    rounds: int
+    verdict: str
+
+
+def level_of(per_round: Rounds) -> int | None:
+    """The concurrency the rounds ran at (the task's one level)."""
+    levels = {key[1] for found in per_round for key in found}
+    return min(levels) if levels else None
+
+
+def release_rows(
+    releases: Sequence[str], ours: Mapping[Key, Measured], level: int | None
+) -> list[ReleaseRow]:
+    """Every release's row for every action, action by action."""
+    return [
+        ReleaseRow(release, action, ours.get((release, level or 0, action)))
+        for action in ACTIONS
+        for release in releases
+    ]
+
+
+def verdict(ratio: float | None, low: float | None, high: float | None) -> str:
+    """``slower by 8% (3% to 13%)`` when the whole interval is above 1,
+    ``faster ...`` below it, else no difference measured."""
+    if ratio is None:
+        return "not measured"
+    if low is None or high is None:
+        return f"{_change(ratio)} (one round: no interval)"
+    if low > 1:
+        return f"slower by {ratio - 1:.0%} ({low - 1:.0%} to {high - 1:.0%})"
+    if high < 1:
+        return f"faster by {1 - ratio:.0%} ({1 - high:.0%} to {1 - low:.0%})"
+    allowed = f"{_change(low)} to {_change(high)}"
+    return f"no difference measured (the interval allows {allowed})"
+
+
+def _change(ratio: float) -> str:
+    """``+8%`` or ``-3%``: the newer's median against the older's."""
+    return f"{ratio - 1:+.0%}"
+
+
+def pair_rows(releases: Sequence[str], per_round: Rounds) -> list[PairRow]:
+    """Each release against the one before it, action by action."""
+    level = level_of(per_round) or 0
+    rows = []
+    for action in ACTIONS:
+        for older, newer in zip(releases, releases[1:], strict=False):
+            # the "faster" is the older: the gain is then newer / older
+            ratio = Ratio(
+                f"{newer} vs {older}", older, newer, action=action, figure=FIGURE
+            )
+            found = round_ratio(ratio, level, per_round)
+            if found is None:
+                rows.append(
+                    PairRow(
+                        older, newer, action, None, None, None, None, 0, "not measured"
+                    )
+                )
+                continue
+            estimate = found.found
+            said = found.failing or verdict(estimate.ratio, estimate.low, estimate.high)
+            rows.append(
+                PairRow(
+                    older,
+                    newer,
+                    action,
+                    estimate.ratio,
+                    estimate.low,
+                    estimate.high,
+                    found.drift,
+                    estimate.rounds,
+                    said,
+                )
+            )
+    return rows

@@ -1,0 +1,59 @@
+"""Releases in rounds: each pair's ratio of medians, its interval, a verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from rally_keystone_perf.report.figures import releases
+from rally_keystone_perf.report.figures.study import Measured
+
+TOKENS = "keystone.create_token"
+
+
+def _row(release: str, median: float, action: str = TOKENS) -> Measured:
+    figures = {"median": median, "p95": median * 2, "success": 1.0, "count": 150.0}
+    return Measured(release, 4, figures, 4 / median, 4, None)
+
+
+def _rounds(*medians: tuple[float, float]) -> list[dict]:
+    """Rounds of (27.0.0, 28.0.0) token medians at concurrency 4."""
+    return [
+        {
+            ("27.0.0", 4, TOKENS): _row("27.0.0", old),
+            ("28.0.0", 4, TOKENS): _row("28.0.0", new),
+        }
+        for old, new in medians
+    ]
+
+
+def test_a_newer_release_slower_in_every_round_is_slower() -> None:
+    # the machine slowed 40% in round 2: both alike, the ratio stays 1.2x
+    per_round = _rounds((0.10, 0.12), (0.14, 0.168), (0.10, 0.12))
+    rows = releases.pair_rows(["27.0.0", "28.0.0"], per_round)
+    tokens = next(row for row in rows if row.action == TOKENS)
+    assert tokens.ratio == pytest.approx(1.2)
+    assert tokens.drift == pytest.approx(0.4)
+    assert tokens.verdict == "slower by 20% (20% to 20%)"
+    others = [row for row in rows if row.action != TOKENS]
+    assert {row.verdict for row in others} == {"not measured"}
+
+
+def test_rounds_that_disagree_measure_no_difference() -> None:
+    per_round = _rounds((0.10, 0.12), (0.12, 0.10), (0.10, 0.11))
+    (tokens, *_) = releases.pair_rows(["27.0.0", "28.0.0"], per_round)
+    assert tokens.low is not None and tokens.low < 1 < tokens.high
+    assert tokens.verdict.startswith("no difference measured (the interval allows -")
+
+
+def test_verdicts() -> None:
+    assert releases.verdict(0.9, 0.85, 0.95) == "faster by 10% (5% to 15%)"
+    assert releases.verdict(1.1, None, None) == "+10% (one round: no interval)"
+    assert releases.verdict(None, None, None) == "not measured"
+
+
+def test_each_release_has_a_row_per_action_measured_or_not() -> None:
+    ours = {("27.0.0", 4, TOKENS): _row("27.0.0", 0.1)}
+    rows = releases.release_rows(["27.0.0", "28.0.0"], ours, 4)
+    assert len(rows) == 2 * len(releases.ACTIONS)
+    assert rows[0].ours is ours[("27.0.0", 4, TOKENS)] and rows[1].ours is None
+    assert releases.level_of([ours]) == 4 and releases.level_of([]) is None
