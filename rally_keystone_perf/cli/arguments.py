@@ -35,15 +35,27 @@ def at_least(minimum: int) -> Callable[[str], int]:
 positive = at_least(1)
 
 
-def pool_choice(text: str) -> str:
-    """argparse type of ``--user-pool``: ``auto``, ``none`` or ``TxU``."""
-    choice = text.strip().lower()
-    if choice not in ("auto", "none"):
+def checked(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type of ``parse``, keeping its ValueError's words."""
+
+    def parsed(text: str) -> Any:
         try:
-            parse_size(choice)
+            return parse(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parsed
+
+
+def _pool(text: str) -> str:
+    """``--user-pool``: ``auto``, ``none`` or ``TxU`` (parse_size says why not)."""
+    choice = text.strip().lower()
+    if choice not in ("auto", "none"):
+        parse_size(choice)
     return choice
+
+
+pool_choice = checked(_pool)
 
 
 def task_args(text: str) -> dict[str, Any]:
@@ -120,27 +132,22 @@ def _add_build(parser: argparse.ArgumentParser) -> None:
         "run another Keystone than the one installed beside the suite: each "
         "build is installed once into a venv of its own (every other library "
         "at the suite's version, or as of a date: --build-deps) and reused; "
-        "an A/B side takes one with "
-        "--b '--keystone-build SPEC'",
+        "an A/B side takes one with --b '--keystone-build SPEC'",
     )
     group.add_argument(
         "--keystone-build",
         default=None,
         metavar="SPEC",
-        help="a pip requirement (keystone==29.1.0), a git URL with a ref "
-        "(git+file:///src/keystone@master) or a Keystone checkout's folder "
-        "(its uncommitted changes included) (default: none: the installed "
-        "Keystone)",
+        help="a pip requirement (keystone==29.1.0), a git URL@ref (git+file:///"
+        "src/keystone@master) or a checkout's folder (default: the installed one)",
     )
     group.add_argument(
         "--build-deps",
         default="suite",
         type=build_deps_choice,
         metavar="suite|release|YYYY-MM-DD",
-        help="the build's other libraries: the suite's versions (suite, the "
-        "default: only Keystone differs), or as PyPI had them on the day its "
-        "Keystone was released there (release) or on a date; see "
-        "deploy/builds/dated.py",
+        help="the build's other libraries: the suite's versions (suite: only "
+        "Keystone differs), or as PyPI had them on its release day or a date",
     )
     group.add_argument(
         "--build-cache",
@@ -151,20 +158,8 @@ def _add_build(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_deps_choice(text: str) -> str:
-    """``--build-deps``' value, checked."""
-    try:
-        return dated.choice(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def trace_choice(text: str) -> str:
-    """``--trace``'s value, checked: ``slowest:N`` or ``sample:P``."""
-    try:
-        return profiler.parse_spec(text).text
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+build_deps_choice = checked(dated.choice)
+trace_choice = checked(lambda text: profiler.parse_spec(text).text)
 
 
 def _add_trace(parser: argparse.ArgumentParser) -> None:

@@ -33,14 +33,6 @@ DEFAULT_ROUNDS = 3
 MIN_ROUNDS = 2
 
 
-def _releases(text: str) -> list[str]:
-    """argparse type of ``--releases``."""
-    try:
-        return releases_run.release_list(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def cmd_releases(args: argparse.Namespace) -> int:
     """Measure Keystone releases side by side: token create, token validate
     and project list, in rounds taken in turns.
@@ -172,7 +164,7 @@ def add_releases_command(sub: Any) -> None:
     )
     parser.add_argument(
         "--releases",
-        type=_releases,
+        type=arguments.checked(releases_run.release_list),
         default=None,
         metavar="X.Y.Z,...",
         help="the Keystone versions to measure, two or more (default: the "

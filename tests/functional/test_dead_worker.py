@@ -1,6 +1,8 @@
 """A Keystone worker killed mid-load costs only its in-flight requests.
 
-For each deployment mode: ``rally-keystone-perf run`` of a list_projects
+For each kind of worker (uwsgi's, Apache's, eventlet's; nginx+uwsgi runs
+uwsgi's workers behind nginx, and its kill is uwsgi's: left out for CI's
+time): ``rally-keystone-perf run`` of a list_projects
 workload at concurrency 4; once the load runs, the busiest Keystone worker
 process gets SIGKILL (as the OOM killer would). Every planned iteration is
 recorded, a failed one fails within 5 s (connection closed, bad gateway: not
@@ -38,7 +40,7 @@ WORKLOAD = {
     "runner": {"constant": {"times": TIMES, "concurrency": 4}},
     "contexts": {"users": {"tenants": 1, "users_per_tenant": 1}},
 }
-MODES = ["uwsgi", "nginx-uwsgi", "apache", "eventlet"]
+MODES = ["uwsgi", "apache", "eventlet"]
 
 
 def _workers(run: RunDir) -> list[psutil.Process]:

@@ -1,11 +1,13 @@
 """Instruction counts under callgrind, on real Keystones in one process.
 
-The same Keystone counted twice agrees within 1%; a build with a known
-extra cost in token validation (the A/B calibration's loop, about 5% of a
-validation's instructions) is told apart by ``ab --instructions`` and failed
-by ``gate --max-instruction-increase 1%``; that A/B of two git refs is also
-the builds' (each side's spec, version and commit recorded, nothing left
-running). Bounded: one small workload, short replays (about 6 minutes).
+A build with a known extra cost in token validation (the A/B calibration's
+loop, about 5% of a validation's instructions) is told apart by ``ab
+--instructions`` and failed by ``gate --max-instruction-increase 1%``; that
+A/B of two git refs is also the builds' (each side's spec, version and
+commit recorded, nothing left running). Bounded: one small workload, short
+replays. How repeatable a count is (the same Keystone counted ten times,
+the other core idle or busy: within 0.05%) is ``benchmarks.instruction_counts``'
+figure, not a CI test's: CI's time.
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ import pytest
 from benchmarks import ab_calibration
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.builds import source
-from rally_keystone_perf.deploy.instructions import count, markers, site
-from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.deploy.instructions import markers
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
@@ -42,26 +43,6 @@ VALIDATE = {
     "runner": {"constant": {"times": 8, "concurrency": 2}},
     "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 2}},
 }
-SHORT = count.CountPlan(warm_up=4, segments=2, iterations=3, layouts=2)
-
-
-def _specs() -> list[dict]:
-    workload = {"name": "KeystonePerf.validate_token", "args": {}, **VALIDATE}
-    return count.workload_specs([workload])
-
-
-def test_the_same_keystone_counted_twice_agrees_within_1_percent(
-    tmp_path: Path,
-) -> None:
-    options = site.count_options(LaunchOptions(password_hash_rounds=FAST_HASH_ROUNDS))
-    found = [
-        count.count_side(tmp_path / f"side{n}", options, _specs(), SHORT, print)[0]
-        for n in (1, 2)
-    ]
-    first, second = (f.per_request for f in found)
-    assert 100e6 < first < 1000e6  # a validation: hundreds of millions
-    assert abs(second / first - 1) < 0.01
-    assert all(f.spread < 0.01 for f in found)
 
 
 def test_ab_instructions_detects_a_known_extra_cost(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""``study 000`` end to end at one level: real Keystones, all three up at
-once and measured in two rounds taken in turns, the seed's table beside
+"""``study 000`` end to end at one level: real Keystones, two of its three
+configs (one eventlet worker and Apache: CI's time) up at once and
+measured in two rounds taken in turns, the seed's table beside
 ours, each ratio with its interval, the page written. The other seeds run
 the same code (their tables, words-only rows like seed 003's and ratios are
 unit tested); the full quick studies are a benchmark: ``python -m
@@ -34,11 +35,12 @@ def _section(out: str, label: str) -> str:
 def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> None:
     require_mode(cli_options(["--mode", "apache"]))
     argv = ["study", "000", "--levels", "4", "--rounds", "2"]
+    argv += ["--configs", f"{seed000.ONE},{seed000.APACHE}"]
     argv += ["--runs-dir", str(runs_dir)]
     argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS)]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    for config in seed000.STUDY.configs:  # the seed's row and ours, measured
+    for config in seed000.STUDY.narrowed([seed000.ONE, seed000.APACHE]).configs:
         section = _section(out, config.label)
         row = re.search(r"^\| +4 \|(.*)$", section, re.M)
         assert row is not None, config.label
@@ -50,14 +52,13 @@ def test_study_000_at_concurrency_4(tmp_path: Path, runs_dir: Path, capsys) -> N
         r"^\| (4 workers vs 1|Apache vs 1 worker) +\| +4 \| (\S+) +\| (\S+)x", out, re.M
     )
     assert [(name, seed) for name, seed, _ in ratios] == [
-        ("4 workers vs 1", "3.37x"),
-        ("Apache vs 1 worker", "3.34x"),
+        ("Apache vs 1 worker", "3.34x"),  # 4 workers vs 1: eventlet-4w not run
     ]
     assert all(float(ours) > 0 for _, _, ours in ratios)
     intervals = re.findall(
         r"^\| (?:4 workers|Apache).*?\|\s+([\d.]+)-([\d.]+)x\s+\|", out, re.M
     )
-    assert len(intervals) == 2, out  # each ratio with its interval over the rounds
+    assert len(intervals) == 1, out  # the ratio with its interval over the rounds
     assert "ours: 2 rounds taken in turns" in out
     folder = runs_dir / "study-000-quick"
     assert (folder / "study-000.md").read_text().startswith("## study 000 (quick)")

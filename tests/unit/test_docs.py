@@ -45,6 +45,7 @@ OTHER_PROGRAMS = {
     "--wsrep-start-position": "mariadbd, a rejoining Galera member",
     "--no-sandbox": "chromium",
     "--headless": "chromium",
+    "--exclude-newer": "uv pip install, which installs a build as of a date",
 }
 
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from uv import find_uv_bin
+
 from rally_keystone_perf.deploy.options import LaunchError
 
 SUITE, RELEASE = "suite", "release"
@@ -108,12 +110,9 @@ def cutoff(deps: str, version: str, fetch: Fetch = fetch_simple_json) -> str | N
 def uv_binary() -> Path:
     """The uv that came with the suite (the ``uv`` package from PyPI)."""
     try:
-        from uv import find_uv_bin
-    except ImportError:
-        raise LaunchError(
-            "--build-deps: uv is not installed beside the suite (pip install uv)"
-        ) from None
-    return Path(find_uv_bin())
+        return Path(find_uv_bin())
+    except FileNotFoundError as exc:
+        raise LaunchError(f"--build-deps: uv is not usable here ({exc})") from None
 
 
 def install_argv(

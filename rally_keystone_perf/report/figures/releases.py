@@ -75,8 +75,7 @@ def verdict(ratio: float | None, low: float | None, high: float | None) -> str:
         return f"slower by {ratio - 1:.0%} ({low - 1:.0%} to {high - 1:.0%})"
     if high < 1:
         return f"faster by {1 - ratio:.0%} ({1 - high:.0%} to {1 - low:.0%})"
-    allowed = f"{_change(low)} to {_change(high)}"
-    return f"no difference measured (the interval allows {allowed})"
+    return f"no difference measured ({_change(low)} to {_change(high)})"
 
 
 def _change(ratio: float) -> str:

@@ -158,8 +158,12 @@ def write_html(page: ReleasesPage, stream: TextIO) -> None:
 
 
 def write_svg(page: ReleasesPage, stream: TextIO) -> None:
-    """The plot alone, a standalone SVG file (empty: nothing to plot)."""
+    """The plot alone, a standalone SVG file with the plots' style sheet
+    (empty: nothing to plot)."""
     drawn = plot(page)
-    stream.write(
-        drawn.replace("<svg ", f"<svg {SVG_NAMESPACE}", 1) + "\n" if drawn else ""
-    )
+    if not drawn:
+        return
+    head, _, rest = drawn.partition("\n")
+    style = f"<style>{kit.PLOT_STYLE}</style>"
+    head = head.replace("<svg ", f"<svg {SVG_NAMESPACE}", 1)
+    stream.write(f"{head}\n{style}\n{rest}\n")

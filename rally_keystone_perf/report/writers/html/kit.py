@@ -8,6 +8,16 @@ from collections.abc import Iterable, Sequence
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 INDENT_EM = 1.5
 
+# the plots' own rules: in every page, and in a plot written as an SVG file
+PLOT_STYLE = """
+svg.plot { background: #fff; border: 1px solid #e3e8ed; border-radius: 4px;
+           max-width: 100%; height: auto; }
+svg.plot text { font-family: inherit; font-size: 12px; fill: #1d2328; }
+svg.plot text.title { font-size: 13px; font-weight: 600; }
+svg.plot .axis { stroke: #6b7580; stroke-width: 1; }
+svg.plot .grid { stroke: #e3e8ed; stroke-width: 1; }
+"""
+
 STYLE = """
 :root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans",
@@ -44,12 +54,6 @@ td.v-ns { color: #4a545e; }
 ul.errors { margin: 0.2em 0; color: #8a1c1c; }
 ul.errors li { word-break: break-word; }
 .plots { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 8px; }
-svg.plot { background: #fff; border: 1px solid #e3e8ed; border-radius: 4px;
-           max-width: 100%; height: auto; }
-svg.plot text { font-family: inherit; font-size: 12px; fill: #1d2328; }
-svg.plot text.title { font-size: 13px; font-weight: 600; }
-svg.plot .axis { stroke: #6b7580; stroke-width: 1; }
-svg.plot .grid { stroke: #e3e8ed; stroke-width: 1; }
 td.wrap { white-space: normal; min-width: 24em; max-width: 60em;
           word-break: break-word; }
 details.task { margin: 8px 0; }
@@ -75,7 +79,7 @@ def page(title: str, body: Iterable[str]) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">',
         '<meta name="generator" content="rally-keystone-perf">',
         f"<title>{esc(title)}</title>",
-        f"<style>\n{STYLE}\n</style>",
+        f"<style>\n{STYLE}\n{PLOT_STYLE.strip()}\n</style>",
         "</head>",
         "<body>",
         "<main>",
