@@ -7,7 +7,9 @@ workload at concurrency 4; once the load runs, the busiest Keystone worker
 process gets SIGKILL (as the OOM killer would). Every planned iteration is
 recorded, a failed one fails within 5 s (connection closed, bad gateway: not
 the client's 120 s timeout, as uwsgi's keep-alive router did), and the
-report's error breakdown names the failures.
+report's error breakdown names the failures. Each mode's run is also the
+check test_modes makes of the uwsgi backends and nginx: stopped, labelled
+with its mode, its requests in the server's own access log.
 """
 
 from __future__ import annotations
@@ -122,5 +124,12 @@ def test_a_killed_worker_costs_only_its_requests(
     if mode == "uwsgi":  # single-threaded: killed running, its request failed
         assert caught_running
         assert failed
+    # the mode's run as test_modes checks its own: stopped, labelled, and
+    # every answered request in the server's own access log
+    state = run.read_state()
+    assert (state["status"], state["mode"]) == ("stopped", mode)
+    assert f"config: mode {mode}," in out
+    log = run.access_log.read_text()
+    assert log.count(" GET /v3/projects 200 ") >= TIMES - len(failed)
     for iteration in failed:  # the report's error breakdown names them
         assert iteration.error[0] in out, out

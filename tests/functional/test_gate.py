@@ -1,9 +1,10 @@
 """``rally-keystone-perf gate`` on real runs: an injected slowdown fails it.
 
-Three runs of one token-create workload against real local Keystones: a
-baseline with 2 server processes, the same config again, and the injected
-slowdown: a single process (at concurrency 4 on 2 cores its requests queue
-behind each other: about +100%) with a costlier password hash (bcrypt cost
+Two runs of one token-create workload against real local Keystones: a
+baseline with 2 server processes and the injected slowdown (that the same
+config passes is ``tox -e gate``'s A/A, in rounds taken in turns): a
+single process (at concurrency 4 on 2 cores its requests queue behind
+each other: about +100%) with a costlier password hash (bcrypt cost
 11 instead of 4: about +120 ms of CPU per token). Together about +250%, far
 beyond the drift between two runs of one config on a shared machine (a
 baseline 40% slower than its rerun was seen in CI, and failed this test when
@@ -39,7 +40,6 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     found = {}
     for name, processes, rounds in (
         ("baseline", 2, FAST_HASH_ROUNDS),
-        ("same", 2, FAST_HASH_ROUNDS),
         ("slowed", 1, SLOW_HASH_ROUNDS),
     ):
         runs = root / name
@@ -82,19 +82,6 @@ def _gate(current: Path, baseline: Path, junit: Path) -> int:
             MAX_REGRESSION,
         ]
     )
-
-
-def test_same_config_passes(
-    reports: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    capsys.readouterr()
-    code = _gate(reports["same"], reports["baseline"], tmp_path / "junit.xml")
-    out = capsys.readouterr()
-    assert code == 0, out.out
-    assert "gate PASSED" in out.err
-    suites = ET.parse(tmp_path / "junit.xml").getroot()
-    assert suites.get("failures") == "0"
-    assert int(suites.get("tests", "0")) >= 6  # sla, success, median/p95 x2
 
 
 def test_injected_slowdown_fails_with_exit_2_naming_the_figures(
