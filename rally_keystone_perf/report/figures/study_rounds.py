@@ -121,14 +121,28 @@ def interval_verdict(seed: float | None, found: Estimate, seed_words: str = "") 
     """:func:`rally_keystone_perf.report.figures.study.verdict` of the
     estimate; undecided where the interval's ends have another gist
     (``holds`` at one end, ``not reproduced`` at the other)."""
-    said = study.verdict(seed, found.ratio, seed_words)
     if found.low is None or found.high is None or found.ratio is None:
         plural = "" if found.rounds == 1 else "s"
+        said = study.verdict(seed, found.ratio, seed_words)
         return f"{said} ({found.rounds} round{plural}: no interval)"
-    ends = [study.verdict(seed, end, seed_words) for end in (found.low, found.high)]
-    gists = sorted({gist(v) for v in (said, *ends)})
+    ends = (found.low, found.high)
+    return range_verdict(seed, found.ratio, ends, seed_words, "interval")
+
+
+def range_verdict(
+    seed: float | None,
+    ours: float,
+    ends: Sequence[float],
+    seed_words: str,
+    what: str,
+) -> str:
+    """The verdict of ``ours``, or ``undecided: the <what> allows holds and
+    not reproduced`` when the range's ``ends`` have other gists."""
+    said = study.verdict(seed, ours, seed_words)
+    said_at_ends = [study.verdict(seed, end, seed_words) for end in ends]
+    gists = sorted({gist(v) for v in (said, *said_at_ends)})
     if len(gists) > 1:
-        return f"undecided: the interval allows {' and '.join(gists)}"
+        return f"undecided: the {what} allows {' and '.join(gists)}"
     return said
 
 

@@ -23,7 +23,11 @@ from collections.abc import Mapping, Sequence
 
 from rally_keystone_perf.report.figures import study
 from rally_keystone_perf.report.figures.study import Key, Measured, RatioRow
-from rally_keystone_perf.report.figures.study_rounds import combined, gist, spread
+from rally_keystone_perf.report.figures.study_rounds import (
+    combined,
+    range_verdict,
+    spread,
+)
 from rally_keystone_perf.studies.model import Ratio
 from rally_keystone_perf.studies.model import Study as StudyModel
 
@@ -48,15 +52,11 @@ def drift_verdict(
 ) -> str:
     """:func:`rally_keystone_perf.report.figures.study.verdict` of ``ours``;
     undecided where ``ours`` moved by ``drift`` either way has another gist."""
-    said = study.verdict(seed, ours, seed_words)
     if drift is None:
+        said = study.verdict(seed, ours, seed_words)
         return f"{said} (one visit each: no drift measured)"
     moved = (ours / (1 + drift), ours * (1 + drift))
-    ends = [study.verdict(seed, end, seed_words) for end in moved]
-    gists = sorted({gist(v) for v in (said, *ends)})
-    if len(gists) > 1:
-        return f"undecided: the drift allows {' and '.join(gists)}"
-    return said
+    return range_verdict(seed, ours, moved, seed_words, "drift")
 
 
 def ratio_rows(
