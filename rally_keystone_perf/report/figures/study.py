@@ -137,6 +137,13 @@ def verdict(seed: float | None, ours: float | None, seed_words: str = "") -> str
     return "holds, smaller here" if ours < seed else "holds, larger here"
 
 
+def thresholds(seed: float | None) -> list[float]:
+    """The ratios where :func:`verdict` may change its words."""
+    if seed is None:
+        return [2 - NO_GAIN, 1.0, NO_GAIN]
+    return [NO_GAIN, seed * (1 - SAME), seed, seed * (1 + SAME)]
+
+
 def ratio_rows(
     study: Study, ours: Mapping[Key, Measured], levels: Sequence[int]
 ) -> list[RatioRow]:

@@ -137,9 +137,15 @@ def range_verdict(
     what: str,
 ) -> str:
     """The verdict of ``ours``, or ``undecided: the <what> allows holds and
-    not reproduced`` when the range's ``ends`` have other gists."""
+    not reproduced`` when a ratio within the range ``ends`` has another gist
+    (at its ends, at a threshold of :func:`.study.verdict` inside it, or
+    between two: 0.5-1.2x straddles "very close"'s 0.9-1.1x)."""
+    low, high = min(ends), max(ends)
+    inside = [t for t in study.thresholds(seed) if low < t < high]
+    points = sorted({low, high, *inside})
+    points += [(a + b) / 2 for a, b in zip(points, points[1:], strict=False)]
     said = study.verdict(seed, ours, seed_words)
-    said_at_ends = [study.verdict(seed, end, seed_words) for end in ends]
+    said_at_ends = [study.verdict(seed, point, seed_words) for point in points]
     gists = sorted({gist(v) for v in (said, *said_at_ends)})
     if len(gists) > 1:
         return f"undecided: the {what} allows {' and '.join(gists)}"

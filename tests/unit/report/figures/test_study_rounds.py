@@ -101,3 +101,14 @@ def test_the_rounds_reports_read_per_round(tmp_path: Path) -> None:
 
 def test_a_level_the_seed_did_not_compare_has_no_row() -> None:
     assert study_rounds.ratio_rows(seed003.STUDY, _rounds((0.9, 0.3)), [4]) == []
+
+
+def test_an_interval_straddling_the_seeds_words_is_undecided() -> None:
+    # 0.52-1.20x: both ends "differ" from "very close", 1.0 inside holds
+    wide = Estimate(0.79, 0.52, 1.20, 3, 0.2, 0.95)
+    assert study_rounds.interval_verdict(None, wide, "very close") == (
+        "undecided: the interval allows differs and holds"
+    )
+    # around a seed figure: every ratio of 2.0-5.0x holds the seed's 3.37x
+    around = Estimate(2.2, 2.0, 5.0, 3, 0.2, 0.95)
+    assert study_rounds.interval_verdict(3.37, around, "") == "holds, smaller here"
