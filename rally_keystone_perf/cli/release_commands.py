@@ -18,6 +18,7 @@ from rally_keystone_perf.cli.common import (
     echo,
     launch_options,
 )
+from rally_keystone_perf.cli.study_commands import DEFAULT_ROUNDS, MIN_ROUNDS
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
@@ -28,9 +29,6 @@ from rally_keystone_perf.run import releases as releases_run
 from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
-
-DEFAULT_ROUNDS = 3
-MIN_ROUNDS = 2
 
 
 def cmd_releases(args: argparse.Namespace) -> int:

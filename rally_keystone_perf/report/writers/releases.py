@@ -107,23 +107,25 @@ def outro(page: ReleasesPage) -> list[str]:
 
 
 def plot(page: ReleasesPage) -> str:
-    """Each action's median against the release's major version, as SVG."""
-    majors = {release: float(release.split(".")[0]) for release in page.releases}
+    """Each action's median by release, the releases in order at 1, 2, ...
+    (two releases of one series, 27.0.0 and 27.1.0, stay apart), as SVG."""
+    place = {release: float(n) for n, release in enumerate(page.releases, 1)}
     lines = []
     for index, action in enumerate(dict.fromkeys(row.action for row in page.rows)):
         points = [
-            (majors[row.release], row.ours.figures.get("median"))
+            (place[row.release], row.ours.figures.get("median"))
             for row in page.rows
             if row.action == action and row.ours is not None
         ]
         known = [(x, y) for x, y in points if y is not None]
         lines.append(Line(_short(action), known, COLORS[index % len(COLORS)]))
+    named = ", ".join(f"{int(x)} {release}" for release, x in place.items())
     return chart(
         "median by Keystone release",
-        "Keystone major version",
+        f"release ({named})",
         "median (s)",
         lines,
-        x_ticks=sorted(set(majors.values())),
+        x_ticks=sorted(place.values()),
     )
 
 
