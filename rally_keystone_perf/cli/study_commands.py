@@ -132,7 +132,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     give its interval (95 percent); the machine's drift (a config's figure between
     rounds) is printed beside it. A study of clusters (seed 001) runs each
     config as a matrix of its own in the order A B ... B A (every config
-    but the middle one twice, the second time in <config>.visit-2/), the
+    but the middle one twice, the second time in <config>.visit-2/; one no
+    ratio compares once), the
     drift between a config's two visits beside each ratio. Both resume: the
     same command again goes on after the last complete round (or cell).
     Then the seed's rows (typed in with their source) beside ours with the
@@ -185,7 +186,8 @@ def _one_after_another(
         study_report.study_rows(study, study_rounds.combined(visits), levels),
         study_visits.ratio_rows(study, visits, levels),
         measured_in="each config as a matrix of its own, in the order "
-        "A B ... B A: every config but the middle one twice, a row the mean "
+        "A B ... B A: every config but the middle one (and one no ratio "
+        "compares) twice, a row the mean "
         "of its visits (configs of several node counts cannot all be up at "
         "once); no interval, the drift between a config's visits instead",
     )

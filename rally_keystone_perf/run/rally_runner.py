@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -157,16 +158,25 @@ class RallyRunner:
         self.config.write_text(config)
         os.chmod(self.config, 0o600)
         if not db.exists():
-            self._call("db", "create")
-            self._call(
-                "env",
-                "create",
-                "--name",
-                ENV_NAME,
-                "--spec",
-                str(self.run.env_spec),
-                "--no-use",
-            )
+            self._setup(self.run.env_spec)
+
+    def _setup(self, spec: Path) -> None:
+        """Rally's database and env in one process (:mod:`.rally_setup`)."""
+        args = [str(self.config), str(spec), ENV_NAME]
+        result = subprocess.run(
+            [sys.executable, "-m", "rally_keystone_perf.run.rally_setup", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            umask=PRIVATE_UMASK,
+        )
+        output = self.redact(result.stdout)
+        self._log(output)
+        if result.returncode != 0:
+            tail = "\n".join(output.splitlines()[-15:])
+            raise RallyError(f"rally db create and env create failed:\n{tail}")
 
     def start_task(self, task_file: Path, tags: Iterable[str] = ()) -> TaskOutcome:
         """Run one task file to the end (or until Ctrl-C) and export its JSON."""

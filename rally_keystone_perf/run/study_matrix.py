@@ -8,7 +8,8 @@ several node counts, seed 001's); the others are measured in rounds taken
 in turns (:mod:`.study_rounds`).
 
 The configs are visited in the order A B C ... C B A (:func:`visit_order`):
-every config but the middle one twice, the first visit in
+every config but the middle one twice (and but those no ratio compares,
+once after it: seed 001's jws-ldap), the first visit in
 ``<study dir>/<config>/``, the second in ``<study dir>/<config>.visit-2/``.
 Two neighbours are then measured A-B-A (or A-B ... B-A): the machine's drift
 between a config's two visits is printed beside their ratio, and a drift
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,12 +100,23 @@ def _always(options: LaunchOptions) -> Callable[[str, int], LaunchOptions]:
     return lambda mode, nodes: options
 
 
-def visit_order(labels: Sequence[str]) -> list[tuple[str, int]]:
+def visit_order(
+    labels: Sequence[str], once: Collection[str] = ()
+) -> list[tuple[str, int]]:
     """(config, visit) in the order they run: A B C then B A, the last
-    config once, in the middle."""
-    there = [(label, 1) for label in labels]
-    back = [(label, 2) for label in reversed(labels[:-1])]
+    config once, in the middle; then the ``once`` configs (in no ratio: no
+    drift to measure), visited once after it."""
+    twice = [label for label in labels if label not in once]
+    single = [label for label in labels if label in once]
+    there = [(label, 1) for label in twice + single]
+    back = [(label, 2) for label in reversed(twice[:-1])]
     return there + back
+
+
+def in_no_ratio(study: Study) -> set[str]:
+    """The study's configs that no ratio compares: visited once."""
+    compared = {label for r in study.ratios for label in (r.faster, r.slower)}
+    return {c.label for c in study.configs} - compared
 
 
 def visit_folder(folder: Path, label: str, visit: int) -> Path:
@@ -142,7 +154,7 @@ def run_study(
     """Run every visit's cells not done yet, A B ... B A; stop at a Ctrl-C."""
     result = StudyRun(folder)
     labels = [c.label for c in study.configs if cells.get(c.label)]
-    order = visit_order(labels)
+    order = visit_order(labels, in_no_ratio(study))
     for step, (label, visit) in enumerate(order, 1):
         config, chosen = study.config(label), cells[label]
         options = options_for(config, [c.task for c in chosen])

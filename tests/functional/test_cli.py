@@ -14,9 +14,11 @@ import psutil
 import pytest
 
 from rally_keystone_perf import cli
+from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy import launcher, user_pool
 from rally_keystone_perf.deploy.keystone import config
 from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.deploy.tracing import profiler, trace_store
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 pytestmark = pytest.mark.functional
@@ -43,33 +45,36 @@ def _local_users(run: RunDir) -> list[str]:
         return [row[0] for row in conn.execute("SELECT name FROM local_user")]
 
 
-def test_run_prints_the_table_and_stops_keystone(
+def test_run_prints_the_table_exits_2_on_a_failed_sla_and_stops_keystone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    task = write_task(
-        tmp_path / "ok.json", [_token_workload(6, {"failure_rate": {"max": 0}})]
-    )
+    """One run for three checks (CI's time): the table, exit 2 when a
+    workload's SLA fails, and without ``--trace`` no profiler anywhere."""
+    ok = _token_workload(6, {"failure_rate": {"max": 0}})
+    too_slow = _token_workload(4, {"max_seconds_per_iteration": 0.001})
+    task = write_task(tmp_path / "ok.json", [ok, too_slow])
     runs = tmp_path / "runs"
     code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
     out = capsys.readouterr().out
-    assert code == 0
+    assert code == 2  # the second workload's SLA
     assert "keystone.create_token" in out and " p95 |" in out
     assert "config: mode uwsgi" in out  # the configuration, once per workload
     run = _only_run(runs)
-    assert list(run.results.glob("ok-*.json"))
+    (report,) = run.results.glob("ok-*.json")
     assert not run_processes(run)
     assert run.read_state()["status"] == "stopped"
+    _check_untraced(run, report)
 
 
-def test_sla_failure_exits_2(tmp_path: Path) -> None:
-    task = write_task(
-        tmp_path / "sla.json",
-        [_token_workload(4, {"max_seconds_per_iteration": 0.001})],
-    )
-    runs = tmp_path / "runs"
-    code = cli.main(["run", "--task", str(task), "--runs-dir", str(runs), *FAST])
-    assert code == 2
-    assert not run_processes(_only_run(runs))
+def _check_untraced(run: RunDir, report: Path) -> None:
+    """A run without ``--trace``: no OSProfiler, no Redis, no trace ids."""
+    assert client_tracing.OUTPUT_TITLE not in report.read_text()
+    assert "[profiler]" not in (run.conf / "keystone.conf").read_text()
+    assert run.state().trace_backend is None
+    assert not (run.root / trace_store.TRACES_DIR).exists()
+    assert not profiler.hmac_key_file(run).exists()
+    assert not (run.logs / f"{profiler.REDIS_SERVICE}-stdout.log").exists()
+    assert "OSProfiler is enabled" not in (run.logs / "keystone.log").read_text()
 
 
 def test_port_in_use_is_a_clear_error(

@@ -19,10 +19,12 @@ CONCURRENCY = 4
 SCENARIOS = (
     "KeystoneBasic.authenticate_user_and_validate_token",
     "KeystoneBasic.create_and_list_users",
-    "KeystoneBasic.create_and_list_tenants",
     "KeystoneBasic.create_update_and_delete_tenant",
-    "Authenticate.keystone",
 )
+# left out for CI's time: create_and_list_tenants (the same project INSERTs
+# as create_update_and_delete_tenant) and Authenticate.keystone (a token
+# issue, as in authenticate_user_and_validate_token); every workload's
+# users context still creates its users and projects in parallel
 
 
 def _workload(scenario: str) -> dict:

@@ -1,4 +1,8 @@
-"""``run --trace``: OSProfiler inside a real Keystone, traces kept in the run."""
+"""``run --trace``: OSProfiler inside a real Keystone, traces kept in the run.
+
+That a run without ``--trace`` has no profiler, no Redis and no trace ids is
+checked on test_cli's run (one Keystone fewer: CI's time).
+"""
 
 from __future__ import annotations
 
@@ -96,17 +100,6 @@ def test_every_sampled_iteration_has_its_trace_in_the_run(tmp_path: Path) -> Non
     assert key not in (run.conf / "keystone.conf").read_text()
     assert key not in json.dumps(run.state().to_json())
     assert not run_processes(run)  # redis stopped with the run
-
-
-def test_without_trace_no_redis_no_profiler(tmp_path: Path) -> None:
-    run = _run(tmp_path, [])
-    assert _iteration_trace_ids(run) == [None] * TIMES
-    assert "[profiler]" not in (run.conf / "keystone.conf").read_text()
-    assert run.state().trace_backend is None
-    assert not (run.root / trace_store.TRACES_DIR).exists()
-    assert not profiler.hmac_key_file(run).exists()
-    assert not (run.logs / f"{profiler.REDIS_SERVICE}-stdout.log").exists()
-    assert "OSProfiler is enabled" not in (run.logs / "keystone.log").read_text()
 
 
 # keystone.log's records of SQLAlchemy's engine logger (oslo.db's

@@ -21,6 +21,7 @@ from typing import Any
 from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.builds import runtime
+from rally_keystone_perf.deploy.keystone import manage_batch
 from rally_keystone_perf.deploy.keystone.config import (
     SECRETS_CONF,
     config_args,
@@ -37,28 +38,6 @@ REGION = "RegionOne"
 MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
 
 Progress = Callable[[str], None]
-
-
-def run_manage(
-    run: RunDir,
-    manage: Path,
-    args: list[str],
-    env: dict[str, str] | None = None,
-    cwd: Path | None = None,
-) -> None:
-    """Run one keystone-manage command, its output appended to a log."""
-    code = services.run_logged(
-        [str(manage), *config_args(config_files(run)), *args],
-        run.logs / "keystone-manage.log",
-        env={**services.QUIET_WARNINGS, **(env or {})},
-        header=f"$ keystone-manage {args[0]}\n",
-        cwd=cwd,
-    )
-    if code != 0:
-        raise LaunchError(
-            f"keystone-manage {args[0]} failed (exit {code}); "
-            f"last lines of its logs:\n{logtail.log_tails(run, MANAGE_LOGS)}"
-        )
 
 
 def enable_sqlite_wal(db_file: Path) -> None:
@@ -92,20 +71,59 @@ def _bootstrap_args(url: str) -> list[str]:
     ]
 
 
-def create_jws_keys(run: RunDir, manage: Path, owner: list[str]) -> None:
-    """The JWS key pair: ``keystone-manage create_jws_keypair`` writes both
-    files where it runs; each goes to its repository, the private key 0600.
+def _jws_step(run: RunDir, owner: list[str]) -> dict[str, Any]:
+    """``keystone-manage create_jws_keypair``: it writes both files where it
+    runs (:func:`_place_jws_keys` puts them in their repositories).
 
     ``owner``: its ``--keystone-user`` and ``--keystone-group`` arguments.
     """
     keys = jws_keys(run)
     for repository in ("private", "public"):
         (keys / repository).mkdir(mode=0o700, parents=True, exist_ok=True)
-    run_manage(run, manage, ["create_jws_keypair", *owner], cwd=keys)
+    return {"argv": ["create_jws_keypair", *owner], "cwd": str(keys)}
+
+
+def _place_jws_keys(run: RunDir) -> None:
+    """Each JWS key file to its repository, the private key 0600."""
+    keys = jws_keys(run)
     private = keys / "private" / "private.pem"
     (keys / "private.pem").rename(private)
     private.chmod(0o600)
     (keys / "public.pem").rename(keys / "public" / "public.pem")
+
+
+def interpreter(manage: Path) -> Path:
+    """The Python that runs ``manage`` (its ``#!`` line: the build's venv)."""
+    with open(manage, "rb") as script:
+        first = script.readline().decode(errors="replace").strip()
+    if first.startswith("#!") and " " not in first[2:].strip():
+        return Path(first[2:].strip())
+    return manage.parent / "python"
+
+
+def run_manage_batch(
+    run: RunDir,
+    manage: Path,
+    steps: list[dict[str, Any]],
+    env: dict[str, str] | None = None,
+) -> None:
+    """Run ``keystone-manage`` steps in one process (:mod:`.manage_batch`),
+    their output appended to keystone-manage.log."""
+    source = Path(manage_batch.__file__).read_text()
+    argv = [str(interpreter(manage)), "-c", source]
+    argv += [json.dumps(config_args(config_files(run))), json.dumps(steps)]
+    code = services.run_logged(
+        argv,
+        run.logs / "keystone-manage.log",
+        env={**services.QUIET_WARNINGS, **(env or {})},
+    )
+    if code != 0:
+        names = ", ".join(step["argv"][0] for step in steps)
+        raise LaunchError(
+            f"keystone-manage failed (exit {code}; steps {names}: the log names "
+            f"the one that failed); last lines of its logs:\n"
+            f"{logtail.log_tails(run, MANAGE_LOGS)}"
+        )
 
 
 def init_keystone(
@@ -125,18 +143,21 @@ def init_keystone(
     entry = pwd.getpwnam(user) if user else pwd.getpwuid(os.getuid())
     group = grp.getgrgid(entry.pw_gid).gr_name
     owner = ["--keystone-user", entry.pw_name, "--keystone-group", group]
-    run_manage(run, manage, ["db_sync"])
+    steps: list[dict[str, Any]] = [
+        {"argv": ["db_sync"]},
+        {"argv": ["fernet_setup", *owner]},
+        {"argv": ["credential_setup", *owner]},
+    ]
+    if token_provider == "jws":
+        run_manage_batch(run, manage, [*steps, _jws_step(run, owner)])
+        _place_jws_keys(run)  # bootstrap loads the token provider: keys first
+        steps = []
+    steps.append({"argv": _bootstrap_args(url)})
+    # the password goes through the environment, never the command line
+    run_manage_batch(run, manage, steps, env={"OS_BOOTSTRAP_PASSWORD": password})
     sqlite = run.db / "keystone.sqlite"
     if sqlite.exists():
         enable_sqlite_wal(sqlite)
-    run_manage(run, manage, ["fernet_setup", *owner])
-    run_manage(run, manage, ["credential_setup", *owner])
-    if token_provider == "jws":
-        create_jws_keys(run, manage, owner)
-    # the password goes through the environment, never the command line
-    run_manage(
-        run, manage, _bootstrap_args(url), env={"OS_BOOTSTRAP_PASSWORD": password}
-    )
 
 
 def create_user_pool(

@@ -82,6 +82,17 @@ def test_configs_are_visited_a_b_then_b_a_the_last_once() -> None:
         ("a", 2),
     ]
     assert study_run.visit_order(["only"]) == [("only", 1)]
+    in_no_ratio = ["a", "b", "x", "c"], {"x"}
+    assert study_run.visit_order(*in_no_ratio) == [
+        ("a", 1),
+        ("b", 1),
+        ("c", 1),
+        ("x", 1),
+        ("b", 2),
+        ("a", 2),
+    ]
+    assert study_run.in_no_ratio(seed001.STUDY) == {"jws-ldap"}
+    assert study_run.in_no_ratio(seed000.STUDY) == set()
     assert study_run.visit_folder(Path("s"), "a", 1) == Path("s/a")
     assert study_run.visit_folder(Path("s"), "a", 2) == Path("s/a.visit-2")
 

@@ -1,10 +1,12 @@
-"""Tests for rally_keystone_perf.deploy.keystone.init (a fake keystone-manage)."""
+"""Tests for rally_keystone_perf.deploy.keystone.init (a stand-in Keystone)."""
 
 from __future__ import annotations
 
 import os
 import pwd
+import re
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,35 +16,102 @@ from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.unit.deploy.helpers import _script
 
-# keystone-manage create_jws_keypair writes both files where it runs
-FAKE_MANAGE = """#!/bin/sh
-echo "args: $*"
-case "$*" in *create_jws_keypair*) ;; *) exit 0 ;; esac
-printf 'PRIVATE' > private.pem
-printf 'PUBLIC' > public.pem
+# a stand-in for Keystone's keystone.cmd package, first on PYTHONPATH: each
+# command prints its arguments and the password it was given; "fail" exits 3;
+# create_jws_keypair writes both files where it runs, as Keystone's does
+FAKE_CLI = """
+import os, sys
+from oslo_config import cfg
+command_opt = cfg.SubCommandOpt("command")
+def main(argv=None, developer_config_file=None):
+    cfg.CONF.register_cli_opt(command_opt)
+    password = os.environ.get("OS_BOOTSTRAP_PASSWORD")
+    print("args:", " ".join(argv[1:]), "password:", password)
+    if "fail" in argv:
+        sys.exit(3)
+    if "boom" in argv:
+        raise RuntimeError("the database is gone")
+    if "missing" in argv:
+        raise SystemExit("/keys does not exist")
+    needed = os.environ.get("FAKE_BOOTSTRAP_NEEDS")  # the JWS provider's key
+    if "bootstrap" in argv and needed and not os.path.exists(needed):
+        raise SystemExit(needed + " does not exist")
+    if "create_jws_keypair" in argv:
+        open("private.pem", "w").write("PRIVATE")
+        open("public.pem", "w").write("PUBLIC")
 """
 
 
-def test_jws_keys_go_to_their_repositories(run: RunDir, tmp_path: Path) -> None:
-    manage = _script(tmp_path / "keystone-manage", FAKE_MANAGE)
-    init.create_jws_keys(run, manage, ["--keystone-user", "u"])
+@pytest.fixture
+def manage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A keystone-manage whose Python imports the stand-in Keystone."""
+    package = tmp_path / "fake" / "keystone" / "cmd"
+    package.mkdir(parents=True)
+    for name in ("__init__.py", "cmd/__init__.py"):
+        (tmp_path / "fake" / "keystone" / name).write_text("")
+    (package / "cli.py").write_text(FAKE_CLI)
+    (package / "manage.py").write_text("possible_topdir = '/nowhere'\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
+    return _script(tmp_path / "keystone-manage", f"#!{sys.executable}\n")
+
+
+def test_init_runs_every_step_in_one_process(
+    run: RunDir, manage: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two for JWS tokens: bootstrap loads the provider, which needs its keys
+    in their repositories."""
+    private = config.jws_keys(run) / "private" / "private.pem"
+    monkeypatch.setenv("FAKE_BOOTSTRAP_NEEDS", str(private))
+    init.init_keystone(run, manage, "http://k/v3", "pw-1", None, "jws")
+    log = (run.logs / "keystone-manage.log").read_text()
+    names = re.findall(r"^\$ keystone-manage (\S+)$", log, re.M)
+    assert names == [
+        "db_sync",
+        "fernet_setup",
+        "credential_setup",
+        "create_jws_keypair",
+        "bootstrap",
+    ]
+    config_file = f"--config-file {run.conf / 'keystone.conf'}"
+    assert log.count(config_file) == 5
+    assert "create_jws_keypair --keystone-user" in log
+    assert "--bootstrap-public-url http://k/v3" in log
+    given = re.findall(r"^args: (.*) password: (\S+)$", log, re.M)
+    assert [password for _, password in given] == ["None"] * 4 + ["pw-1"]
+    assert "pw-1" not in given[-1][0]  # the environment, not argv
     keys = config.jws_keys(run)
-    private = keys / "private" / "private.pem"
     assert private.read_text() == "PRIVATE"
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
     assert stat.S_IMODE((keys / "private").stat().st_mode) == 0o700
     assert (keys / "public" / "public.pem").read_text() == "PUBLIC"
     assert sorted(p.name for p in keys.iterdir()) == ["private", "public"]
+
+
+@pytest.mark.parametrize(
+    ("step", "shown"),
+    [
+        ("fail", "exit 3"),
+        ("boom", "the database is gone"),
+        ("missing", "/keys does not exist"),
+    ],
+)
+def test_a_failed_step_stops_the_batch_and_names_itself(
+    run: RunDir, manage: Path, step: str, shown: str
+) -> None:
+    steps = [{"argv": ["db_sync"]}, {"argv": [step]}, {"argv": ["bootstrap"]}]
+    with pytest.raises(LaunchError, match="keystone-manage failed") as caught:
+        init.run_manage_batch(run, manage, steps)
+    assert f"keystone-manage {step} failed (exit" in str(caught.value)
+    assert shown in str(caught.value)
     log = (run.logs / "keystone-manage.log").read_text()
-    assert "$ keystone-manage create_jws_keypair" in log
-    assert f"--config-file {run.conf / 'keystone.conf'}" in log
-    assert "create_jws_keypair --keystone-user u" in log
+    assert "$ keystone-manage bootstrap" not in log  # nothing after the failure
 
 
-def test_a_failed_keypair_names_its_log(run: RunDir, tmp_path: Path) -> None:
-    manage = _script(tmp_path / "keystone-manage", "#!/bin/sh\necho no key\nexit 3\n")
-    with pytest.raises(LaunchError, match="create_jws_keypair failed \\(exit 3\\)"):
-        init.create_jws_keys(run, manage, [])
+def test_the_interpreter_is_the_scripts_own(tmp_path: Path) -> None:
+    venv_script = _script(tmp_path / "a", "#!/opt/venv/bin/python3\nimport x\n")
+    assert init.interpreter(venv_script) == Path("/opt/venv/bin/python3")
+    env_script = _script(tmp_path / "b", "#!/usr/bin/env python3\n")
+    assert init.interpreter(env_script) == tmp_path / "python"
 
 
 def test_jws_config_points_at_the_run_folder(run: RunDir) -> None:
