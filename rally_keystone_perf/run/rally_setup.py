@@ -16,14 +16,14 @@ import sys
 import traceback
 from pathlib import Path
 
+from rally import api
+from rally.common import db
+from rally.env import env_mgr
+
 
 def main(argv: list[str]) -> int:
     """Create the database ``CONFIG`` names and the env ``NAME`` of ``SPEC``."""
     config, spec, name = argv
-    from rally import api
-    from rally.common import db
-    from rally.env import env_mgr
-
     print(f"$ rally db create\n$ rally env create --name {name} --no-use")
     try:
         api.API(config_file=config, skip_db_check=True)

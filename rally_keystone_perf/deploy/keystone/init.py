@@ -12,6 +12,7 @@ import grp
 import json
 import os
 import pwd
+import re
 import sqlite3
 import time
 from collections.abc import Callable
@@ -36,6 +37,8 @@ ADMIN_PROJECT = "admin"
 REGION = "RegionOne"
 # keystone-manage logs its errors to keystone.log (log_file), not its output
 MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
+# the batch's line for the step that failed (manage_batch.main)
+_FAILED = re.compile(r"^(keystone-manage \S+ failed \(exit -?\d+\))$", re.M)
 
 Progress = Callable[[str], None]
 
@@ -118,12 +121,20 @@ def run_manage_batch(
         env={**services.QUIET_WARNINGS, **(env or {})},
     )
     if code != 0:
-        names = ", ".join(step["argv"][0] for step in steps)
         raise LaunchError(
-            f"keystone-manage failed (exit {code}; steps {names}: the log names "
-            f"the one that failed); last lines of its logs:\n"
+            f"{_failed_step(run, steps, code)}; last lines of its logs:\n"
             f"{logtail.log_tails(run, MANAGE_LOGS)}"
         )
+
+
+def _failed_step(run: RunDir, steps: list[dict[str, Any]], code: int) -> str:
+    """``keystone-manage STEP failed (exit N)``, as the batch's last words
+    name it (or every step, if it died before saying)."""
+    said = _FAILED.findall((run.logs / "keystone-manage.log").read_text())
+    if said:
+        return said[-1]
+    names = ", ".join(step["argv"][0] for step in steps)
+    return f"keystone-manage failed (exit {code}; its steps: {names})"
 
 
 def init_keystone(

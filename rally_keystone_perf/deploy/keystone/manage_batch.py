@@ -25,8 +25,8 @@ import traceback
 
 def _run_step(argv: list[str], config_args: list[str]) -> int:
     """One ``keystone-manage`` command, as its script runs it; its exit code."""
-    from keystone.cmd import cli, manage
-    from oslo_config import cfg
+    from keystone.cmd import cli, manage  # costly: Keystone, in the build's venv
+    from oslo_config import cfg  # costly: with Keystone, in the build's venv
 
     developer = os.path.join(manage.possible_topdir, "etc", "keystone.conf")
     try:

@@ -23,21 +23,26 @@ from rally_keystone_perf.deploy.options import (
     resolve,
 )
 from rally_keystone_perf.deploy.rundir import RunDir
-from tests.unit.deploy.helpers import _script
+from tests.unit.deploy.helpers import _script, stand_in_keystone
 
-FAKE_MANAGE = """\
-#!{python}
+# Keystone's keystone.cmd.cli as the batch of keystone-manage steps runs
+# it: each command recorded, FAKE_FAIL_AT's failing
+FAKE_CLI = """\
 import json, os, sys
-command = sys.argv[3]
-with open(os.environ["FAKE_RECORD"], "a") as record:
-    record.write(json.dumps({{
-        "argv": sys.argv[1:],
-        "password": os.environ.get("OS_BOOTSTRAP_PASSWORD"),
-    }}) + "\\n")
-if command == os.environ.get("FAKE_FAIL_AT"):
-    print("CRITICAL keystone [-] Unhandled error: database exploded")
-    sys.exit(1)
-print(f"{{command}} done")
+from oslo_config import cfg
+command_opt = cfg.SubCommandOpt("command")
+def main(argv=None, developer_config_file=None):
+    command = argv[3]
+    with open(os.environ["FAKE_RECORD"], "a") as record:
+        record.write(json.dumps({
+            "argv": argv[1:],
+            "password": os.environ.get("OS_BOOTSTRAP_PASSWORD"),
+            "build": os.environ.get("FAKE_BUILD") == "1",
+        }) + "\\n")
+    if command == os.environ.get("FAKE_FAIL_AT"):
+        print("CRITICAL keystone [-] Unhandled error: database exploded")
+        sys.exit(1)
+    print(f"{command} done")
 """
 
 
@@ -50,9 +55,7 @@ def fake_keystone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     monkeypatch.setenv("FAKE_RECORD", str(record))
     monkeypatch.delenv("FAKE_FAIL_AT", raising=False)
     executables = {
-        "keystone-manage": _script(
-            bin_dir / "keystone-manage", FAKE_MANAGE.format(python=sys.executable)
-        ),
+        "keystone-manage": stand_in_keystone(bin_dir, FAKE_CLI, monkeypatch),
         "uwsgi": _script(bin_dir / "uwsgi", "#!/bin/sh\nexec sleep 30\n"),
     }
     monkeypatch.setattr(preflight, "check_requirements", lambda mode: executables)
@@ -352,12 +355,11 @@ def test_up_with_a_keystone_build(
     """A build's keystone-manage, venv and suite-code path reach every part."""
     venv = tmp_path / "builds" / "keystone-29.1.0-k"
     (venv / "bin").mkdir(parents=True)
-    manage = _script(
-        venv / "bin" / "keystone-manage",
-        fake_keystone["keystone-manage"]
-        .read_text()
-        .replace('"argv": sys.argv[1:],', '"argv": sys.argv[1:], "build": True,'),
+    # the build's Python: ours, telling the stand-in it is the build's
+    python = _script(
+        venv / "bin" / "python", f'#!/bin/sh\nFAKE_BUILD=1 exec {sys.executable} "$@"\n'
     )
+    manage = _script(venv / "bin" / "keystone-manage", f"#!{python}\n")
     info = {"spec": "keystone==29.1.0", "kind": "pip", "version": "29.1.0"}
     (venv / venvs.BUILD_INFO).write_text(json.dumps(info | {"venv": str(venv)}))
     envs: list[dict[str, str] | None] = []
@@ -383,6 +385,6 @@ def test_up_with_a_keystone_build(
         )
         assert envs[-1] is not None and envs[-1]["PYTHONPATH"] == str(suite)
         calls = _calls(fake_keystone["record"])
-        assert len(calls) == 4 and all(c.get("build") for c in calls), manage
+        assert len(calls) == 4 and all(c["build"] for c in calls), manage
     finally:
         launcher.stop(run)

@@ -6,7 +6,6 @@ import os
 import pwd
 import re
 import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.rundir import RunDir
-from tests.unit.deploy.helpers import _script
+from tests.unit.deploy.helpers import _script, stand_in_keystone
 
 # a stand-in for Keystone's keystone.cmd package, first on PYTHONPATH: each
 # command prints its arguments and the password it was given; "fail" exits 3;
@@ -45,14 +44,7 @@ def main(argv=None, developer_config_file=None):
 @pytest.fixture
 def manage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A keystone-manage whose Python imports the stand-in Keystone."""
-    package = tmp_path / "fake" / "keystone" / "cmd"
-    package.mkdir(parents=True)
-    for name in ("__init__.py", "cmd/__init__.py"):
-        (tmp_path / "fake" / "keystone" / name).write_text("")
-    (package / "cli.py").write_text(FAKE_CLI)
-    (package / "manage.py").write_text("possible_topdir = '/nowhere'\n")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "fake"))
-    return _script(tmp_path / "keystone-manage", f"#!{sys.executable}\n")
+    return stand_in_keystone(tmp_path, FAKE_CLI, monkeypatch)
 
 
 def test_init_runs_every_step_in_one_process(
@@ -99,9 +91,9 @@ def test_a_failed_step_stops_the_batch_and_names_itself(
     run: RunDir, manage: Path, step: str, shown: str
 ) -> None:
     steps = [{"argv": ["db_sync"]}, {"argv": [step]}, {"argv": ["bootstrap"]}]
-    with pytest.raises(LaunchError, match="keystone-manage failed") as caught:
+    with pytest.raises(LaunchError) as caught:
         init.run_manage_batch(run, manage, steps)
-    assert f"keystone-manage {step} failed (exit" in str(caught.value)
+    assert str(caught.value).startswith(f"keystone-manage {step} failed (exit")
     assert shown in str(caught.value)
     log = (run.logs / "keystone-manage.log").read_text()
     assert "$ keystone-manage bootstrap" not in log  # nothing after the failure
