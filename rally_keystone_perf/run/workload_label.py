@@ -25,7 +25,7 @@ def label(config: dict[str, Any]) -> str | None:
     except (KeyError, TypeError, ValueError):
         return None
     figures = [runner]
-    for key in ("times", "concurrency", "rps", "duration"):
+    for key in ("times", "concurrency", "rps", "rate", "duration"):
         if isinstance(settings, dict) and key in settings:
             figures.append(f"{key} {settings[key]}")
     return f"{name} ({', '.join(figures)})"

@@ -136,6 +136,9 @@ def _load(workload: dict[str, Any]) -> str:
     if "rps" in runner:
         cap = runner.get("max_concurrency", "no cap on those")
         return f"{length} at {runner['rps']}/s ({kind}; in flight: {cap})"
+    if "rate" in runner:  # the open-model runner's
+        cap = runner.get("max_in_flight")
+        return f"{length} at {runner['rate']}/s ({kind}; in flight: {cap})"
     return f"{length} at concurrency {runner.get('concurrency', 1)} ({kind})"
 
 

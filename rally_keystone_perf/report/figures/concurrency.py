@@ -31,12 +31,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rally_keystone_perf.loadgen import arrivals
 from rally_keystone_perf.report.figures.windows import load_window
 from rally_keystone_perf.report.readers.rally_json import Workload
 
 UNDER_REACHED = 0.9  # a figure below 90% of what was asked is said so
 MISMATCH = 0.10  # counterparts whose load differs by more are not compared
-RATE_RUNNERS = ("rps",)  # open loop: asked for a rate, not a concurrency
+# open loop: asked for a rate, not a concurrency (the key that holds it)
+RATE_KEYS = {"rps": "rps", arrivals.RUNNER: "rate"}
+RATE_RUNNERS = tuple(RATE_KEYS)
 # one iteration at a time: concurrency 1, and no concurrency in its config
 SERIAL_RUNNERS = ("serial",)
 # Rally's default concurrency of the runners that take one (1 for serial)
@@ -96,7 +99,7 @@ def runner_concurrency(workload: Workload) -> Any:
 def _asked(workload: Workload) -> tuple[int | None, float | None]:
     """The runner's configured concurrency and rate (None where it has none)."""
     if workload.runner_type in RATE_RUNNERS:
-        return None, _number(workload.runner.get("rps"))
+        return None, _number(workload.runner.get(RATE_KEYS[workload.runner_type]))
     if workload.runner_type in SERIAL_RUNNERS:
         return 1, None
     default = DEFAULT_CONCURRENCY.get(workload.runner_type)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from rally_keystone_perf.report.figures.run_labels import LoadedReport, read_run_state
 
-SAME_WORKLOAD = ("concurrency", "times", "duration", "rps")  # with the scenario
+# with the scenario (rate: the open-model runner's)
+SAME_WORKLOAD = ("concurrency", "times", "duration", "rps", "rate")
 
 
 @dataclass(frozen=True)

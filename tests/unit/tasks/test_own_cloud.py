@@ -141,6 +141,16 @@ def test_an_rps_runner_is_described_with_its_rate(tmp_path: Path) -> None:
     )
 
 
+def test_an_arrival_rate_runner_is_described_with_its_rate(tmp_path: Path) -> None:
+    runner = {
+        "keystone_perf_arrival_rate": {"duration": 30, "rate": 20, "max_in_flight": 64}
+    }
+    plan = build_plan([task(tmp_path, workload(runner=runner))])
+    assert plan.workloads[0].load == (
+        "30 s at 20/s (keystone_perf_arrival_rate; in flight: 64)"
+    )
+
+
 def test_an_unknown_context_counts_as_writing(tmp_path: Path) -> None:
     contexts = {"users": {"users_per_tenant": 1}, "roles": ["member"]}
     plan = build_plan([task(tmp_path, workload(contexts=contexts))])

@@ -201,6 +201,15 @@ def test_rps_rate(tmp_path: Path, rps: Any, note: str | None) -> None:
     )
 
 
+def test_the_arrival_rate_runner_is_asked_for_its_rate(tmp_path: Path) -> None:
+    data = [it(i / 8, 0.125) for i in range(8)]
+    config = {"times": 8, "rate": 16, "max_in_flight": 4}
+    load = c.achieved(_load(tmp_path, data, "keystone_perf_arrival_rate", config))
+    assert load.open_loop and load.asked_concurrency is None
+    assert load.asked_rate == 16.0
+    assert "asked 16 iterations/s, reached 8.00" in (c.under_reached(load) or "")
+
+
 # --- counterparts (compare and gate) ------------------------------------------
 
 
