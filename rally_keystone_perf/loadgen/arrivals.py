@@ -122,9 +122,14 @@ def dropped_record(intended: float, cap: int) -> dict[str, Any]:
     }
 
 
-def scheduling_lag(record: dict[str, Any]) -> float | None:
-    """The lag an iteration's record carries, if it has one."""
-    for item in (record.get("output") or {}).get("additive", []):
-        if item.get("title") == LAG_TITLE and item.get("data"):
-            return float(item["data"][0][1])
+def scheduling_lag(record: Any) -> float | None:
+    """The lag an iteration's record carries (None: none, or malformed)."""
+    output = record.get("output") if isinstance(record, dict) else None
+    additive = output.get("additive") if isinstance(output, dict) else None
+    for item in additive if isinstance(additive, list) else []:
+        if isinstance(item, dict) and item.get("title") == LAG_TITLE:
+            try:
+                return float(item["data"][0][1])
+            except (KeyError, IndexError, TypeError, ValueError):
+                return None
     return None

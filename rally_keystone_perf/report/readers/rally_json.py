@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.client import tracing
+from rally_keystone_perf.loadgen import arrivals
 from rally_keystone_perf.report.readers.hooks import HookRun, flat_error, hook_runs
 from rally_keystone_perf.report.readers.load_engine import split_runner
 
@@ -54,6 +55,7 @@ class Iteration:
     error: list
     atomic_actions: list[dict]
     trace_id: str | None = None  # --trace: its OSProfiler trace (report.traces)
+    lag: float | None = None  # open-model load: how late it started (seconds)
 
 
 @dataclass(frozen=True)
@@ -309,6 +311,7 @@ def _iteration(raw: Any, where: str) -> Iteration:
                 error=list(error),
                 atomic_actions=atomics,
                 trace_id=tracing.trace_id(raw.get("output")),
+                lag=arrivals.scheduling_lag(raw),
             )
     atomics = _list(raw, "atomic_actions", where)
     _check_atomics(atomics, f"{where}.atomic_actions")
@@ -319,6 +322,7 @@ def _iteration(raw: Any, where: str) -> Iteration:
         error=list(_list(raw, "error", where)),
         atomic_actions=atomics,
         trace_id=tracing.trace_id(raw.get("output")),
+        lag=arrivals.scheduling_lag(raw),
     )
 
 

@@ -19,7 +19,7 @@ from typing import TextIO
 from prettytable import PrettyTable
 
 from rally_keystone_perf.metrics import TOTAL
-from rally_keystone_perf.report.figures import concurrency
+from rally_keystone_perf.report.figures import concurrency, open_model
 from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.figures.run_labels import config_warnings
 from rally_keystone_perf.report.figures.setup_note import setup_note
@@ -241,6 +241,12 @@ def load_lines(workload: Workload) -> list[str]:
     return [concurrency.achieved_line(load), *([note] if note else [])]
 
 
+def open_lines(workload: Workload) -> list[str]:
+    """An open-model workload's response and service time, lag and drops."""
+    model = open_model.open_model(workload)
+    return [] if model is None else open_model.open_model_lines(model)
+
+
 def render_workload(
     workload: Workload,
     rows: list[StatsRow],
@@ -255,6 +261,7 @@ def render_workload(
         build_table(rows, format_number(throughput(workload))).get_string(),
         load_line(workload.load_duration, throughput(workload)),
         *load_lines(workload),
+        *open_lines(workload),
         *context_lines(workload),
         *hook_lines(workload.hooks, workload.start_time),
         *error_summary(workload),

@@ -82,3 +82,18 @@ def test_a_dropped_iteration_fails_at_its_intended_time() -> None:
     assert record["error"][0] == arrivals.DROPPED
     assert "8 iterations were in flight" in record["error"][1]
     assert arrivals.scheduling_lag(record) is None
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        [],
+        {"output": []},
+        {"output": {"additive": {}}},
+        {"output": {"additive": [{"title": arrivals.LAG_TITLE, "data": []}]}},
+        {"output": {"additive": [{"title": arrivals.LAG_TITLE, "data": [["lag"]]}]}},
+        {"output": {"additive": ["x"]}},
+    ],
+)
+def test_a_malformed_record_has_no_lag(record: object) -> None:
+    assert arrivals.scheduling_lag(record) is None
