@@ -14,6 +14,7 @@ import os
 import pwd
 import re
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -96,12 +97,18 @@ def _place_jws_keys(run: RunDir) -> None:
 
 
 def interpreter(manage: Path) -> Path:
-    """The Python that runs ``manage`` (its ``#!`` line: the build's venv)."""
+    """The Python that runs ``manage``: the ``python`` of its venv (beside
+    it; uv's scripts start with a ``/bin/sh`` trampoline to it), else the
+    Python its ``#!`` line names, else ours."""
+    beside = manage.parent / "python"
+    if beside.exists():
+        return beside
     with open(manage, "rb") as script:
         first = script.readline().decode(errors="replace").strip()
-    if first.startswith("#!") and " " not in first[2:].strip():
-        return Path(first[2:].strip())
-    return manage.parent / "python"
+    named = Path(first[2:].strip()) if first.startswith("#!") else None
+    if named is not None and named.is_absolute() and named.name.startswith("python"):
+        return named
+    return Path(sys.executable)
 
 
 def run_manage_batch(

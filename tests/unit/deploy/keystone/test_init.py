@@ -6,6 +6,7 @@ import os
 import pwd
 import re
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,13 @@ def test_the_interpreter_is_the_scripts_own(tmp_path: Path) -> None:
     venv_script = _script(tmp_path / "a", "#!/opt/venv/bin/python3\nimport x\n")
     assert init.interpreter(venv_script) == Path("/opt/venv/bin/python3")
     env_script = _script(tmp_path / "b", "#!/usr/bin/env python3\n")
-    assert init.interpreter(env_script) == tmp_path / "python"
+    assert init.interpreter(env_script) == Path(sys.executable)
+    # uv's scripts: a /bin/sh trampoline to the venv's python beside them
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    python = _script(venv / "python", "#!/bin/sh\n")
+    trampoline = "#!/bin/sh\n'''exec' " + f'{python} "$0" "$@"\n'
+    assert init.interpreter(_script(venv / "keystone-manage", trampoline)) == python
 
 
 def test_jws_config_points_at_the_run_folder(run: RunDir) -> None:

@@ -1,0 +1,77 @@
+"""Open-model load on a real Keystone: a 1 s freeze shows as queueing.
+
+``run`` of a list_projects workload under the ``keystone_perf_arrival_rate``
+runner at 20 iterations a second for 10 s, Rally's engine; the
+``keystone_perf_fault`` hook freezes Keystone's processes (SIGSTOP) at 3 s
+and thaws them at 4 s. Every iteration due during the freeze waits for the
+thaw: about rate x stall = 20 of them, each answered after it, where a
+closed-model load of 4 users would have sent 4 and waited. Bounded: about
+a minute.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf import cli
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.report.readers.rally_json import load_report
+from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
+
+pytestmark = pytest.mark.functional
+
+RATE, STALL = 20, 1.0
+
+
+def _fault(action: str, at: int) -> dict:
+    return {
+        "description": f"{action} Keystone",
+        "action": {"keystone_perf_fault": {"action": action, "target": "node1"}},
+        "trigger": {"event": {"unit": "time", "at": [at]}},
+    }
+
+
+WORKLOAD = {
+    "scenario": {"KeystonePerf.list_projects": {}},
+    "runner": {
+        "keystone_perf_arrival_rate": {
+            "rate": RATE,
+            "duration": 10,
+            "max_in_flight": 100,  # and uwsgi's listen backlog, 100: > 20
+        }
+    },
+    "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 1}},
+    "hooks": [_fault("freeze", 3), _fault("thaw", 4)],
+}
+
+
+def test_a_freeze_is_counted_as_rate_times_stall(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = write_task(tmp_path / "open.json", [WORKLOAD])
+    runs = tmp_path / "runs"
+    argv = ["run", "--task", str(task), "--runs-dir", str(runs)]
+    code = cli.main([*argv, "--password-hash-rounds", str(FAST_HASH_ROUNDS)])
+    out = capsys.readouterr().out
+    assert code == 0, out[-3000:]
+    (root,) = runs.glob("2*")
+    (report,) = (root / "results").glob("open-*.json")
+    (workload,) = load_report(report)
+    faults = [json.loads(line) for line in (root / "logs" / "faults.jsonl").open()]
+    assert [f["action"] for f in faults] == ["freeze", "thaw"]
+    frozen, thawed = faults[0]["finished"], faults[1]["finished"]
+    # due while Keystone was frozen, answered once it thawed
+    waited = [
+        it
+        for it in workload.iterations
+        if frozen <= it.timestamp < thawed and it.timestamp + it.duration > thawed
+    ]
+    expected = RATE * (thawed - frozen)
+    assert abs(len(waited) - expected) <= 0.2 * expected, (len(waited), expected)
+    assert not [it for it in workload.iterations if it.error]
+    assert max(it.duration for it in workload.iterations) >= 0.8 * STALL
+    assert "open model: 20 iterations/s asked, 200 due, 200 started, 0 dropped" in out
+    assert not run_processes(RunDir(root))
