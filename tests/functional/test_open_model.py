@@ -1,12 +1,14 @@
 """Open-model load on a real Keystone: a 1 s freeze shows as queueing.
 
 ``run`` of a list_projects workload under the ``keystone_perf_arrival_rate``
-runner at 20 iterations a second for 10 s, Rally's engine; the
+runner at 5 iterations a second for 10 s (about a third of what Keystone's
+2 processes serve here: at 20 a second every iteration queued, stall or
+not, and the test could not tell), Rally's engine; the
 ``keystone_perf_fault`` hook freezes Keystone's processes (SIGSTOP) at 3 s
-and thaws them at 4 s. Every iteration due during the freeze waits for the
-thaw: about rate x stall = 20 of them, each answered after it, where a
-closed-model load of 4 users would have sent 4 and waited. Bounded: about
-a minute.
+and thaws them at 5 s. Every iteration due during the freeze waits for the
+thaw: about rate x stall = 10 of them, each answered after it, where a
+closed-model load of 2 users would have sent 2 and waited; the ones due
+before it were answered at once. Bounded: about a minute.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_tas
 
 pytestmark = pytest.mark.functional
 
-RATE, STALL = 20, 1.0
+RATE, STALL = 5, 2.0
 
 
 def _fault(action: str, at: int) -> dict:
@@ -40,11 +42,11 @@ WORKLOAD = {
         "keystone_perf_arrival_rate": {
             "rate": RATE,
             "duration": 10,
-            "max_in_flight": 100,  # and uwsgi's listen backlog, 100: > 20
+            "max_in_flight": 100,  # and uwsgi's listen backlog, 100: > 10
         }
     },
     "contexts": {"keystone_perf_users": {"tenants": 1, "users_per_tenant": 1}},
-    "hooks": [_fault("freeze", 3), _fault("thaw", 4)],
+    "hooks": [_fault("freeze", 3), _fault("thaw", 5)],
 }
 
 
@@ -73,5 +75,7 @@ def test_a_freeze_is_counted_as_rate_times_stall(
     assert abs(len(waited) - expected) <= 0.2 * expected, (len(waited), expected)
     assert not [it for it in workload.iterations if it.error]
     assert max(it.duration for it in workload.iterations) >= 0.8 * STALL
-    assert "open model: 20 iterations/s asked, 200 due, 200 started, 0 dropped" in out
+    before = [it.duration for it in workload.iterations if it.timestamp < frozen - 1]
+    assert before and max(before) < 0.5 * STALL  # not queued: below capacity
+    assert "open model: 5 iterations/s asked, 50 due, 50 started, 0 dropped" in out
     assert not run_processes(RunDir(root))

@@ -140,6 +140,8 @@ def achieved(workload: Workload) -> Achieved:
         if end > start:
             mean = sum(stop - begin for begin, stop in spans) / (end - start)
             rate = len(workload.iterations) / (end - start)
+    if workload.runner_type == arrivals.RUNNER:
+        rate = _start_rate(workload)
     return Achieved(
         runner_type=workload.runner_type,
         iterations=len(workload.iterations),
@@ -149,6 +151,20 @@ def achieved(workload: Workload) -> Achieved:
         asked_rate=asked_rate,
         rate=rate,
     )
+
+
+def _start_rate(workload: Workload) -> float | None:
+    """Starts a second of an open-model load: its actual starts (intended
+    start plus lag), first to last; its iterations' ends follow Keystone,
+    not the generator. None with fewer than two starts."""
+    starts = sorted(
+        it.timestamp + (it.lag or 0.0)
+        for it in workload.iterations
+        if it.error[:1] != [arrivals.DROPPED]
+    )
+    if len(starts) < 2 or starts[-1] <= starts[0]:
+        return None
+    return (len(starts) - 1) / (starts[-1] - starts[0])
 
 
 def _shown(value: float | None, digits: int) -> str:

@@ -202,7 +202,8 @@ def test_rps_rate(tmp_path: Path, rps: Any, note: str | None) -> None:
 
 
 def test_the_arrival_rate_runner_is_asked_for_its_rate(tmp_path: Path) -> None:
-    data = [it(i / 8, 0.125) for i in range(8)]
+    """Its rate is its starts', not its ends' (those follow Keystone)."""
+    data = [it(i / 8, 0.125 + i) for i in range(8)]  # a queue: ends drift
     config = {"times": 8, "rate": 16, "max_in_flight": 4}
     load = c.achieved(_load(tmp_path, data, "keystone_perf_arrival_rate", config))
     assert load.open_loop and load.asked_concurrency is None
