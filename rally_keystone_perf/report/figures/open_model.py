@@ -2,10 +2,10 @@
 
 For the ``keystone_perf_arrival_rate`` runner (:mod:`...loadgen.arrivals`):
 an iteration's ``duration`` is its response time from its intended start,
-its atomic actions' total is the service time (the requests themselves),
-and its output carries how late it started (the scheduling lag). The gap
-between the two times is queueing: in Keystone's listen backlog, its
-processes, or the load generator. The lag says which: when more than
+its atomic actions' total is the service time (the requests themselves,
+as the client saw them: Keystone's own queue included), and its output
+carries how late it started (the scheduling lag): the gap between the two
+times is the generator's. When more than
 :data:`LATE_SHARE` of the iterations started more than :data:`LATE` late,
 the generator itself fell behind, and the figures are its, not Keystone's.
 Dropped iterations (``max_in_flight`` were in flight) are counted apart.
