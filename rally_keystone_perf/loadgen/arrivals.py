@@ -122,6 +122,11 @@ def dropped_record(intended: float, cap: int) -> dict[str, Any]:
     }
 
 
+def was_dropped(error: list[Any]) -> bool:
+    """Whether an iteration's Rally error is a drop (it never started)."""
+    return error[:1] == [DROPPED]
+
+
 def scheduling_lag(record: Any) -> float | None:
     """The lag an iteration's record carries (None: none, or malformed)."""
     output = record.get("output") if isinstance(record, dict) else None

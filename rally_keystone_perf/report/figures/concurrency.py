@@ -160,7 +160,7 @@ def _start_rate(workload: Workload) -> float | None:
     starts = sorted(
         it.timestamp + (it.lag or 0.0)
         for it in workload.iterations
-        if it.error[:1] != [arrivals.DROPPED]
+        if not arrivals.was_dropped(it.error)
     )
     if len(starts) < 2 or starts[-1] <= starts[0]:
         return None

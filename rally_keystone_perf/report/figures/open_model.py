@@ -61,8 +61,8 @@ def open_model(workload: Workload) -> OpenModel | None:
     """The summary of an open-model workload; None for any other runner."""
     if workload.runner_type != arrivals.RUNNER:
         return None
-    dropped = [i for i in workload.iterations if i.error[:1] == [arrivals.DROPPED]]
-    started = [i for i in workload.iterations if i.error[:1] != [arrivals.DROPPED]]
+    started = [i for i in workload.iterations if not arrivals.was_dropped(i.error)]
+    dropped = len(workload.iterations) - len(started)
     lags = [i.lag for i in started if i.lag is not None]
     late = sum(lag > LATE for lag in lags)
     rate, cap = workload.runner.get("rate"), workload.runner.get("max_in_flight")
@@ -70,7 +70,7 @@ def open_model(workload: Workload) -> OpenModel | None:
     return OpenModel(
         rate=float(rate) if isinstance(rate, int | float) else None,
         due=len(workload.iterations),
-        dropped=len(dropped),
+        dropped=dropped,
         cap=cap if isinstance(cap, int) else None,
         response=_quantiles([i.duration for i in started], QUANTILES),
         service=_quantiles([_service(i) for i in started], QUANTILES),

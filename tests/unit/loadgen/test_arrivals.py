@@ -80,6 +80,8 @@ def test_a_dropped_iteration_fails_at_its_intended_time() -> None:
     record = arrivals.dropped_record(100.0, cap=8)
     assert record["timestamp"] == 100.0 and record["duration"] == 0.0
     assert record["error"][0] == arrivals.DROPPED
+    assert arrivals.was_dropped(record["error"])
+    assert not arrivals.was_dropped([]) and not arrivals.was_dropped(["HTTP 500"])
     assert "8 iterations were in flight" in record["error"][1]
     assert arrivals.scheduling_lag(record) is None
 
