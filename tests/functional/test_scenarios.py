@@ -161,8 +161,11 @@ def test_server_view_client_waits_for_the_server(
             assert gap.client_median is not None, where
             assert gap.server_median is not None and gap.server_median > 0, where
             # uwsgi's clock stops after the response is written and the
-            # connection closed; under load that can end after the client's
-            # (measured: 1.0 ms of 169 ms): a few ms of slack, no more
-            assert gap.client_median >= gap.server_median - 0.003, where
+            # connection closed; on 2 busy cores its worker can be descheduled
+            # in between while the client already has the response (measured:
+            # 1.0 ms of 169 ms; in CI on 2026-11-27, 4.7 ms of 267 ms): the
+            # same slack as the gap's upper bound, 5% or 3 ms
+            slack = max(0.05 * gap.server_median, 0.003)
+            assert gap.client_median >= gap.server_median - slack, where
             assert gap.gap is not None
             assert gap.gap <= max(0.05 * gap.server_median, 0.010), where
