@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,24 @@ class Schedule:
                 return found
             found.append(at)
             at += rng.expovariate(self.rate)
+
+
+SCHEDULE_KEYS = ("rate", "times", "duration", "arrivals", "seed")
+
+
+def schedule_of(config: Mapping[str, Any]) -> Schedule:
+    """The schedule of a runner's config (or any mapping of
+    :data:`SCHEDULE_KEYS`; ``arrivals`` None or absent: constant).
+
+    :raises ValueError: naming what is wrong.
+    """
+    return Schedule(
+        rate=float(config["rate"]),
+        times=config.get("times"),
+        duration=config.get("duration"),
+        arrivals=config.get("arrivals") or "constant",
+        seed=int(config.get("seed") or 0),
+    )
 
 
 def shares(offsets: list[float], workers: int) -> list[list[tuple[int, float]]]:

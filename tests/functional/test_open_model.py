@@ -8,7 +8,9 @@ not, and the test could not tell), Rally's engine; the
 and thaws them at 5 s. Every iteration due during the freeze waits for the
 thaw: about rate x stall = 10 of them, each answered after it, where a
 closed-model load of 2 users would have sent 2 and waited; the ones due
-before it were answered at once. Bounded: about a minute.
+before it were answered at once. On each engine: Rally's (the runner in
+Rally's process) and Locust's (2 local workers, each its dealt share of the
+schedule on the master's clock). Bounded: about a minute each.
 """
 
 from __future__ import annotations
@@ -50,12 +52,15 @@ WORKLOAD = {
 }
 
 
+@pytest.mark.parametrize(
+    "engine", [[], ["--engine", "locust", "--workers", "2"]], ids=["rally", "locust"]
+)
 def test_a_freeze_is_counted_as_rate_times_stall(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    engine: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task = write_task(tmp_path / "open.json", [WORKLOAD])
     runs = tmp_path / "runs"
-    argv = ["run", "--task", str(task), "--runs-dir", str(runs)]
+    argv = ["run", "--task", str(task), "--runs-dir", str(runs), *engine]
     code = cli.main([*argv, "--password-hash-rounds", str(FAST_HASH_ROUNDS)])
     out = capsys.readouterr().out
     assert code == 0, out[-3000:]

@@ -55,6 +55,8 @@ class Share:
     offset: float  # add to this worker's clock to read the master's
     deadline: float | None = None  # this worker's clock
     rate: float | None = None
+    worker: int | None = None  # open model: this worker's place among ...
+    workers: int = 1  # ... the workers with users
 
     @classmethod
     def from_go(cls, go: dict[str, Any], received_at: float) -> Share:
@@ -71,6 +73,8 @@ class Share:
             offset=offset,
             deadline=start_at + duration if duration is not None else None,
             rate=go.get("rate"),
+            worker=go.get("worker"),
+            workers=int(go.get("workers", 1)),
         )
 
 
@@ -149,6 +153,10 @@ class WorkerLoad:
 
     def run(self, iteration: int) -> None:
         """Run one iteration as Rally's runner does and keep its record."""
+        self.keep(self.record(iteration), iteration)
+
+    def record(self, iteration: int) -> dict[str, Any]:
+        """Run one iteration as Rally's runner does; its record (our clock)."""
         context = dict(self.setup.context)  # what the scenario sets stays here
         context["iteration"] = iteration
         overdue = IterationTimeout(
@@ -164,6 +172,11 @@ class WorkerLoad:
                     self.cls, "run", context, self.setup.args, _NoEvents()
                 )
             )
+        return record
+
+    def keep(self, record: dict[str, Any], iteration: int) -> None:
+        """Keep an iteration's record (our clock) for the next batch, on the
+        master's clock."""
         record = protocol.shift_record(record, self.share.offset)
         record[protocol.ITERATION_KEY] = iteration
         self.done += 1

@@ -11,6 +11,12 @@ iterations over more hosts. Each workload's runner maps to Locust users:
 ``rps`` (``times``, ``rps`` a number, ``max_concurrency``)
     ``times`` iterations started at ``rps`` per second all users together,
     by up to ``max_concurrency`` users (Rally's default: ``times``).
+``keystone_perf_arrival_rate`` (``rate``, ``times`` or ``duration``,
+    ``max_in_flight``, ``arrivals``, ``seed``)
+    open-model load: the schedule's arrivals dealt in turn to the workers
+    (:func:`..arrivals.shares`), each taken by an idle user of its worker
+    or dropped; ``max_in_flight`` users in all, so at most that many
+    iterations in flight (:mod:`.open_load`).
 
 Only this suite's one-request scenarios (``KeystonePerf.*``) run there: the
 workers call the same plugin code. Anything else (another runner, an
@@ -24,10 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rally_keystone_perf.loadgen import arrivals
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
 SCENARIO_PREFIX = "KeystonePerf."
-RUNNERS = ("constant", "constant_for_duration", "rps")
+RUNNERS = ("constant", "constant_for_duration", "rps", arrivals.RUNNER)
 DEFAULT_TIMEOUT = 600.0  # Rally's runners' per-iteration timeout
 
 
@@ -44,6 +51,8 @@ class LoadPlan:
     duration: float | None = None  # seconds (constant_for_duration)
     rate: float | None = None  # iterations started per second, all users (rps)
     timeout: float = DEFAULT_TIMEOUT
+    arrivals: str | None = None  # open model (constant, poisson); None: closed
+    seed: int = 0  # of a poisson schedule
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,8 @@ def load_plan(where: str, kind: str, runner: Mapping[str, Any]) -> LoadPlan:
         users = int(_positive(where, runner, "concurrency", 1))
         duration = float(_positive(where, runner, "duration", None))
         return LoadPlan(users, duration=duration, timeout=timeout)
+    if kind == arrivals.RUNNER:
+        return _open_plan(where, runner, timeout)
     if isinstance(runner.get("rps"), Mapping):
         raise PlanError(
             f"{where}: runner rps with a ramp (start/end/step) has no Locust "
@@ -94,6 +105,31 @@ def load_plan(where: str, kind: str, runner: Mapping[str, Any]) -> LoadPlan:
     rate = float(_positive(where, runner, "rps", None))
     users = int(_positive(where, runner, "max_concurrency", times))
     return LoadPlan(min(users, times), times=times, rate=rate, timeout=timeout)
+
+
+def _open_plan(where: str, runner: Mapping[str, Any], timeout: float) -> LoadPlan:
+    """The arrival-rate runner's load: ``max_in_flight`` users in all."""
+    _positive(where, runner, "rate", None)
+    try:
+        schedule = arrivals.schedule_of(runner)
+    except ValueError as exc:
+        raise PlanError(f"{where}: runner {arrivals.RUNNER}: {exc}") from None
+    users = int(_positive(where, runner, "max_in_flight", None))
+    times = duration = None
+    if schedule.times is not None:
+        times = int(_positive(where, runner, "times", None))
+        users = min(users, times)
+    else:
+        duration = float(_positive(where, runner, "duration", None))
+    return LoadPlan(
+        users,
+        times=times,
+        duration=duration,
+        rate=schedule.rate,
+        timeout=timeout,
+        arrivals=schedule.arrivals,
+        seed=schedule.seed,
+    )
 
 
 def workload_plan(workload: Mapping[str, Any]) -> WorkloadPlan:

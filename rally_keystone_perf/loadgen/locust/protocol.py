@@ -60,6 +60,8 @@ class Setup:
     duration: float | None = None
     rate: float | None = None
     timeout: float = 600.0
+    arrivals: str | None = None  # open model: constant or poisson; None: closed
+    seed: int = 0  # of a poisson schedule
     workers: int = 1  # local worker processes the master starts
     worker_hosts: list[str] = field(default_factory=list)  # netns names, one each
     expect_workers: int = 0  # workers started elsewhere that the master waits for

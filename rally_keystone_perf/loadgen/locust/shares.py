@@ -6,6 +6,11 @@ it (:func:`.plan.split_budget`), so no id is run twice and none is lost.
 ``constant_for_duration`` has no budget: the workers interleave ids
 (worker k of n runs k+1, k+1+n, ...). With a rate, each worker paces its
 block at its part of the rate, so all blocks end together.
+
+An open-model workload (``setup.arrivals``) sends each worker with users
+its place among them (``worker`` of ``workers``): it computes the whole
+schedule and takes its dealt share (:func:`..arrivals.shares`); a worker
+without users gets none.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from rally_keystone_perf.loadgen.locust.plan import split_budget
 
 def worker_shares(setup: protocol.Setup, users: Sequence[int]) -> list[dict[str, Any]]:
     """The go message's share of each worker running ``users[k]`` users."""
+    if setup.arrivals is not None:
+        return open_shares(users)
     if setup.times is None:
         return [
             {
@@ -48,3 +55,21 @@ def worker_shares(setup: protocol.Setup, users: Sequence[int]) -> list[dict[str,
         )
         first += budget
     return result
+
+
+def open_shares(users: Sequence[int]) -> list[dict[str, Any]]:
+    """Each worker's place among the workers with users (open model)."""
+    serving = [k for k, count in enumerate(users) if count > 0]
+    return [
+        {
+            "users": count,
+            "first": 1,
+            "step": 1,
+            "count": None,
+            "duration": None,
+            "rate": None,
+            "worker": serving.index(k) if count > 0 else None,
+            "workers": len(serving),
+        }
+        for k, count in enumerate(users)
+    ]

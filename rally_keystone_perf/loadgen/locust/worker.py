@@ -27,7 +27,7 @@ from locust.runners import WorkerRunner
 
 from rally_keystone_perf.client import keystone_v3, lean_http
 from rally_keystone_perf.deploy import child_guard
-from rally_keystone_perf.loadgen.locust import iterations, protocol, users
+from rally_keystone_perf.loadgen.locust import iterations, open_load, protocol, users
 from rally_keystone_perf.loadgen.locust.local_workers import DIE_WITH_PARENT_ENV
 
 LOG = logging.getLogger("rally_keystone_perf.locust.worker")
@@ -69,7 +69,11 @@ class Worker:
         assert self.setup is not None, "go before setup"
         # one kept-alive connection per user, however many users this worker has
         keystone_v3.POOL_SIZE = max(keystone_v3.POOL_SIZE, share.users)
-        self.load = iterations.WorkerLoad(self.setup, share, self._ship)
+        if self.setup.arrivals is None:
+            self.load = iterations.WorkerLoad(self.setup, share, self._ship)
+        else:  # open model: a scheduler hands the arrivals to the users
+            self.load = load = open_load.OpenLoad(self.setup, share, self._ship)
+            gevent.spawn(load.schedule)
         users.CURRENT.set(self.load)
         gevent.spawn(self._report_until_finished, self.load)
 

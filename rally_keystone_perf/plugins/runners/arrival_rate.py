@@ -60,13 +60,7 @@ class ArrivalRateRunner(runner.ScenarioRunner):
         args: dict[str, Any],
     ) -> None:
         """Start each iteration at its time; record the ones that could not."""
-        schedule = arrivals.Schedule(
-            rate=self.config["rate"],
-            times=self.config.get("times"),
-            duration=self.config.get("duration"),
-            arrivals=self.config.get("arrivals", "constant"),
-            seed=self.config.get("seed", 0),
-        )
+        schedule = arrivals.schedule_of(self.config)
         cap = self.config["max_in_flight"]
         slots = threading.BoundedSemaphore(cap)
         lock = threading.Lock()  # Rally's result batch is not thread-safe

@@ -40,7 +40,9 @@ class LocustRunner(runner.ScenarioRunner):
     workload and its context, and starts them at one instant. The task's
     runner maps to Locust users: ``constant`` -> ``concurrency`` users
     sharing exactly ``times`` iterations; ``constant_for_duration`` -> its
-    ``duration``; ``rps`` -> ``times`` iterations at ``rps`` per second.
+    ``duration``; ``rps`` -> ``times`` iterations at ``rps`` per second;
+    ``keystone_perf_arrival_rate`` -> its schedule dealt to the workers,
+    ``max_in_flight`` users in all taking its arrivals (open model).
     Each iteration's Rally record (clocks on the master's) comes back
     whole, not as Locust's rounded histogram, with its ``iteration`` id.
     An iteration trigger of a hook fires when that iteration's record
@@ -112,6 +114,8 @@ class LocustRunner(runner.ScenarioRunner):
             duration=plan.duration,
             rate=plan.rate,
             timeout=plan.timeout,
+            arrivals=plan.arrivals,
+            seed=plan.seed,
             workers=workers,
             worker_hosts=hosts,
             expect_workers=expect,

@@ -13,6 +13,7 @@ Dropped iterations (``max_in_flight`` were in flight) are counted apart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rally_keystone_perf import metrics
@@ -61,17 +62,29 @@ def open_model(workload: Workload) -> OpenModel | None:
     """The summary of an open-model workload; None for any other runner."""
     if workload.runner_type != arrivals.RUNNER:
         return None
-    started = [i for i in workload.iterations if not arrivals.was_dropped(i.error)]
-    dropped = len(workload.iterations) - len(started)
+    rate, cap = workload.runner.get("rate"), workload.runner.get("max_in_flight")
+    return summary(
+        workload.iterations,
+        float(rate) if isinstance(rate, int | float) else None,
+        cap if isinstance(cap, int) else None,
+    )
+
+
+def summary(
+    iterations: Sequence[Iteration], rate: float | None, cap: int | None
+) -> OpenModel:
+    """The summary of an open-model load's iterations (``rate`` asked,
+    ``max_in_flight`` ``cap``)."""
+    started = [i for i in iterations if not arrivals.was_dropped(i.error)]
+    dropped = len(iterations) - len(started)
     lags = [i.lag for i in started if i.lag is not None]
     late = sum(lag > LATE for lag in lags)
-    rate, cap = workload.runner.get("rate"), workload.runner.get("max_in_flight")
     p50, p99 = _quantiles(lags, (0.5, 0.99))
     return OpenModel(
-        rate=float(rate) if isinstance(rate, int | float) else None,
-        due=len(workload.iterations),
+        rate=rate,
+        due=len(iterations),
         dropped=dropped,
-        cap=cap if isinstance(cap, int) else None,
+        cap=cap,
         response=_quantiles([i.duration for i in started], QUANTILES),
         service=_quantiles([_service(i) for i in started], QUANTILES),
         lag=(p50, p99),

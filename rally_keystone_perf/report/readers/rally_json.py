@@ -204,7 +204,7 @@ def _workload(task: dict, t_where: str, raw: Any, where: str) -> Workload:
         full_duration=_number(raw, "full_duration", where),
         start_time=None if start_time is None else _number(raw, "start_time", where),
         iterations=[
-            _iteration(item, f"{where}.data[{i}]")
+            read_iteration(item, f"{where}.data[{i}]")
             for i, item in enumerate(_list(raw, "data", where))
         ],
         position=_int(raw, "position", where),
@@ -285,8 +285,9 @@ def _well_formed_atomics(atomics: list) -> bool:
     return True
 
 
-def _iteration(raw: Any, where: str) -> Iteration:
-    """Build one :class:`Iteration`, validating its atomic actions.
+def read_iteration(raw: Any, where: str) -> Iteration:
+    """Build one :class:`Iteration` of a raw Rally record, validating its
+    atomic actions (``where`` names it in an error).
 
     Well-formed iterations take a fast path (reports hold thousands); anything
     else goes through the checks that name the problem.

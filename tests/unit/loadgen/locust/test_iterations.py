@@ -3,32 +3,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import gevent
 import pytest
-from rally.task import scenario
 
 from rally_keystone_perf.loadgen.locust import iterations, protocol
-
-
-class Sleeper(scenario.Scenario):
-    """Sleeps ``seconds`` (a greenlet's sleep); fails when asked."""
-
-    def run(self, seconds: float = 0.0, fail: bool = False) -> None:
-        gevent.sleep(seconds)
-        if fail:
-            raise RuntimeError(f"iteration {self.context['iteration']} failed")
-
-
-def _setup(timeout: float = 600.0, **args: Any) -> protocol.Setup:
-    return protocol.Setup(
-        scenario="Sleeper",
-        module=__name__,
-        qualname="Sleeper",
-        args=args,
-        context={"task": {"uuid": "t"}},
-        users=2,
-        timeout=timeout,
-    )
+from tests.unit.loadgen.locust.helpers import sleeper_setup as _setup
 
 
 def _share(**fields: Any) -> iterations.Share:

@@ -48,6 +48,33 @@ def test_constant_for_duration_and_rps() -> None:
     assert plan.workload_plan(_workload("rps", capped)).load.users == 10
 
 
+def test_the_arrival_rate_runner_is_max_in_flight_users_and_its_schedule() -> None:
+    timed = {"rate": 50, "duration": 10, "max_in_flight": 20, "arrivals": "poisson"}
+    found = plan.workload_plan(_workload("keystone_perf_arrival_rate", timed))
+    assert found.load == plan.LoadPlan(
+        20, duration=10.0, rate=50.0, arrivals="poisson", seed=0
+    )
+    counted = {"rate": 5, "times": 8, "max_in_flight": 100, "seed": 3}
+    few = plan.workload_plan(_workload("keystone_perf_arrival_rate", counted)).load
+    assert (few.users, few.times, few.arrivals, few.seed) == (8, 8, "constant", 3)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"rate": 0, "times": 5, "max_in_flight": 2}, "runner rate must be a positive"),
+        ({"rate": 5, "times": 5, "max_in_flight": 0}, "max_in_flight must be a pos"),
+        ({"rate": 5, "max_in_flight": 2}, "either times or duration"),
+        ({"rate": 5, "times": 5, "duration": 2, "max_in_flight": 2}, "not both"),
+    ],
+)
+def test_a_wrong_arrival_rate_runner_is_refused_by_name(
+    config: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(plan.PlanError, match=message):
+        plan.workload_plan(_workload("keystone_perf_arrival_rate", config))
+
+
 @pytest.mark.parametrize(
     ("workload", "message"),
     [

@@ -47,3 +47,15 @@ def test_a_rate_is_shared_so_that_every_block_ends_together() -> None:
     plan = shares.worker_shares(_setup(times=100, rate=10.0), [3, 1])
     assert [s["count"] for s in plan] == [75, 25]
     assert [s["count"] / s["rate"] for s in plan] == [10.0, 10.0]
+
+
+def test_an_open_model_share_is_a_place_among_the_workers_with_users() -> None:
+    plan = shares.worker_shares(
+        _setup(rate=10.0, times=50, arrivals="poisson"), [2, 0, 3]
+    )
+    assert [(s["users"], s["worker"], s["workers"]) for s in plan] == [
+        (2, 0, 2),
+        (0, None, 2),
+        (3, 1, 2),
+    ]
+    assert all(s["rate"] is None and s["count"] is None for s in plan)

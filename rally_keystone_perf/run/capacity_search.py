@@ -1,0 +1,152 @@
+"""The search for the highest arrival rate that meets an SLO.
+
+Pure: the search is handed ``measure(rate)``, which runs one open-model step
+at that offered rate and judges it (:class:`Step`); it never starts a
+server itself, so a simulated server tests it.
+
+The rule, printed with the result (:func:`rule_text`):
+
+1. **Ramp.** From ``start``, each step ``growth`` times the last, until a
+   step misses the SLO, its achieved rate falls short of the offered rate
+   by more than :data:`SHORTFALL`, the generator itself fell behind, or
+   ``max_rate`` is passed.
+2. **Narrow.** Between the highest rate met and the lowest missed, the
+   geometric middle is measured ``repeats`` times; it is met when most of
+   its steps meet the SLO (one noisy step does not decide), and the bracket
+   halves. The search stops when the bracket is narrower than
+   ``precision`` (relative), or ``max_steps`` were taken.
+
+The sustained rate is the bracket's low end; the high end is its
+uncertainty. A generator that fell behind stops the search: the rates
+above are the generator's limit, not Keystone's, and the result says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+SHORTFALL = 0.05  # achieved below offered by more than this: not sustained
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step's judgement (rates in iterations a second)."""
+
+    offered: float
+    achieved: float
+    misses: tuple[str, ...] = ()  # the SLO's clauses missed (empty: met)
+    generator_limited: bool = False
+
+    @property
+    def sustained(self) -> bool:
+        """Met the SLO at (nearly) the offered rate, the generator keeping up."""
+        return (
+            not self.misses
+            and not self.generator_limited
+            and self.achieved >= (1 - SHORTFALL) * self.offered
+        )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Where the search starts and how far and how finely it goes."""
+
+    start: float = 5.0
+    max_rate: float = 2000.0
+    growth: float = 2.0
+    precision: float = 0.03
+    repeats: int = 3
+    max_steps: int = 30
+
+    def __post_init__(self) -> None:
+        if not 0 < self.start <= self.max_rate:
+            raise ValueError("the start rate must be above 0 and at most max_rate")
+        if self.growth <= 1 or not 0 < self.precision < 1 or self.repeats < 1:
+            raise ValueError("growth above 1, precision in (0, 1), repeats >= 1")
+
+
+@dataclass
+class Outcome:
+    """What the search found; ``steps`` in the order taken."""
+
+    sustained: float | None = None  # the highest rate met; None: none was
+    above: float | None = None  # the lowest rate missed; None: none was
+    steps: list[Step] = field(default_factory=list)
+    stopped: str = ""  # why the search ended, in words
+
+    @property
+    def generator_limited(self) -> bool:
+        return any(s.generator_limited for s in self.steps)
+
+
+def rule_text(limits: Limits) -> str:
+    """The stopping rule in one sentence, as the result prints it."""
+    return (
+        f"ramp from {limits.start:g}/s by x{limits.growth:g} up to "
+        f"{limits.max_rate:g}/s until a step misses; then halve the bracket, "
+        f"each middle rate measured {limits.repeats} times (most decide), "
+        f"until it is narrower than {limits.precision:.0%} or "
+        f"{limits.max_steps} steps; a step is met when it meets the SLO at "
+        f"{1 - SHORTFALL:.0%} of its offered rate or more"
+    )
+
+
+def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
+    """Ramp, then narrow; the outcome with every step taken."""
+    outcome = Outcome()
+    if not _ramp(measure, limits, outcome):
+        return outcome
+    assert outcome.sustained is not None and outcome.above is not None
+    while outcome.above / outcome.sustained - 1 > limits.precision:
+        if len(outcome.steps) + limits.repeats > limits.max_steps:
+            outcome.stopped = f"{limits.max_steps} steps taken"
+            return outcome
+        middle = math.sqrt(outcome.sustained * outcome.above)
+        taken = [measure(middle) for _ in range(limits.repeats)]
+        outcome.steps += taken
+        if any(s.generator_limited for s in taken):
+            outcome.stopped = _generator(middle)
+            return outcome
+        if sum(s.sustained for s in taken) * 2 > len(taken):
+            outcome.sustained = middle
+        else:
+            outcome.above = middle
+    outcome.stopped = f"the bracket is narrower than {limits.precision:.0%}"
+    return outcome
+
+
+def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) -> bool:
+    """Grow the rate until a step is not sustained; whether to narrow."""
+    rate = limits.start
+    while rate <= limits.max_rate * (1 + 1e-9):
+        step = measure(rate)
+        outcome.steps.append(step)
+        if step.generator_limited:
+            outcome.stopped = _generator(rate)
+            return False
+        if not step.sustained:
+            outcome.above = rate
+            if outcome.sustained is None:
+                outcome.stopped = f"no tested rate met the SLO (from {rate:g}/s)"
+                return False
+            return True
+        outcome.sustained = rate
+        if len(outcome.steps) >= limits.max_steps:
+            outcome.stopped = f"{limits.max_steps} steps taken"
+            return False
+        rate = (
+            min(rate * limits.growth, limits.max_rate)
+            if rate < limits.max_rate
+            else math.inf
+        )
+    outcome.stopped = f"every rate met the SLO up to the ceiling, {limits.max_rate:g}/s"
+    return False
+
+
+def _generator(rate: float) -> str:
+    return (
+        f"the load generator fell behind at {rate:g}/s: the rates above are "
+        "its limit, not Keystone's"
+    )

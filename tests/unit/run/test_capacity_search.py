@@ -1,0 +1,83 @@
+"""Tests for rally_keystone_perf.run.capacity_search on a simulated server."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from rally_keystone_perf.run import capacity_search
+from rally_keystone_perf.run.capacity_search import Limits, Step
+
+SLO_P95 = 0.100  # seconds
+
+
+def queue(capacity: float, noise: float, seed: int = 1):
+    """An M/M/1 server of ``capacity`` a second whose speed varies by
+    ``noise`` (relative, normal) from step to step: its response p95 at
+    rate r is ln(20) / (capacity - r), so p95 < 100 ms up to
+    capacity - 10 ln(20)."""
+    rng = random.Random(seed)
+
+    def measure(rate: float) -> Step:
+        speed = capacity * (1 + rng.gauss(0, noise))
+        if rate >= speed:
+            return Step(rate, speed, ("p95<100ms: overloaded",))
+        p95 = math.log(20) / (speed - rate)
+        return Step(rate, rate, () if p95 < SLO_P95 else (f"p95<100ms: {p95}",))
+
+    return measure
+
+
+def knee(capacity: float) -> float:
+    return capacity - math.log(20) / SLO_P95
+
+
+@pytest.mark.parametrize("capacity", [100.0, 300.0, 900.0])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_sustained_rate_is_found_within_5_percent(
+    capacity: float, seed: int
+) -> None:
+    outcome = capacity_search.search(queue(capacity, 0.02, seed), Limits())
+    assert outcome.sustained is not None and outcome.above is not None
+    assert abs(outcome.sustained / knee(capacity) - 1) < 0.05, outcome
+    assert outcome.above / outcome.sustained - 1 <= 0.03
+    assert outcome.stopped == "the bracket is narrower than 3%"
+    assert len(outcome.steps) <= Limits().max_steps
+
+
+def test_no_rate_met_and_every_rate_met_are_said() -> None:
+    none = capacity_search.search(queue(40.0, 0.0), Limits(start=50))
+    assert none.sustained is None and none.above == 50
+    assert none.stopped.startswith("no tested rate met the SLO")
+    every = capacity_search.search(queue(900.0, 0.0), Limits(max_rate=100))
+    assert (every.sustained, every.above) == (100, None)
+    assert [s.offered for s in every.steps] == [5, 10, 20, 40, 80, 100]
+    assert every.stopped == "every rate met the SLO up to the ceiling, 100/s"
+
+
+def test_a_generator_that_falls_behind_stops_the_search() -> None:
+    server = queue(900.0, 0.0)
+
+    def measure(rate: float) -> Step:
+        step = server(rate)
+        return Step(step.offered, step.achieved, step.misses, rate > 150)
+
+    outcome = capacity_search.search(measure, Limits())
+    assert outcome.generator_limited and outcome.sustained == 80
+    assert outcome.stopped.startswith("the load generator fell behind at 160/s")
+
+
+def test_a_step_short_of_its_offered_rate_is_not_sustained() -> None:
+    assert Step(100, 96).sustained and not Step(100, 94).sustained
+    assert not Step(100, 100, ("p95",)).sustained
+
+
+def test_the_rule_is_printed_and_bad_limits_refused() -> None:
+    text = capacity_search.rule_text(Limits())
+    assert "ramp from 5/s by x2 up to 2000/s" in text and "3 times" in text
+    with pytest.raises(ValueError, match="start rate"):
+        Limits(start=0)
+    with pytest.raises(ValueError, match="growth above 1"):
+        Limits(growth=1)
