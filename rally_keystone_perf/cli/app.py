@@ -9,6 +9,7 @@ from rally_keystone_perf.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, echo
 from rally_keystone_perf.cli.parser import build_parser
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.run.capacity import CapacityError
 from rally_keystone_perf.run.matrix import MatrixError
 from rally_keystone_perf.run.rally_runner import RallyError
 from rally_keystone_perf.tasks.model import TaskFileError
@@ -21,6 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return stop_signals.exit_code(int(args.func(args)))
     except (
+        CapacityError,
         LaunchError,
         MatrixError,
         RallyError,

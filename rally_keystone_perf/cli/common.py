@@ -29,7 +29,8 @@ EXIT_CODES = (
     (
         EXIT_SLA,
         "an SLA failed (``run``, ``matrix``, ``study``, ``rally task start``), "
-        "the gate found a regression (``gate``), or a benchmark missed its target",
+        "the gate found a regression (``gate``), no rate tried met the SLO "
+        "(``capacity``), or a benchmark missed its target",
     ),
     (EXIT_NOT_RUNNING, "``status``: no Keystone is running"),
     (128 + signal.SIGHUP, "stopped by SIGHUP (partial results kept)"),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rally_keystone_perf.cli import (
     ab_commands,
     arguments,
+    capacity_commands,
     cloud_commands,
     deploy_commands,
     engine_options,
@@ -334,5 +335,6 @@ def build_parser() -> argparse.ArgumentParser:
     study_commands.add_study_command(sub)
     release_commands.add_releases_command(sub)
     ab_commands.add_ab_command(sub)
+    capacity_commands.add_capacity_command(sub)
     engine_options.add_worker_command(sub)
     return parser

@@ -1,0 +1,92 @@
+"""The capacity curve (:mod:`..figures.capacity_curve`) as text or markdown.
+
+A table of the steps by offered rate (rates a second, times in ms, CPU in
+busy cores per tier), then the conclusion: the sustained rate with the
+lowest rate the search found not sustained (its uncertainty), the knee,
+the bottleneck line at the sustained rate, the rule and why the search
+stopped.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rally_keystone_perf.report.figures.capacity_curve import (
+    KNEE_FACTOR,
+    Curve,
+    CurveRow,
+)
+from rally_keystone_perf.report.writers.common import markdown_table, text_table
+
+HEADER = (
+    "offered/s",
+    "achieved/s",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "dropped",
+    "failed",
+    "SLO",
+    "CPU (busy cores)",
+    "step",
+)
+LEFT = ("SLO", "CPU (busy cores)")
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.1f}"
+
+
+def row_cells(row: CurveRow) -> list[str]:
+    """One step's cells, in :data:`HEADER`'s order."""
+    figures = row.figures
+    return [
+        f"{figures.offered:.1f}",
+        f"{figures.achieved:.1f}",
+        *(_ms(v) for v in figures.response),
+        str(figures.dropped),
+        str(figures.failed),
+        "met" if row.met else "missed",
+        ", ".join(f"{name} {cores:.2f}" for name, cores in row.tiers) or "-",
+        str(row.number),
+    ]
+
+
+def conclusion(curve: Curve) -> list[str]:
+    """The lines under the table."""
+    if curve.sustained is None:
+        lines = [f"sustained: none of the rates tried met {curve.objective.text()}"]
+    elif curve.above is None:
+        lines = [f"sustained: {curve.sustained:.1f}/s, every rate tried met it"]
+    else:
+        lines = [
+            f"sustained: {curve.sustained:.1f}/s under {curve.objective.text()} "
+            f"(not at {curve.above:.1f}/s: the true limit lies between)"
+        ]
+    knee = curve.knee
+    if knee is not None:
+        lines.append(
+            f"knee: {knee:.1f}/s, the last rate whose p95 is within "
+            f"{KNEE_FACTOR:g}x of the lowest rate's"
+        )
+    at = curve.row_at(curve.sustained) or curve.row_at(knee)
+    if at is not None and at.bottleneck:
+        lines.append(f"bottleneck at {at.figures.offered:.1f}/s: {at.bottleneck}")
+    lines += [f"search: {curve.rule}", f"stopped: {curve.stopped}"]
+    return lines
+
+
+def write_table(curve: Curve, stream: TextIO) -> None:
+    """Title, the steps' table, the conclusion."""
+    rows = [row_cells(r) for r in curve.rows]
+    body = text_table(HEADER, rows, LEFT).get_string()
+    title = f"capacity against {curve.objective.text()} (each step's second half)"
+    stream.write("\n".join([title, body, *conclusion(curve)]) + "\n")
+
+
+def write_markdown(curve: Curve, stream: TextIO) -> None:
+    """A ``##`` heading, the markdown table, the conclusion as a list."""
+    rows = [row_cells(r) for r in curve.rows]
+    body = markdown_table(HEADER, rows, LEFT)
+    items = "\n".join(f"- {line}" for line in conclusion(curve))
+    stream.write(f"## Capacity against {curve.objective.text()}\n\n{body}\n\n{items}\n")

@@ -1,0 +1,93 @@
+"""A capacity search against one running Keystone: each step a Rally task.
+
+The search (:mod:`.capacity_search`) asks for a rate; this module writes
+that step's task (:mod:`.capacity_steps`: the user's workload under the
+arrival-rate runner), runs it through the session's Rally and hands its
+report to ``judge``, which the caller composes from the report's figures
+(a step's report in, a :class:`~.capacity_search.Step` out): this floor
+runs things, the report floor reads them. Every step's report is kept in
+the run folder, in order, so that a search cut short by Ctrl-C or SIGTERM
+keeps the steps done (:class:`SearchInterrupted` carries them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.run import capacity_search, capacity_steps
+from rally_keystone_perf.run.rally_runner import RallyRunner
+
+Judge = Callable[[Path], capacity_search.Step]  # a step's report -> its verdict
+Echo = Callable[[str], None]
+TAG = "capacity"  # the Rally tag of every step's task
+
+
+class CapacityError(Exception):
+    """A step could not be run or judged; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """One step as run: its number, rate, report and verdict."""
+
+    number: int
+    rate: float
+    report: Path
+    step: capacity_search.Step
+
+
+class SearchInterrupted(Exception):
+    """Ctrl-C or SIGTERM during a step; ``steps`` are those complete."""
+
+    def __init__(self, steps: list[StepRun]) -> None:
+        super().__init__("interrupted")
+        self.steps = steps
+
+
+def run_search(
+    rally: RallyRunner,
+    run: RunDir,
+    plan: capacity_steps.StepPlan,
+    limits: capacity_search.Limits,
+    judge: Judge,
+    echo: Echo,
+) -> tuple[capacity_search.Outcome, list[StepRun]]:
+    """Search for the highest sustained rate; the outcome and every step.
+
+    :raises SearchInterrupted: Ctrl-C or SIGTERM during a step.
+    :raises CapacityError: a step left no report.
+    """
+    done: list[StepRun] = []
+
+    def measure(rate: float) -> capacity_search.Step:
+        number = len(done) + 1
+        folder = run.root / capacity_steps.FOLDER
+        task = capacity_steps.write_step(folder, number, plan, rate)
+        echo(f"capacity step {number}: {rate:.1f}/s for {plan.seconds:g} s")
+        outcome = rally.start_task(task, tags=[TAG])
+        if outcome.interrupted:
+            raise SearchInterrupted(done)
+        if outcome.report is None:
+            raise CapacityError(
+                f"step {number} at {rate:.1f}/s left no report (rally exited "
+                f"{outcome.exit_code}; see {rally.log})"
+            )
+        step = judge(outcome.report)
+        done.append(StepRun(number, rate, outcome.report, step))
+        echo(f"  {verdict_words(step)}")
+        return step
+
+    outcome = capacity_search.search(measure, limits)
+    return outcome, done
+
+
+def verdict_words(step: capacity_search.Step) -> str:
+    """``met: 48.7/s of 50/s`` or ``missed: ...`` with what was missed."""
+    head = "met" if step.sustained else "missed"
+    words = f"{head}: {step.achieved:.1f}/s answered of {step.offered:.1f}/s offered"
+    if step.generator_limited:
+        words += "; the load generator fell behind"
+    return "; ".join([words, *step.misses])

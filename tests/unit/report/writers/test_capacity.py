@@ -1,0 +1,47 @@
+"""Tests for rally_keystone_perf.report.writers.capacity."""
+
+from __future__ import annotations
+
+import io
+
+from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
+from rally_keystone_perf.report.writers import capacity
+
+SLO = slo.parse_slo("p95<100ms")
+
+
+def _row(number: int, rate: float, p95: float, misses: tuple[str, ...] = ()):
+    figures = capacity_step.StepFigures(
+        rate, rate, 100, 0, 0, (p95 / 2, p95, p95 * 1.5), misses, False
+    )
+    tiers = (("Keystone", 1.62), ("client", 0.1))
+    return capacity_curve.CurveRow(
+        number, figures, tiers, "Keystone CPU 81% of 2 cores"
+    )
+
+
+def test_the_table_and_the_conclusion() -> None:
+    rows = [_row(1, 10, 0.03), _row(2, 20, 0.05), _row(3, 40, 0.2, ("p95",))]
+    curve = capacity_curve.Curve(SLO, rows, 20.0, 40.0, "the bracket", "the rule")
+    out = io.StringIO()
+    capacity.write_table(curve, out)
+    text = out.getvalue()
+    assert text.startswith("capacity against p95<100ms (each step's second half)\n")
+    assert "| Keystone 1.62, client 0.10 |" in text and "| missed " in text
+    assert "sustained: 20.0/s under p95<100ms (not at 40.0/s" in text
+    assert "knee: 20.0/s" in text
+    assert "bottleneck at 20.0/s: Keystone CPU 81% of 2 cores" in text
+    assert text.endswith("search: the rule\nstopped: the bracket\n")
+
+
+def test_none_met_and_all_met_are_said() -> None:
+    none = capacity_curve.Curve(SLO, [_row(1, 5, 0.3, ("p95",))], None, 5.0, "x", "r")
+    assert (
+        capacity.conclusion(none)[0]
+        == "sustained: none of the rates tried met p95<100ms"
+    )
+    every = capacity_curve.Curve(SLO, [_row(1, 5, 0.01)], 5.0, None, "x", "r")
+    assert capacity.conclusion(every)[0] == "sustained: 5.0/s, every rate tried met it"
+    markdown = io.StringIO()
+    capacity.write_markdown(every, markdown)
+    assert markdown.getvalue().startswith("## Capacity against p95<100ms\n\n|")
