@@ -17,8 +17,10 @@ The rule, printed with the result (:func:`rule_text`):
    ``precision`` (relative), or ``max_steps`` were taken.
 
 The sustained rate is the bracket's low end; the high end is its
-uncertainty. A generator that fell behind stops the search: the rates
-above are the generator's limit, not Keystone's, and the result says so.
+uncertainty. A generator that fell behind while Keystone kept up stops
+the search: the rates above are the generator's limit, not Keystone's, and
+the result says so. Behind a step Keystone did not keep up with, the lag is
+the CPU the server took from it on a shared machine: that step is missed.
 """
 
 from __future__ import annotations
@@ -40,13 +42,22 @@ class Step:
     generator_limited: bool = False
 
     @property
+    def kept_up(self) -> bool:
+        """The server met the SLO at (nearly) the offered rate."""
+        return not self.misses and self.achieved >= (1 - SHORTFALL) * self.offered
+
+    @property
     def sustained(self) -> bool:
-        """Met the SLO at (nearly) the offered rate, the generator keeping up."""
-        return (
-            not self.misses
-            and not self.generator_limited
-            and self.achieved >= (1 - SHORTFALL) * self.offered
-        )
+        """Kept up, and the generator kept its schedule: a rate met."""
+        return self.kept_up and not self.generator_limited
+
+    @property
+    def generator_bound(self) -> bool:
+        """The generator fell behind while the server kept up: the step
+        measured the generator. (Behind a server that did not keep up, the
+        lag is the machine's CPU taken by the server, and the step is
+        missed.)"""
+        return self.generator_limited and self.kept_up
 
 
 @dataclass(frozen=True)
@@ -78,7 +89,7 @@ class Outcome:
 
     @property
     def generator_limited(self) -> bool:
-        return any(s.generator_limited for s in self.steps)
+        return any(s.generator_bound for s in self.steps)
 
 
 def rule_text(limits: Limits) -> str:
@@ -86,11 +97,15 @@ def rule_text(limits: Limits) -> str:
     return (
         f"ramp from {limits.start:g}/s by x{limits.growth:g} up to "
         f"{limits.max_rate:g}/s until a step misses; then halve the bracket, "
-        f"each middle rate measured {limits.repeats} times (most decide), "
+        f"each middle rate measured {_times(limits.repeats)}, "
         f"until it is narrower than {limits.precision:.0%} or "
         f"{limits.max_steps} steps; a step is met when it meets the SLO at "
         f"{1 - SHORTFALL:.0%} of its offered rate or more"
     )
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times (most decide)"
 
 
 def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
@@ -106,7 +121,7 @@ def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
         middle = math.sqrt(outcome.sustained * outcome.above)
         taken = [measure(middle) for _ in range(limits.repeats)]
         outcome.steps += taken
-        if any(s.generator_limited for s in taken):
+        if any(s.generator_bound for s in taken):
             outcome.stopped = _generator(middle)
             return outcome
         if sum(s.sustained for s in taken) * 2 > len(taken):
@@ -123,7 +138,7 @@ def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) ->
     while rate <= limits.max_rate * (1 + 1e-9):
         step = measure(rate)
         outcome.steps.append(step)
-        if step.generator_limited:
+        if step.generator_bound:
             outcome.stopped = _generator(rate)
             return False
         if not step.sustained:
@@ -147,6 +162,6 @@ def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) ->
 
 def _generator(rate: float) -> str:
     return (
-        f"the load generator fell behind at {rate:g}/s: the rates above are "
-        "its limit, not Keystone's"
+        f"the load generator fell behind at {rate:.1f}/s while Keystone kept "
+        "up: the rates above are its limit, not Keystone's"
     )

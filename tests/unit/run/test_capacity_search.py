@@ -66,7 +66,20 @@ def test_a_generator_that_falls_behind_stops_the_search() -> None:
 
     outcome = capacity_search.search(measure, Limits())
     assert outcome.generator_limited and outcome.sustained == 80
-    assert outcome.stopped.startswith("the load generator fell behind at 160/s")
+    assert outcome.stopped.startswith("the load generator fell behind at 160.0/s")
+
+
+def test_a_lag_behind_an_overloaded_server_is_a_missed_step() -> None:
+    server = queue(100.0, 0.0)
+
+    def measure(rate: float) -> Step:  # the server takes the generator's CPU
+        step = server(rate)
+        return Step(step.offered, step.achieved, step.misses, bool(step.misses))
+
+    outcome = capacity_search.search(measure, Limits())
+    assert not outcome.generator_limited
+    assert outcome.stopped == "the bracket is narrower than 3%"
+    assert abs(outcome.sustained / knee(100.0) - 1) < 0.05  # type: ignore[operator]
 
 
 def test_a_step_short_of_its_offered_rate_is_not_sustained() -> None:
