@@ -10,10 +10,12 @@ The rule, printed with the result (:func:`rule_text`):
    step misses the SLO, its achieved rate falls short of the offered rate
    by more than :data:`SHORTFALL`, the generator itself fell behind, or
    ``max_rate`` is passed.
-2. **Narrow.** Between the highest rate met and the lowest missed, the
-   geometric middle is measured ``repeats`` times; it is met when most of
-   its steps meet the SLO (one noisy step does not decide), and the bracket
-   halves. The search stops when the bracket is narrower than
+2. **Narrow.** The ramp's highest rate met is measured again, ``repeats``
+   times in all, and kept as the low end only if most of its steps meet
+   the SLO (else the ramp's rate below it is). Between the low end and the
+   lowest rate missed, the geometric middle is measured ``repeats`` times;
+   it is met when most of its steps meet the SLO (one noisy step does not
+   decide), and the bracket halves. The search stops when the bracket is narrower than
    ``precision`` (relative), or ``max_steps`` were taken.
 
 The sustained rate is the bracket's low end; the high end is its
@@ -97,7 +99,7 @@ def rule_text(limits: Limits) -> str:
     return (
         f"ramp from {limits.start:g}/s by x{limits.growth:g} up to "
         f"{limits.max_rate:g}/s until a step misses; then halve the bracket, "
-        f"each middle rate measured {_times(limits.repeats)}, "
+        f"its low end and each middle rate measured {_times(limits.repeats)}, "
         f"until it is narrower than {limits.precision:.0%} or "
         f"{limits.max_steps} steps; a step is met when it meets the SLO at "
         f"{1 - SHORTFALL:.0%} of its offered rate or more"
@@ -111,7 +113,7 @@ def _times(count: int) -> str:
 def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
     """Ramp, then narrow; the outcome with every step taken."""
     outcome = Outcome()
-    if not _ramp(measure, limits, outcome):
+    if not _ramp(measure, limits, outcome) or not _confirm(measure, limits, outcome):
         return outcome
     assert outcome.sustained is not None and outcome.above is not None
     while outcome.above / outcome.sustained - 1 > limits.precision:
@@ -130,6 +132,32 @@ def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
             outcome.above = middle
     outcome.stopped = f"the bracket is narrower than {limits.precision:.0%}"
     return outcome
+
+
+def _confirm(
+    measure: Callable[[float], Step], limits: Limits, outcome: Outcome
+) -> bool:
+    """Measure the ramp's highest rate met ``repeats`` times in all, as the
+    middle rates are: one fast minute must not make the bracket's low end.
+    Not met by most: it becomes the high end, the ramp's rate below it the
+    low one. Whether to narrow."""
+    rate = outcome.sustained
+    assert rate is not None
+    taken = [measure(rate) for _ in range(limits.repeats - 1)]
+    outcome.steps += taken
+    if any(s.generator_bound for s in taken):
+        outcome.stopped = _generator(rate)
+        return False
+    if (1 + sum(s.sustained for s in taken)) * 2 > limits.repeats:
+        return True
+    below = [s.offered for s in outcome.steps if s.sustained and s.offered < rate]
+    outcome.above, outcome.sustained = rate, max(below) if below else None
+    if outcome.sustained is None:
+        outcome.stopped = (
+            f"no tested rate met the SLO (from {rate:g}/s, measured again)"
+        )
+        return False
+    return True
 
 
 def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) -> bool:

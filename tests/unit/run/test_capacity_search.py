@@ -94,3 +94,32 @@ def test_the_rule_is_printed_and_bad_limits_refused() -> None:
         Limits(start=0)
     with pytest.raises(ValueError, match="growth above 1"):
         Limits(growth=1)
+
+
+def test_the_ramps_highest_rate_met_is_measured_again() -> None:
+    server = queue(90.0, 0.0)  # p95 < 100 ms up to 60/s
+    seen: list[float] = []
+
+    def measure(rate: float) -> Step:  # 80/s met once, on a fast minute
+        seen.append(rate)
+        if rate == 80 and seen.count(80) == 1:
+            return Step(rate, rate)
+        return server(rate)
+
+    outcome = capacity_search.search(measure, Limits())
+    assert seen[:8] == [5, 10, 20, 40, 80, 160, 80, 80]
+    assert outcome.sustained is not None and outcome.above is not None
+    assert outcome.above <= 80 and abs(outcome.sustained / knee(90.0) - 1) < 0.05
+
+
+def test_a_lone_rate_met_once_is_not_sustained() -> None:
+    seen: list[float] = []
+
+    def measure(rate: float) -> Step:  # only the very first step is met
+        seen.append(rate)
+        return Step(rate, rate, () if len(seen) == 1 else ("p95<100ms: 300 ms",))
+
+    outcome = capacity_search.search(measure, Limits(start=5))
+    assert seen == [5, 10, 5, 5]
+    assert (outcome.sustained, outcome.above) == (None, 5)
+    assert outcome.stopped == "no tested rate met the SLO (from 5/s, measured again)"
