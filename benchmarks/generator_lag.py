@@ -47,6 +47,7 @@ from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 from rally_keystone_perf.plugins.scenarios.identity import ListProjects
 from rally_keystone_perf.report.figures import open_model
 from rally_keystone_perf.report.readers import rally_json
+from rally_keystone_perf.report.writers.common import format_ms
 
 TEMPLATE = Path(__file__).with_name("static-nginx.conf.tmpl")
 MASTER_MODULE = "rally_keystone_perf.loadgen.locust.master"
@@ -144,10 +145,6 @@ def run_load(setup: protocol.Setup) -> list[dict[str, Any]]:
     return records
 
 
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.1f}"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run each rate until the lag p99 passes the limit; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -187,12 +184,12 @@ def main(argv: list[str] | None = None) -> int:
                         model.due,
                         model.due - model.dropped,
                         model.dropped,
-                        _ms(model.lag[0]),
-                        _ms(model.lag[1]),
+                        format_ms(model.lag[0]),
+                        format_ms(model.lag[1]),
                         f"{model.late_share:.0%}",
-                        _ms(model.service[0]),
-                        _ms(model.service[2]),
-                        _ms(model.response[2]),
+                        format_ms(model.service[0]),
+                        format_ms(model.service[2]),
+                        format_ms(model.response[2]),
                     ]
                 )
                 if model.lag[1] is None or model.lag[1] > open_model.LATE:

@@ -45,6 +45,7 @@ from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.loadgen import arrivals
 from rally_keystone_perf.report.readers import rally_json
+from rally_keystone_perf.report.writers.common import format_ms
 
 SCENARIO: dict[str, Any] = {"KeystonePerf.list_projects": {}}
 CONTEXTS: dict[str, Any] = {"keystone_perf_tokens": {}}
@@ -122,14 +123,10 @@ def row(
         len(workload.iterations) - len(started),
         len(waited),
         sum(d >= SLOW for d in durations),
-        _ms(p50),
-        _ms(p99),
-        _ms(durations[-1] if durations else None),
+        format_ms(p50, 0),
+        format_ms(p99, 0),
+        format_ms(durations[-1] if durations else None, 0),
     ]
-
-
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -84,10 +84,6 @@ def _said(key: str, values: dict[str, Any], other: dict[str, Any]) -> bool:
     return key in other or values[key] not in (None, False)
 
 
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.1f}"
-
-
 def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -105,8 +101,8 @@ def round_rows(workload: ab.AbWorkload) -> list[list[str]]:
             common.format_number(p.b.p95),
             _rate(p.a.throughput),
             _rate(p.b.throughput),
-            _ms(p.a.server_cpu),
-            _ms(p.b.server_cpu),
+            common.format_ms(p.a.server_cpu),
+            common.format_ms(p.b.server_cpu),
             f"{p.a.failures}/{p.b.failures}",
         ]
         for p in workload.pairs

@@ -16,7 +16,11 @@ from rally_keystone_perf.report.figures.capacity_curve import (
     Curve,
     CurveRow,
 )
-from rally_keystone_perf.report.writers.common import markdown_table, text_table
+from rally_keystone_perf.report.writers.common import (
+    format_ms,
+    markdown_table,
+    text_table,
+)
 
 HEADER = (
     "offered/s",
@@ -33,17 +37,13 @@ HEADER = (
 LEFT = ("SLO", "CPU (busy cores)")
 
 
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.1f}"
-
-
 def row_cells(row: CurveRow) -> list[str]:
     """One step's cells, in :data:`HEADER`'s order."""
     figures = row.figures
     return [
         f"{figures.offered:.1f}",
         f"{figures.achieved:.1f}",
-        *(_ms(v) for v in figures.response),
+        *(format_ms(v) for v in figures.response),
         str(figures.dropped),
         str(figures.failed),
         "met" if row.met else "missed",

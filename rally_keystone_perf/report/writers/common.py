@@ -26,6 +26,11 @@ def format_number(value: float | None) -> str:
     return "n/a" if value is None else str(round(value, 3))
 
 
+def format_ms(seconds: float | None, digits: int = 1, missing: str = "-") -> str:
+    """Seconds as milliseconds with ``digits`` decimals, ``missing`` for None."""
+    return missing if seconds is None else f"{seconds * 1000:.{digits}f}"
+
+
 def format_success(value: float | None) -> str:
     """Format a success fraction like ``MainStatsTable`` (e.g. ``100.0%``)."""
     return "n/a" if value is None else "%.1f%%" % (value * 100)
