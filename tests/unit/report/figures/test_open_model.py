@@ -63,6 +63,16 @@ def test_a_late_generator_is_named_as_the_limit(tmp_path: Path) -> None:
     assert said.startswith("  the load generator, not Keystone, was the limit")
 
 
+@pytest.mark.parametrize(("late", "limited"), [(1, False), (2, False), (3, True)])
+def test_a_few_late_starts_in_a_small_sample_are_not_the_generators_limit(
+    tmp_path: Path, late: int, limited: bool
+) -> None:
+    data = [_served(100 + n / 5, 0.010 * (n < late), 0.1) for n in range(15)]
+    model = open_model.open_model(_workload(tmp_path, data, arrivals.RUNNER))
+    assert model is not None and model.late == late and model.late_share > 0.05
+    assert model.generator_limited is limited
+
+
 def test_a_closed_model_workload_has_none(tmp_path: Path) -> None:
     data = [f.iteration(100 + n, 0.05) for n in range(3)]
     assert open_model.open_model(_workload(tmp_path, data, "constant")) is None
