@@ -112,17 +112,28 @@ def uv_binary() -> Path:
     try:
         return Path(find_uv_bin())
     except FileNotFoundError as exc:
-        raise LaunchError(f"--build-deps: uv is not usable here ({exc})") from None
+        raise LaunchError(f"Keystone builds: uv is not usable here ({exc})") from None
 
 
 def install_argv(
-    python: Path, cutoff_time: str, requirements: list[str], constraints: Path
+    python: Path,
+    requirements: list[str],
+    constraints: Path,
+    cutoff_time: str | None = None,
 ) -> list[str]:
-    """uv's install of ``requirements`` into ``python``'s venv, as of
-    ``cutoff_time``, narrowed by ``constraints`` (:data:`KNOWN_FIXES`)."""
+    """uv's install of ``requirements`` into ``python``'s venv, narrowed by
+    ``constraints``; as of ``cutoff_time`` when one is given.
+
+    uv for every build, pinned or dated: it installs a build's hundred
+    libraries in 15 s where pip took 50 (the same versions; uv reads
+    ``UV_INDEX_URL`` and ``uv.toml``, not pip's configuration).
+    """
+    dated = ("--exclude-newer", cutoff_time) if cutoff_time is not None else ()
     return [
         str(uv_binary()),
         *("pip", "install", "--quiet", "--python", str(python)),
-        *("--exclude-newer", cutoff_time, "--constraint", str(constraints)),
+        "--compile-bytecode",  # as pip does: no Keystone start compiles it
+        *dated,
+        *("--constraint", str(constraints)),
         *requirements,
     ]

@@ -60,11 +60,6 @@ def server_requirements() -> list[str]:
     ]
 
 
-def pip_requirement() -> str:
-    """The suite's pip, to install into a build's venv before anything else."""
-    return f"pip=={installed().get('pip', metadata.version('pip'))}"
-
-
 def digest() -> str:
     """sha256 of the pins and the server libraries: part of a build's key."""
     text = constraints() + "".join(server_requirements())

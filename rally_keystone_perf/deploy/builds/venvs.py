@@ -2,7 +2,7 @@
 
 ``<cache>/<key>/`` is a complete venv with ``keystone-build.json`` in it, or
 absent: a build is installed in ``<cache>/.building-<key>-<pid>/`` and
-renamed into place only once pip succeeded and Keystone imports from it
+renamed into place only once the install succeeded and Keystone imports from it
 (scripts' ``#!`` lines then rewritten to the final path). A failed or
 interrupted build leaves nothing under its key; a killed one leaves a
 ``.building-*`` folder that the next build removes once its pid is gone.
@@ -23,7 +23,7 @@ from typing import Any
 
 from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.builds import dated, pins
-from rally_keystone_perf.deploy.builds.resolve import PIP_QUIET, Resolution, pip_tail
+from rally_keystone_perf.deploy.builds.resolve import Resolution, pip_tail
 from rally_keystone_perf.deploy.options import LaunchError, Progress
 
 BUILD_INFO = "keystone-build.json"
@@ -92,7 +92,7 @@ def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
     scratch.mkdir()
     python = scratch / "bin" / "python"
     steps = [
-        [sys.executable, "-m", "venv", str(scratch)],
+        [sys.executable, "-m", "venv", "--without-pip", str(scratch)],  # uv installs
         *_library_steps(resolution, scratch, python),
         [str(python), "-c", "import keystone.server.flask"],
     ]
@@ -117,27 +117,19 @@ def _install(resolution: Resolution, scratch: Path, log: Path) -> None:
 def _library_steps(
     resolution: Resolution, scratch: Path, python: Path
 ) -> list[list[str]]:
-    """The build and its libraries: pinned to the suite's (pip), or as of
-    a date (uv), with the server-side libraries the suite's code needs."""
+    """The build and its libraries (uv): pinned to the suite's, or as of a
+    date, with the server-side libraries the suite's code needs."""
     constraints = scratch / PINS_FILE  # kept: what the build was pinned to
     if resolution.libraries_as_of is not None:
         constraints.write_text("".join(f"{fix}\n" for fix in dated.KNOWN_FIXES))
         names = [name for name, _ in map(_split_pin, pins.server_requirements())]
         wanted = [resolution.spec.pip_argument, *names]
         return [
-            dated.install_argv(python, resolution.libraries_as_of, wanted, constraints)
+            dated.install_argv(python, wanted, constraints, resolution.libraries_as_of)
         ]
     constraints.write_text(pins.constraints())
-    return [
-        # the suite's pip: the venv module's own may not read every spec
-        [str(python), "-m", "pip", "install", *PIP_QUIET, pins.pip_requirement()],
-        [
-            str(python),
-            *("-m", "pip", "install", *PIP_QUIET, "-c", str(constraints)),
-            resolution.spec.pip_argument,
-            *pins.server_requirements(),
-        ],
-    ]
+    wanted = [resolution.spec.pip_argument, *pins.server_requirements()]
+    return [dated.install_argv(python, wanted, constraints)]
 
 
 def _split_pin(requirement: str) -> tuple[str, str]:

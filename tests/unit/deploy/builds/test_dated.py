@@ -75,13 +75,14 @@ def test_other_choices_refused(text: str) -> None:
 def test_uv_installs_as_of_the_cutoff_with_the_known_fixes(tmp_path: Path) -> None:
     argv = dated.install_argv(
         tmp_path / "bin/python",
-        "2025-04-02T10:50:25Z",
         ["keystone==27.0.0"],
         tmp_path / "c.txt",
+        "2025-04-02T10:50:25Z",
     )
     assert Path(argv[0]).name == "uv" and Path(argv[0]).is_file()
     assert argv[1:] == [
         *("pip", "install", "--quiet", "--python", str(tmp_path / "bin/python")),
+        "--compile-bytecode",
         *(
             "--exclude-newer",
             "2025-04-02T10:50:25Z",
