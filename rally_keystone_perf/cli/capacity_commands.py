@@ -25,6 +25,7 @@ from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
 
 RESULT_FILE = "capacity.md"  # in the run folder
+PAGE_FILE = "capacity.html"  # the same with the plots
 
 
 def _judge(objective: slo.Slo) -> capacity.Judge:
@@ -60,7 +61,8 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     behind), then the bracket is halved, each middle rate measured
     --repeats times, until it is narrower than --precision. Prints each
     step, the sustained rate and the next rate tried (the uncertainty), the
-    knee and the bottleneck; writes capacity.md in the run folder. Exit 0
+    knee and the bottleneck; writes capacity.md and capacity.html (with
+    the plots) in the run folder. Exit 0
     with a sustained rate, 2 when no rate tried met the SLO, 130 on Ctrl-C
     (the steps done are printed).
     """
@@ -122,10 +124,14 @@ def _print(
     )
     capacity_writer.write_table(curve, sys.stdout)
     if run_root is not None:
-        markdown = io.StringIO()
-        capacity_writer.write_markdown(curve, markdown)
-        (run_root / RESULT_FILE).write_text(markdown.getvalue())
-        echo(f"results: {run_root / RESULT_FILE}")
+        for name, write in (
+            (RESULT_FILE, capacity_writer.write_markdown),
+            (PAGE_FILE, capacity_writer.write_html),
+        ):
+            text = io.StringIO()
+            write(curve, text)
+            (run_root / name).write_text(text.getvalue())
+        echo(f"results: {run_root / RESULT_FILE}, {run_root / PAGE_FILE}")
 
 
 def add_capacity_command(sub: Any) -> None:

@@ -1,10 +1,10 @@
-"""The capacity curve (:mod:`..figures.capacity_curve`) as text or markdown.
+"""The capacity curve (:mod:`..figures.capacity_curve`) as text, markdown or HTML.
 
 A table of the steps by offered rate (rates a second, times in ms, CPU in
 busy cores per tier), then the conclusion: the sustained rate with the
 lowest rate the search found not sustained (its uncertainty), the knee,
 the bottleneck line at the sustained rate, the rule and why the search
-stopped.
+stopped. The HTML page adds the plots (:mod:`.html.capacity_plots`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from rally_keystone_perf.report.writers.common import (
     markdown_table,
     text_table,
 )
+from rally_keystone_perf.report.writers.html import kit
+from rally_keystone_perf.report.writers.html.capacity_plots import capacity_plots
 
 HEADER = (
     "offered/s",
@@ -80,8 +82,12 @@ def write_table(curve: Curve, stream: TextIO) -> None:
     """Title, the steps' table, the conclusion."""
     rows = [row_cells(r) for r in curve.rows]
     body = text_table(HEADER, rows, LEFT).get_string()
-    title = f"capacity against {curve.objective.text()} (each step's second half)"
-    stream.write("\n".join([title, body, *conclusion(curve)]) + "\n")
+    stream.write("\n".join([title(curve), body, *conclusion(curve)]) + "\n")
+
+
+def title(curve: Curve) -> str:
+    """The table's title."""
+    return f"capacity against {curve.objective.text()} (each step's second half)"
 
 
 def write_markdown(curve: Curve, stream: TextIO) -> None:
@@ -90,3 +96,15 @@ def write_markdown(curve: Curve, stream: TextIO) -> None:
     body = markdown_table(HEADER, rows, LEFT)
     items = "\n".join(f"- {line}" for line in conclusion(curve))
     stream.write(f"## Capacity against {curve.objective.text()}\n\n{body}\n\n{items}\n")
+
+
+def write_html(curve: Curve, stream: TextIO) -> None:
+    """One self-contained page: the plots, the steps' table, the conclusion."""
+    body = []
+    plots = capacity_plots(curve)
+    if plots:
+        body.append(f'<div class="plots">{"".join(plots)}</div>')
+    rows = [row_cells(r) for r in curve.rows]
+    body.append(kit.table("each step, by offered rate", HEADER, rows, LEFT))
+    body += [f'<p class="summary">{kit.esc(line)}</p>' for line in conclusion(curve)]
+    stream.write(kit.page(title(curve), body))

@@ -45,3 +45,27 @@ def test_none_met_and_all_met_are_said() -> None:
     markdown = io.StringIO()
     capacity.write_markdown(every, markdown)
     assert markdown.getvalue().startswith("## Capacity against p95<100ms\n\n|")
+
+
+def test_the_page_plots_response_rates_and_cpu_with_the_slo_bound() -> None:
+    rows = [_row(1, 10, 0.03), _row(2, 20, 0.05), _row(3, 40, 0.2, ("p95",))]
+    curve = capacity_curve.Curve(SLO, rows, 20.0, 40.0, "the bracket", "the rule")
+    out = io.StringIO()
+    capacity.write_html(curve, out)
+    page = out.getvalue()
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count("<svg") == 3
+    for title in ("response time vs offered rate", "achieved vs offered rate"):
+        assert f"<title>{title}</title>" in page
+    assert "SLO p95&lt;100ms" in page and "busy cores" in page
+    assert "<caption>each step, by offered rate</caption>" in page
+    assert "sustained: 20.0/s under p95&lt;100ms" in page
+
+
+def test_a_page_without_cpu_samples_has_no_cpu_plot() -> None:
+    figures = capacity_step.StepFigures(5, 5, 10, 0, 0, (0.01,) * 3, (), False)
+    rows = [capacity_curve.CurveRow(1, figures, (), None)]
+    curve = capacity_curve.Curve(SLO, rows, 5.0, None, "x", "r")
+    out = io.StringIO()
+    capacity.write_html(curve, out)
+    assert out.getvalue().count("<svg") == 2
