@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.cli import arguments
+from rally_keystone_perf.cli import arguments, capacity_cloud, cloud_commands
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -17,10 +18,12 @@ from rally_keystone_perf.cli.common import (
     launch_options,
 )
 from rally_keystone_perf.deploy.options import resolve
+from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
 from rally_keystone_perf.report.readers.rally_json import load_report
 from rally_keystone_perf.report.writers import capacity as capacity_writer
 from rally_keystone_perf.run import capacity, capacity_search, capacity_steps, session
+from rally_keystone_perf.run.rally_runner import RallyRunner
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -42,7 +45,7 @@ def _limits(args: argparse.Namespace) -> capacity_search.Limits:
         raise ValueError(f"--step-seconds must be above 0, not {args.step_seconds:g}")
     return capacity_search.Limits(
         start=args.start_rate,
-        max_rate=args.max_rate,
+        max_rate=capacity_cloud.max_rate(args),
         growth=args.growth,
         precision=args.precision,
         repeats=args.repeats,
@@ -62,9 +65,12 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     --repeats times, until it is narrower than --precision. Prints each
     step, the sustained rate and the next rate tried (the uncertainty), the
     knee and the bottleneck; writes capacity.md and capacity.html (with
-    the plots) in the run folder. Exit 0
-    with a sustained rate, 2 when no rate tried met the SLO, 130 on Ctrl-C
-    (the steps done are printed).
+    the plots) in the run folder. Exit 0 with a sustained rate, 2 when no
+    rate tried met the SLO, 130 on Ctrl-C (the steps done are printed).
+    With --os-cloud NAME the search runs against your own Keystone instead
+    (nothing started): --max-rate is then required, and the plan printed
+    before any request shows the search's rates and the most iterations it
+    may start (writes refused without --allow-writes; the sweep after).
     """
     objective: slo.Slo = args.slo  # parsed by argparse: a bad one exits 1
     limits = _limits(args)
@@ -73,15 +79,14 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     plan = capacity_steps.StepPlan(
         capacity_steps.capacity_workload(task), args.step_seconds, args.max_in_flight
     )
-    deployment = resolve(launch_options(args, [task]), echo)
-    check.check_deployment(task, deployment)
+    chosen = _session(args, task, plan, limits)
     echo(f"capacity: {capacity_search.rule_text(limits)}")
     steps: list[capacity.StepRun] = []
     outcome = capacity_search.Outcome(stopped="interrupted before the first step")
     code = EXIT_OK
     run_root: Path | None = None
     try:
-        with session.keystone_session(args.runs_dir, deployment, echo) as (run, rally):
+        with chosen as (run, rally):
             run_root = run.root
             judge = _judge(objective)
             outcome, steps = capacity.run_search(rally, run, plan, limits, judge, echo)
@@ -95,6 +100,20 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     if code == EXIT_OK and outcome.sustained is None:
         code = EXIT_SLA  # no rate tried met the SLO: as a failed SLA
     return code
+
+
+def _session(
+    args: argparse.Namespace,
+    task: TaskFile,
+    plan: capacity_steps.StepPlan,
+    limits: capacity_search.Limits,
+) -> AbstractContextManager[tuple[RunDir, RallyRunner]]:
+    """The cloud's (nothing started), or a local Keystone's."""
+    if args.os_cloud:
+        return capacity_cloud.cloud_session(args, task, plan, limits)
+    deployment = resolve(launch_options(args, [task]), echo)
+    check.check_deployment(task, deployment)
+    return session.keystone_session(args.runs_dir, deployment, echo)
 
 
 def _partial(steps: list[capacity.StepRun], why: str) -> capacity_search.Outcome:
@@ -164,6 +183,7 @@ def add_capacity_command(sub: Any) -> None:
     )
     _add_search_options(parser)
     arguments.add_launch_options(parser)
+    cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_capacity)
 
@@ -180,8 +200,8 @@ def _add_search_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--max-rate",
         type=float,
-        default=defaults.max_rate,
-        help="the highest rate the search may try (default: %(default)s)",
+        help="the highest rate the search may try (default: "
+        f"{defaults.max_rate:g}; required with --os-cloud, whose plan shows it)",
     )
     group.add_argument(
         "--growth",

@@ -165,7 +165,9 @@ def task_args(args: argparse.Namespace) -> dict[str, Any]:
     return found
 
 
-def _check_options(args: argparse.Namespace, own: frozenset[str] = frozenset()) -> None:
+def check_no_local_options(
+    args: argparse.Namespace, own: frozenset[str] = frozenset()
+) -> None:
     given = _local_options_given(args, own)
     if given:
         raise LaunchError(
@@ -188,7 +190,9 @@ class Ready:
     found: probe.Probe
 
 
-def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
+def prepare_target(
+    args: argparse.Namespace, tasks: Sequence[TaskFile], more: Sequence[str] = ()
+) -> Ready:
     """Read the cloud, print the plan, refuse writes not allowed, probe.
 
     :raises Refused: the tasks write and --allow-writes was not given.
@@ -197,7 +201,7 @@ def _ready(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> Ready:
     given = target.load_users(args.existing_users) if args.existing_users else []
     plan = cloud_plan.build_plan(tasks, len(given))
     echo(f"target: cloud {cloud.cloud}, {cloud.auth_url}; the plan:")
-    for line in plan.lines():
+    for line in [*plan.lines(), *more]:  # more: the command's own bounds
         echo(f"  {line}")
     if plan.writes and not args.allow_writes:
         raise Refused(
@@ -231,10 +235,10 @@ def _engine_on_cloud(
 
 def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
     """The plan, the refusal or the probe, the tasks, the sweep, the report."""
-    _check_options(args, ENGINE_ON_CLOUD)
+    check_no_local_options(args, ENGINE_ON_CLOUD)
     load_engine = _engine_on_cloud(args, tasks)
     try:
-        ready = _ready(args, tasks)
+        ready = prepare_target(args, tasks)
     except Refused as exc:
         echo(f"error: {exc}")
         return EXIT_ERROR
@@ -271,8 +275,8 @@ def cloud_side(args: argparse.Namespace, task: TaskFile) -> CloudSide:
     :raises LaunchError: a local option given to the side, a refusal, a
         cloud that cannot be read or does not answer.
     """
-    _check_options(args)
-    ready = _ready(args, [task])
+    check_no_local_options(args)
+    ready = prepare_target(args, [task])
 
     def session(folder: Path) -> own_cloud.CloudRun:
         return own_cloud.cloud_run(
@@ -295,7 +299,7 @@ def matrix_on_cloud(
 ) -> tuple[list[matrix.Cell], matrix.MatrixState, list[int]]:
     """``matrix --os-cloud``: the task files of :data:`CLOUD_TASKS`, in a run
     folder each, resumable as a local matrix."""
-    _check_options(args, frozenset({"nodes"}))  # matrix's --nodes: a list
+    check_no_local_options(args, frozenset({"nodes"}))  # matrix's --nodes: a list
     if args.modes != ["all"] or args.nodes != [1] or args.server_log:
         raise LaunchError(
             "--modes, --nodes and --server-log: with matrix --os-cloud there is "
@@ -307,7 +311,7 @@ def matrix_on_cloud(
     loaded = {c.task: TaskFile.load(c.task) for c in cells}
     for task in loaded.values():  # bad input: before the cloud is read
         check.validate(task)
-    ready = _ready(args, list(loaded.values()))
+    ready = prepare_target(args, list(loaded.values()))
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}-external"
     state = matrix.MatrixState.open(
         folder, {"target": ready.found.v3_url}, args.restart

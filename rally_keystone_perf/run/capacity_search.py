@@ -160,10 +160,25 @@ def _confirm(
     return True
 
 
+def ramp_rates(limits: Limits) -> list[float]:
+    """The ramp's rates: from the start by ``growth``, the last the ceiling."""
+    rates = [limits.start]
+    while rates[-1] < limits.max_rate:
+        rates.append(min(rates[-1] * limits.growth, limits.max_rate))
+    return rates
+
+
+def most_iterations(limits: Limits, seconds: float) -> int:
+    """The most iterations a search may start: its ramp, then every other
+    step it may take at the ceiling (a bound, for ``--os-cloud``'s plan)."""
+    ramp = ramp_rates(limits)[: limits.max_steps]
+    rest = (limits.max_steps - len(ramp)) * limits.max_rate
+    return math.ceil((sum(ramp) + rest) * seconds)
+
+
 def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) -> bool:
     """Grow the rate until a step is not sustained; whether to narrow."""
-    rate = limits.start
-    while rate <= limits.max_rate * (1 + 1e-9):
+    for rate in ramp_rates(limits):
         step = measure(rate)
         outcome.steps.append(step)
         if step.generator_bound:
@@ -179,11 +194,6 @@ def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) ->
         if len(outcome.steps) >= limits.max_steps:
             outcome.stopped = f"{limits.max_steps} steps taken"
             return False
-        rate = (
-            min(rate * limits.growth, limits.max_rate)
-            if rate < limits.max_rate
-            else math.inf
-        )
     outcome.stopped = f"every rate met the SLO up to the ceiling, {limits.max_rate:g}/s"
     return False
 

@@ -37,10 +37,18 @@ class TaskFile:
     @classmethod
     def load(cls, path: Path, task_args: dict[str, Any] | None = None) -> TaskFile:
         """Read, render and parse ``path``; :class:`TaskFileError` if it can't."""
+        document = load_document(path, task_args)
+        return cls.of_document(path, document, task_args)
+
+    @classmethod
+    def of_document(
+        cls, path: Path, document: Any, task_args: dict[str, Any] | None = None
+    ) -> TaskFile:
+        """A task of a rendered ``document`` (made in code from ``path``'s);
+        :class:`TaskFileError` if Rally's format refuses it."""
         from rally import exceptions  # costly: all of rally (0.4 s)
         from rally.task import task_cfg  # costly: all of rally
 
-        document = load_document(path, task_args)
         try:
             config = task_cfg.TaskConfig(document)
         except exceptions.RallyException as exc:

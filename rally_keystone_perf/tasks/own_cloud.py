@@ -60,6 +60,10 @@ CLOSED_LOOP = (
     "concurrency N: N clients each waiting for its answer before the next "
     "request, as fast as the target answers (no rate cap)"
 )
+RATED = (
+    "at R/s: iterations started at that rate whatever the answers, at most "
+    "the in-flight cap at once (the rest dropped, not sent)"
+)
 STAYS = (
     "revocation events cannot be deleted: each one is checked by every token "
     "validation on the cloud until the revoked token would have expired",
@@ -81,6 +85,7 @@ class WorkloadPlan:
     name: str
     load: str
     users_wanted: int
+    rated: bool = False  # a rate sets the load, not a concurrency
     writes: list[str] = field(default_factory=list)
     stays: list[str] = field(default_factory=list)
     admin: bool = False
@@ -123,7 +128,8 @@ class Plan:
             out.append(f"{work.task}: {work.name}, {work.load}: {kind}")
             out += [f"    creates: {line}" for line in work.writes]
             out += [f"    stays behind: {line}" for line in work.stays]
-        out.append(f"load: {CLOSED_LOOP}")
+        kinds = {w.rated for w in self.workloads}
+        out += [f"load: {RATED if rated else CLOSED_LOOP}" for rated in sorted(kinds)]
         out += [f"by design: {line}" for line in STAYS]
         return out
 
@@ -218,6 +224,7 @@ def _workload_plans(tasks: Sequence[TaskFile], created: bool) -> list[WorkloadPl
                 name=workload["name"],
                 load=_load(workload),
                 users_wanted=users_wanted(workload),
+                rated=any(k in workload["runner"] for k in ("rps", "rate")),
             )
             _context_effects(plan, workload, created)
             _scenario_effects(plan, workload)

@@ -354,3 +354,32 @@ def test_matrix_on_own_cloud(cloud: StandaloneKeystone, tmp_path: Path) -> None:
     again = _cli_run(cloud, tmp_path, argv, timeout=300)
     assert again.returncode == 0 and "resuming: 1 of 1 cells are done" in again.stderr
     assert _objects(cloud) == before
+
+
+def test_capacity_on_own_cloud_shows_its_bound_first(
+    cloud: StandaloneKeystone, tmp_path: Path
+) -> None:
+    """capacity --os-cloud: the plan names the search's rates and most
+    iterations before any request; one short step, met; nothing left."""
+    before = _objects(cloud)
+    listing = {
+        "scenario": {"KeystonePerf.list_projects": {}},
+        "runner": {"constant": {"times": 1}},  # replaced per step
+        "contexts": {"keystone_perf_tokens": {}},
+    }
+    task = write_task(tmp_path / "list.json", [listing])
+    argv = ["capacity", "--os-cloud", CLOUD, "--task", str(task)]
+    argv += ["--slo", "p95<5s", "--start-rate", "3", "--max-rate", "3"]
+    argv += ["--step-seconds", "4", "--repeats", "1"]
+    done = _cli_run(
+        cloud, tmp_path, [*argv, "--runs-dir", str(tmp_path / "runs")], timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    plan, _, rest = done.stderr.partition("target answers")
+    assert "the ramp at 3 a second, never above 3 a second (--max-rate)" in plan
+    assert "at most 30 steps: at most 360 iterations in all" in plan
+    assert "capacity step 1: 3.0/s" in rest and "capacity step 2" not in rest
+    assert "sustained: 3.0/s, every rate tried met it" in done.stdout
+    run = _only_run(tmp_path / "runs")
+    assert (run.root / "capacity.html").is_file()
+    assert _objects(cloud) == before

@@ -36,6 +36,12 @@ def test_a_bad_slo_is_named_by_the_parser(tmp_path: Path, capsys) -> None:
         (["--start-rate", "0"], 1, "the start rate must be above 0"),
         (["--step-seconds", "0"], 1, "--step-seconds must be above 0"),
         ([], 2, "a capacity search runs one workload, this task has 2"),
+        (["--os-cloud", "mine"], 1, "--os-cloud: give --max-rate, the highest"),
+        (
+            ["--os-cloud", "mine", "--max-rate", "9", "--processes", "3"],
+            1,
+            "--processes: with --os-cloud nothing is started",
+        ),
     ],
 )
 def test_bad_limits_and_tasks_exit_1_before_any_server(

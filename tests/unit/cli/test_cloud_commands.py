@@ -89,12 +89,14 @@ def test_an_engine_option_is_a_local_option() -> None:
 
 def test_check_options_refuses_local_options() -> None:
     with pytest.raises(LaunchError, match="^--threads: with --os-cloud nothing"):
-        cloud_commands._check_options(_args("--threads", "2"))
+        cloud_commands.check_no_local_options(_args("--threads", "2"))
 
 
 def test_check_options_accepts_the_cloud_options(tmp_path: Path) -> None:
     users = str(tmp_path / "users.json")
-    cloud_commands._check_options(_args("--allow-writes", "--existing-users", users))
+    cloud_commands.check_no_local_options(
+        _args("--allow-writes", "--existing-users", users)
+    )
 
 
 def test_a_writing_task_without_allow_writes_is_refused(

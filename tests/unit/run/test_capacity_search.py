@@ -123,3 +123,17 @@ def test_a_lone_rate_met_once_is_not_sustained() -> None:
     assert seen == [5, 10, 5, 5]
     assert (outcome.sustained, outcome.above) == (None, 5)
     assert outcome.stopped == "no tested rate met the SLO (from 5/s, measured again)"
+
+
+def test_the_ramp_ends_at_the_ceiling() -> None:
+    limits = capacity_search.Limits(start=5, max_rate=30, growth=2)
+    assert capacity_search.ramp_rates(limits) == [5, 10, 20, 30]
+    assert capacity_search.ramp_rates(capacity_search.Limits(5, 5)) == [5]
+
+
+def test_the_most_iterations_a_search_may_start() -> None:
+    limits = capacity_search.Limits(start=5, max_rate=30, growth=2, max_steps=6)
+    # the ramp (65/s of steps), then 2 more steps at the ceiling; 10 s each
+    assert capacity_search.most_iterations(limits, 10) == (65 + 2 * 30) * 10
+    few = capacity_search.Limits(start=5, max_rate=30, growth=2, max_steps=2)
+    assert capacity_search.most_iterations(few, 10) == 150

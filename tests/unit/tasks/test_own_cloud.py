@@ -149,6 +149,10 @@ def test_an_arrival_rate_runner_is_described_with_its_rate(tmp_path: Path) -> No
     assert plan.workloads[0].load == (
         "30 s at 20/s (keystone_perf_arrival_rate; in flight: 64)"
     )
+    (load,) = [line for line in plan.lines() if line.startswith("load: ")]
+    assert load.startswith("load: at R/s: iterations started at that rate")
+    both = build_plan([task(tmp_path, workload(runner=runner), workload())])
+    assert len([line for line in both.lines() if line.startswith("load: ")]) == 2
 
 
 def test_an_unknown_context_counts_as_writing(tmp_path: Path) -> None:
