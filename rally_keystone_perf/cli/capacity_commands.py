@@ -19,8 +19,7 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy.options import resolve
 from rally_keystone_perf.deploy.rundir import RunDir
-from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
-from rally_keystone_perf.report.readers.rally_json import load_report
+from rally_keystone_perf.report.figures import capacity_curve, slo
 from rally_keystone_perf.report.writers import capacity as capacity_writer
 from rally_keystone_perf.run import capacity, capacity_search, capacity_steps, session
 from rally_keystone_perf.run.rally_runner import RallyRunner
@@ -33,8 +32,7 @@ PAGE_FILE = "capacity.html"  # the same with the plots
 
 def _judge(objective: slo.Slo) -> capacity.Judge:
     def judge(report: Path) -> capacity_search.Step:
-        (workload,) = load_report(report)
-        return capacity_step.judge(workload, objective).step()
+        return capacity_curve.curve_row(0, report, objective).step()
 
     return judge
 

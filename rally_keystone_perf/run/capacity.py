@@ -90,5 +90,5 @@ def verdict_words(step: capacity_search.Step) -> str:
     words = f"{head}: {step.achieved:.1f}/s answered of {step.offered:.1f}/s offered"
     if step.generator_limited:
         words += "; the load generator fell behind"
-        words += "" if step.kept_up else " (the server took the CPU)"
+        words += "" if step.generator_bound else " (the server took the CPU)"
     return "; ".join([words, *step.misses])

@@ -19,10 +19,12 @@ The rule, printed with the result (:func:`rule_text`):
    ``precision`` (relative), or ``max_steps`` were taken.
 
 The sustained rate is the bracket's low end; the high end is its
-uncertainty. A generator that fell behind while Keystone kept up stops
-the search: the rates above are the generator's limit, not Keystone's, and
-the result says so. Behind a step Keystone did not keep up with, the lag is
-the CPU the server took from it on a shared machine: that step is missed.
+uncertainty. A generator that fell behind while Keystone kept up, its
+servers' CPU not busy, stops the search: the rates above are the
+generator's limit, not Keystone's, and the result says so. Behind a step
+Keystone did not keep up with, or one where a server tier's CPU was busy
+(``server_busy``), the lag is the CPU the servers took from the generator
+on a shared machine: that step is missed, and the search goes on.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Step:
     achieved: float
     misses: tuple[str, ...] = ()  # the SLO's clauses missed (empty: met)
     generator_limited: bool = False
+    server_busy: bool = False  # a server tier's CPU was busy (unknown: False)
 
     @property
     def kept_up(self) -> bool:
@@ -55,11 +58,11 @@ class Step:
 
     @property
     def generator_bound(self) -> bool:
-        """The generator fell behind while the server kept up: the step
-        measured the generator. (Behind a server that did not keep up, the
-        lag is the machine's CPU taken by the server, and the step is
-        missed.)"""
-        return self.generator_limited and self.kept_up
+        """The generator fell behind while the server kept up with CPU to
+        spare: the step measured the generator. (Behind a server that did
+        not keep up, or whose CPU was busy, the lag is the machine's CPU
+        taken by the server, and the step is missed.)"""
+        return self.generator_limited and self.kept_up and not self.server_busy
 
 
 @dataclass(frozen=True)

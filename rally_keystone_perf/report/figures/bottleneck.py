@@ -27,6 +27,7 @@ from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.readers.tracing import Breakdown
 
 PREFIX = "bottleneck: "
+CLIENT = "client"  # the load generator's tier
 BUSY = 0.8  # a tier using this share of its CPUs is busy
 QUEUED_MS = 1.0  # haproxy's queue time (p95) that names its queue
 CATEGORY_WORDS = {
@@ -88,7 +89,7 @@ def tier_uses(
     elif view.resources is not None:
         found.append(("Keystone", view.resources.busy_cores, None))
     if view.client is not None:
-        found.append(("client", view.client.busy_cores, None))
+        found.append((CLIENT, view.client.busy_cores, None))
     uses = []
     for name, cores, quota in found:
         if cores is None or not (quota or cpus):
@@ -100,6 +101,19 @@ def tier_uses(
         else:
             uses.append(TierUse(name, cores, float(cpus or 0)))
     return uses
+
+
+def server_busy(uses: Sequence[TierUse], cpus: int | None) -> bool:
+    """Whether a server tier took the CPU: one at :data:`BUSY` of its CPUs,
+    or the shared machine that busy with the client using under half of it
+    (a load generator's lag is then the servers' doing, not its own)."""
+    servers = [u for u in uses if u.name != CLIENT]
+    if any(u.use >= BUSY for u in servers):
+        return True
+    shared = [u for u in uses if not u.quota]
+    machine = sum(u.cores for u in shared)
+    client = sum(u.cores for u in shared if u.name == CLIENT)
+    return bool(cpus) and machine >= BUSY * (cpus or 0) and client < machine / 2
 
 
 def server_time_words(median: Breakdown) -> str:

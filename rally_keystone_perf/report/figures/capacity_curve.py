@@ -21,6 +21,7 @@ from pathlib import Path
 from rally_keystone_perf.report.figures import bottleneck, capacity_step, slo
 from rally_keystone_perf.report.figures.server_view import server_view
 from rally_keystone_perf.report.readers.rally_json import load_report
+from rally_keystone_perf.run import capacity_search
 
 KNEE_FACTOR = 2.0  # p95 this many times the lowest rate's: past the knee
 
@@ -33,10 +34,15 @@ class CurveRow:
     figures: capacity_step.StepFigures
     tiers: tuple[tuple[str, float], ...]  # (tier, busy cores) in the window
     bottleneck: str | None  # the line without "bottleneck: "
+    server_busy: bool = False  # a server tier's CPU busy (bottleneck.server_busy)
+
+    def step(self) -> capacity_search.Step:
+        """The search's view of the step, its servers' CPU known."""
+        return self.figures.step(self.server_busy)
 
     @property
     def met(self) -> bool:
-        return self.figures.step().sustained
+        return self.step().sustained
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ def curve_row(number: int, report: Path, objective: slo.Slo) -> CurveRow:
         figures,
         tuple((u.name, u.cores) for u in uses),
         None if line is None else line.removeprefix(bottleneck.PREFIX),
+        bottleneck.server_busy(uses, view.cpus),
     )
 
 

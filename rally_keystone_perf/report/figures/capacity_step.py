@@ -43,9 +43,16 @@ class StepFigures:
     misses: tuple[str, ...]
     generator_limited: bool
 
-    def step(self) -> Step:
-        """The search's view of it."""
-        return Step(self.offered, self.achieved, self.misses, self.generator_limited)
+    def step(self, server_busy: bool = False) -> Step:
+        """The search's view of it (``server_busy``: a server tier's CPU
+        was busy in it, :mod:`.capacity_curve`)."""
+        return Step(
+            self.offered,
+            self.achieved,
+            self.misses,
+            self.generator_limited,
+            server_busy,
+        )
 
 
 def judge(workload: Workload, objective: slo.Slo) -> StepFigures:

@@ -82,6 +82,25 @@ def test_a_lag_behind_an_overloaded_server_is_a_missed_step() -> None:
     assert abs(outcome.sustained / knee(100.0) - 1) < 0.05  # type: ignore[operator]
 
 
+def test_a_lag_while_the_servers_cpu_is_busy_is_a_missed_step() -> None:
+    """Near the limit, on a shared machine, the server's CPU delays the
+    generator before the SLO is missed: the step is the server's, missed,
+    and the search narrows on (a run here stopped at 10 of about 12/s)."""
+    server = queue(100.0, 0.0)
+
+    def measure(rate: float) -> Step:
+        step = server(rate)
+        busy = rate > 0.9 * knee(100.0)
+        return Step(step.offered, step.achieved, step.misses, busy, busy)
+
+    outcome = capacity_search.search(measure, Limits())
+    assert not outcome.generator_limited
+    assert outcome.stopped == "the bracket is narrower than 3%"
+    assert Step(10, 10, (), True, True).sustained is False
+    assert Step(10, 10, (), True, True).generator_bound is False
+    assert Step(10, 10, (), True, False).generator_bound is True
+
+
 def test_a_step_short_of_its_offered_rate_is_not_sustained() -> None:
     assert Step(100, 96).sustained and not Step(100, 94).sustained
     assert not Step(100, 100, ("p95",)).sustained

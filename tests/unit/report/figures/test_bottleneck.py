@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from rally_keystone_perf.report.figures import cluster_view
-from rally_keystone_perf.report.figures.bottleneck import bottleneck_line
+from rally_keystone_perf.report.figures.bottleneck import (
+    TierUse,
+    bottleneck_line,
+    server_busy,
+)
 from rally_keystone_perf.report.figures.server_view import WorkloadServerView
 from rally_keystone_perf.report.readers import haproxy_log
 from rally_keystone_perf.report.readers.resources import ResourceUsage
@@ -102,3 +106,16 @@ def test_a_single_process_keystone_is_bounded_by_its_process() -> None:
     assert bottleneck_line(_view(0.98, 0.05), 2, processes=4) == (
         "bottleneck: none (CPU: Keystone 49%, client 2% of 2 cores)"
     )
+
+
+def test_a_server_tier_busy_is_the_servers_cpu() -> None:
+    keystone, client = TierUse("Keystone", 1.85, 2), TierUse("client", 0.05, 2)
+    assert server_busy([keystone, client], 2)
+    quiet = TierUse("Keystone", 0.7, 2)
+    assert not server_busy([quiet, client], 2)
+    # the machine busy, the client the half of it: the generator's own load
+    assert not server_busy([quiet, TierUse("client", 0.9, 2)], 2)
+    assert server_busy([TierUse("Keystone", 1.1, 2), TierUse("client", 0.6, 2)], 2)
+    node = TierUse("node1", 0.95, 1, "quota")
+    assert server_busy([node, TierUse("client", 0.1, 2)], 2)
+    assert not server_busy([], None)
