@@ -138,6 +138,7 @@ def _print(
         outcome.above,
         outcome.stopped,
         capacity_search.rule_text(limits),
+        [s.probe for s in steps],
     )
     capacity_writer.write_table(curve, sys.stdout)
     if run_root is not None:

@@ -237,6 +237,8 @@ class RunState:
     target: dict[str, Any] | None = None
     target_sweep: dict[str, Any] | None = None
     target_server_log: dict[str, Any] | None = None  # --server-log (report/own_cloud)
+    # capacity: each step's number, rate, report and the speed probe before it
+    capacity_steps: list[dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     written: set[str] = field(default_factory=set, repr=False, compare=False)
     run: RunDir | None = field(default=None, repr=False, compare=False)

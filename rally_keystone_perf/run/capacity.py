@@ -12,10 +12,13 @@ keeps the steps done (:class:`SearchInterrupted` carries them).
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from rally_keystone_perf.deploy import machine_probe
 from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import capacity_search, capacity_steps
 from rally_keystone_perf.run.rally_runner import RallyRunner
@@ -37,6 +40,16 @@ class StepRun:
     rate: float
     report: Path
     step: capacity_search.Step
+    probe: float | None = None  # the machine's speed probe before it (s)
+
+    def record(self) -> dict[str, Any]:
+        """run.json's entry of it (``capacity_steps``)."""
+        return {
+            "number": self.number,
+            "rate": self.rate,
+            "report": str(self.report),
+            "probe": self.probe,
+        }
 
 
 class SearchInterrupted(Exception):
@@ -66,7 +79,9 @@ def run_search(
         number = len(done) + 1
         folder = run.root / capacity_steps.FOLDER
         task = capacity_steps.write_step(folder, number, plan, rate)
-        echo(f"capacity step {number}: {rate:.1f}/s for {plan.seconds:g} s")
+        speed = _probe(echo)
+        words = "" if speed is None else f" (machine speed probe {speed:.3f} s)"
+        echo(f"capacity step {number}: {rate:.1f}/s for {plan.seconds:g} s{words}")
         outcome = rally.start_task(task, tags=[TAG])
         if outcome.interrupted:
             raise SearchInterrupted(done)
@@ -76,12 +91,23 @@ def run_search(
                 f"{outcome.exit_code}; see {rally.log})"
             )
         step = judge(outcome.report)
-        done.append(StepRun(number, rate, outcome.report, step))
+        done.append(StepRun(number, rate, outcome.report, step, speed))
+        run.write_state(capacity_steps=[s.record() for s in done])
         echo(f"  {verdict_words(step)}")
         return step
 
     outcome = capacity_search.search(measure, limits)
     return outcome, done
+
+
+def _probe(echo: Echo) -> float | None:
+    """The machine's speed now (a fixed CPU loop's seconds); None if it
+    cannot be taken (said, the step runs all the same)."""
+    try:
+        return machine_probe.probe()
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        echo(f"machine probe skipped: {type(exc).__name__} {exc}")
+        return None
 
 
 def verdict_words(step: capacity_search.Step) -> str:

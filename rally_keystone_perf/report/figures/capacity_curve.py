@@ -35,6 +35,7 @@ class CurveRow:
     tiers: tuple[tuple[str, float], ...]  # (tier, busy cores) in the window
     bottleneck: str | None  # the line without "bottleneck: "
     server_busy: bool = False  # a server tier's CPU busy (bottleneck.server_busy)
+    probe: float | None = None  # the machine's speed probe before the step (s)
 
     def step(self) -> capacity_search.Step:
         """The search's view of the step, its servers' CPU known."""
@@ -73,13 +74,15 @@ class Curve:
         return max(found, key=lambda r: r.number) if found else None
 
 
-def curve_row(number: int, report: Path, objective: slo.Slo) -> CurveRow:
+def curve_row(
+    number: int, report: Path, objective: slo.Slo, probe: float | None = None
+) -> CurveRow:
     """One step's row from its report (and its run folder's samples)."""
     (workload,) = load_report(report)
     figures = capacity_step.judge(workload, objective)
     view = server_view(report, [workload])
     if view is None:
-        return CurveRow(number, figures, (), None)
+        return CurveRow(number, figures, (), None, probe=probe)
     side = view.workloads[0]
     uses = bottleneck.tier_uses(side, view.cpus, view.processes)
     line = bottleneck.bottleneck_line(side, view.cpus, view.processes)
@@ -89,6 +92,7 @@ def curve_row(number: int, report: Path, objective: slo.Slo) -> CurveRow:
         tuple((u.name, u.cores) for u in uses),
         None if line is None else line.removeprefix(bottleneck.PREFIX),
         bottleneck.server_busy(uses, view.cpus),
+        probe,
     )
 
 
@@ -99,8 +103,14 @@ def capacity_curve(
     above: float | None,
     stopped: str,
     rule: str,
+    probes: Sequence[float | None] = (),
 ) -> Curve:
-    """The curve of the steps' ``reports`` (in the order taken)."""
-    rows = [curve_row(n, path, objective) for n, path in enumerate(reports, 1)]
+    """The curve of the steps' ``reports`` (in the order taken; ``probes``:
+    the machine's speed probe before each)."""
+    speeds = [*probes, *[None] * (len(reports) - len(probes))]
+    rows = [
+        curve_row(n, path, objective, speed)
+        for n, (path, speed) in enumerate(zip(reports, speeds, strict=True), 1)
+    ]
     rows.sort(key=lambda r: (r.figures.offered, r.number))
     return Curve(objective, rows, sustained, above, stopped, rule)

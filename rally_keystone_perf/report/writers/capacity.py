@@ -34,6 +34,7 @@ HEADER = (
     "failed",
     "SLO",
     "CPU (busy cores)",
+    "probe s",
     "step",
 )
 LEFT = ("SLO", "CPU (busy cores)")
@@ -50,6 +51,7 @@ def row_cells(row: CurveRow) -> list[str]:
         str(figures.failed),
         "met" if row.met else "missed",
         ", ".join(f"{name} {cores:.2f}" for name, cores in row.tiers) or "-",
+        "-" if row.probe is None else f"{row.probe:.3f}",
         str(row.number),
     ]
 

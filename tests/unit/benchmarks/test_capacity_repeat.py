@@ -30,8 +30,13 @@ def test_the_spread_is_the_range_over_the_median() -> None:
     assert capacity_repeat.spread([10.0]) is None
 
 
-def test_the_verdict_names_the_target() -> None:
+def test_the_verdict_names_the_target_and_the_drift_taken_out() -> None:
     found = [capacity_repeat.Search(r, None, 5, 3.0, (0.2, 0.2)) for r in (20, 21)]
-    assert "within the 15% target" in capacity_repeat.verdict(found)
-    apart = [capacity_repeat.Search(r, None, 5, 3.0, (0.2, 0.2)) for r in (20, 30)]
-    assert "outside the 15% target" in capacity_repeat.verdict(apart)
+    assert "within the 15% target" in capacity_repeat.verdict(found)[0]
+    apart = [
+        capacity_repeat.Search(20, None, 5, 3.0, (0.2, 0.2), 0.3),
+        capacity_repeat.Search(30, None, 5, 3.0, (0.2, 0.2), 0.2),
+    ]
+    first, scaled = capacity_repeat.verdict(apart)
+    assert "outside the 15% target" in first
+    assert scaled.startswith("spread of sustained x probe: 0% ")

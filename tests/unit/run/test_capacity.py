@@ -19,6 +19,12 @@ PLAN = capacity_steps.StepPlan(
 LIMITS = capacity_search.Limits(start=10, precision=0.2, repeats=1)
 
 
+@pytest.fixture(autouse=True)
+def _probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's speed probe (a subprocess of 0.5 s) read as 0.2 s."""
+    monkeypatch.setattr(capacity.machine_probe, "probe", lambda: 0.2)
+
+
 def _search(tmp_path: Path, seen: dict[str, Any], capacity_rate: float):
     run = RunDir(tmp_path)
     rally = cast(RallyRunner, FakeRunner(run, seen))
@@ -45,7 +51,7 @@ def test_each_step_is_a_task_whose_report_is_judged(tmp_path: Path) -> None:
         "step-01-10.0.json",
         "step-02-20.0.json",
     ]
-    assert lines[0] == "capacity step 1: 10.0/s for 10 s"
+    assert lines[0] == "capacity step 1: 10.0/s for 10 s (machine speed probe 0.200 s)"
     assert lines[1] == "  met: 10.0/s answered of 10.0/s offered"
     assert "  missed: 40.0/s answered of 40.0/s offered; p95<100ms: 300 ms" in lines
 
@@ -55,3 +61,25 @@ def test_an_interrupt_keeps_the_steps_done(tmp_path: Path) -> None:
     with pytest.raises(capacity.SearchInterrupted) as stopped:
         _search(tmp_path, seen, capacity_rate=27)
     assert [s.rate for s in stopped.value.steps] == [10, 20]
+
+
+def test_each_steps_probe_is_kept_in_run_json(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {"log": [], "interrupt_at": None}
+    (_, steps), _ = _search(tmp_path, seen, capacity_rate=27)
+    recorded = RunDir(tmp_path).state().capacity_steps or []
+    assert [r["rate"] for r in recorded] == [s.rate for s in steps]
+    assert {r["probe"] for r in recorded} == {0.2}
+
+
+def test_a_probe_that_fails_is_said_and_the_step_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken() -> float:
+        raise OSError("no python")
+
+    monkeypatch.setattr(capacity.machine_probe, "probe", broken)
+    seen: dict[str, Any] = {"log": [], "interrupt_at": None}
+    (_, steps), lines = _search(tmp_path, seen, capacity_rate=27)
+    assert lines[0] == "machine probe skipped: OSError no python"
+    assert lines[1] == "capacity step 1: 10.0/s for 10 s"
+    assert steps[0].probe is None

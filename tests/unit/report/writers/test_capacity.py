@@ -16,7 +16,7 @@ def _row(number: int, rate: float, p95: float, misses: tuple[str, ...] = ()):
     )
     tiers = (("Keystone", 1.62), ("client", 0.1))
     return capacity_curve.CurveRow(
-        number, figures, tiers, "Keystone CPU 81% of 2 cores"
+        number, figures, tiers, "Keystone CPU 81% of 2 cores", probe=0.21
     )
 
 
@@ -28,6 +28,7 @@ def test_the_table_and_the_conclusion() -> None:
     text = out.getvalue()
     assert text.startswith("capacity against p95<100ms (each step's second half)\n")
     assert "| Keystone 1.62, client 0.10 |" in text and "| missed " in text
+    assert "| probe s | step |" in text and "|   0.210 |    3 |" in text
     assert "sustained: 20.0/s under p95<100ms (not at 40.0/s" in text
     assert "knee: 20.0/s" in text
     assert "bottleneck at 20.0/s: Keystone CPU 81% of 2 cores" in text
