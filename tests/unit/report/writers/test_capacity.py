@@ -20,12 +20,17 @@ def _row(number: int, rate: float, p95: float, misses: tuple[str, ...] = ()):
     )
 
 
-def test_the_table_and_the_conclusion() -> None:
+def _written(write) -> str:
+    """Three steps, 20/s sustained, written by ``write``."""
     rows = [_row(1, 10, 0.03), _row(2, 20, 0.05), _row(3, 40, 0.2, ("p95",))]
     curve = capacity_curve.Curve(SLO, rows, 20.0, 40.0, "the bracket", "the rule")
     out = io.StringIO()
-    capacity.write_table(curve, out)
-    text = out.getvalue()
+    write(curve, out)
+    return out.getvalue()
+
+
+def test_the_table_and_the_conclusion() -> None:
+    text = _written(capacity.write_table)
     assert text.startswith("capacity against p95<100ms (each step's second half)\n")
     assert "| Keystone 1.62, client 0.10 |" in text and "| missed " in text
     assert "| probe s | step |" in text and "|   0.210 |    3 |" in text
@@ -49,11 +54,7 @@ def test_none_met_and_all_met_are_said() -> None:
 
 
 def test_the_page_plots_response_rates_and_cpu_with_the_slo_bound() -> None:
-    rows = [_row(1, 10, 0.03), _row(2, 20, 0.05), _row(3, 40, 0.2, ("p95",))]
-    curve = capacity_curve.Curve(SLO, rows, 20.0, 40.0, "the bracket", "the rule")
-    out = io.StringIO()
-    capacity.write_html(curve, out)
-    page = out.getvalue()
+    page = _written(capacity.write_html)
     assert page.startswith("<!DOCTYPE html>")
     assert page.count("<svg") == 3
     for title in ("response time vs offered rate", "achieved vs offered rate"):
