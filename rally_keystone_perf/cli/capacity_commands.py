@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import sys
 from contextlib import AbstractContextManager
@@ -30,9 +31,15 @@ RESULT_FILE = "capacity.md"  # in the run folder
 PAGE_FILE = "capacity.html"  # the same with the plots
 
 
-def _judge(objective: slo.Slo) -> capacity.Judge:
+def _judge(
+    objective: slo.Slo, judged: dict[Path, capacity_curve.CurveRow]
+) -> capacity.Judge:
+    """The search's judge; each step's curve row kept in ``judged`` (its
+    report and samples read once, for the verdict and the curve)."""
+
     def judge(report: Path) -> capacity_search.Step:
-        return capacity_curve.curve_row(0, report, objective).step()
+        judged[report] = capacity_curve.curve_row(0, report, objective)
+        return judged[report].step()
 
     return judge
 
@@ -83,10 +90,11 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     outcome = capacity_search.Outcome(stopped="interrupted before the first step")
     code = EXIT_OK
     run_root: Path | None = None
+    judged: dict[Path, capacity_curve.CurveRow] = {}
     try:
         with chosen as (run, rally):
             run_root = run.root
-            judge = _judge(objective)
+            judge = _judge(objective, judged)
             outcome, steps = capacity.run_search(rally, run, plan, limits, judge, echo)
     except capacity.SearchInterrupted as exc:
         steps, code = exc.steps, EXIT_INTERRUPTED
@@ -94,7 +102,11 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     if steps:
-        _print(steps, objective, outcome, limits, run_root)
+        rows = [
+            dataclasses.replace(judged[s.report], number=s.number, probe=s.probe)
+            for s in steps
+        ]
+        _print(rows, objective, outcome, limits, run_root)
     if code == EXIT_OK and outcome.sustained is None:
         code = EXIT_SLA  # no rate tried met the SLO: as a failed SLA
     return code
@@ -125,20 +137,19 @@ def _partial(steps: list[capacity.StepRun], why: str) -> capacity_search.Outcome
 
 
 def _print(
-    steps: list[capacity.StepRun],
+    rows: list[capacity_curve.CurveRow],
     objective: slo.Slo,
     outcome: capacity_search.Outcome,
     limits: capacity_search.Limits,
     run_root: Path | None,
 ) -> None:
     curve = capacity_curve.capacity_curve(
-        [s.report for s in steps],
+        rows,
         objective,
         outcome.sustained,
         outcome.above,
         outcome.stopped,
         capacity_search.rule_text(limits),
-        [s.probe for s in steps],
     )
     capacity_writer.write_table(curve, sys.stdout)
     if run_root is not None:

@@ -38,6 +38,8 @@ LOOP = (
     "print(time.perf_counter() - start)\n"
 )
 REPEAT = 3
+# what a probe that could not be taken raises (its interpreter, its output)
+PROBE_ERRORS = (OSError, ValueError, subprocess.SubprocessError)
 SAME_MACHINE = 0.05  # probes further apart than 5%: the machines differed
 PROC_STAT = Path("/proc/stat")
 STEAL_FIELD = 8  # user nice system idle iowait irq softirq steal

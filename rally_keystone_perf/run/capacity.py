@@ -12,7 +12,6 @@ keeps the steps done (:class:`SearchInterrupted` carries them).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +104,7 @@ def _probe(echo: Echo) -> float | None:
     cannot be taken (said, the step runs all the same)."""
     try:
         return machine_probe.probe()
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+    except machine_probe.PROBE_ERRORS as exc:
         echo(f"machine probe skipped: {type(exc).__name__} {exc}")
         return None
 

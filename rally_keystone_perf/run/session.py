@@ -8,7 +8,6 @@ and on the way out (normal end, error or Ctrl-C) stop every process.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -36,7 +35,7 @@ def record_machine(run: RunDir, watch: machine_probe.MachineWatch, echo: Echo) -
     second Ctrl-C) skips it, never the servers' stop that follows."""
     try:
         run.write_state(machine=watch.finish())
-    except (KeyboardInterrupt, OSError, ValueError, subprocess.SubprocessError) as exc:
+    except (KeyboardInterrupt, *machine_probe.PROBE_ERRORS) as exc:
         echo(f"machine probe skipped: {type(exc).__name__} {exc}")
 
 

@@ -97,20 +97,14 @@ def curve_row(
 
 
 def capacity_curve(
-    reports: Sequence[Path],
+    rows: Sequence[CurveRow],
     objective: slo.Slo,
     sustained: float | None,
     above: float | None,
     stopped: str,
     rule: str,
-    probes: Sequence[float | None] = (),
 ) -> Curve:
-    """The curve of the steps' ``reports`` (in the order taken; ``probes``:
-    the machine's speed probe before each)."""
-    speeds = [*probes, *[None] * (len(reports) - len(probes))]
-    rows = [
-        curve_row(n, path, objective, speed)
-        for n, (path, speed) in enumerate(zip(reports, speeds, strict=True), 1)
-    ]
-    rows.sort(key=lambda r: (r.figures.offered, r.number))
-    return Curve(objective, rows, sustained, above, stopped, rule)
+    """The curve of the steps' ``rows`` (:func:`curve_row`, each read once,
+    when its step was judged), ordered by offered rate."""
+    ordered = sorted(rows, key=lambda r: (r.figures.offered, r.number))
+    return Curve(objective, ordered, sustained, above, stopped, rule)

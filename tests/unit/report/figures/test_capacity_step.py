@@ -70,7 +70,8 @@ def test_the_curve_orders_steps_by_rate_and_finds_the_knee(tmp_path: Path) -> No
         _step_report(tmp_path / "3.json", 20, 0.050),
         _step_report(tmp_path / "4.json", 30, 0.070),
     ]
-    curve = capacity_curve.capacity_curve(reports, SLO, 30, 40, "done", "rule")
+    rows = [capacity_curve.curve_row(n, r, SLO) for n, r in enumerate(reports, 1)]
+    curve = capacity_curve.capacity_curve(rows, SLO, 30, 40, "done", "rule")
     assert [r.figures.offered for r in curve.rows] == [10, 20, 30, 40]
     assert [r.number for r in curve.rows] == [1, 3, 4, 2]
     assert [r.met for r in curve.rows] == [True, True, True, False]
