@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import io
 import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -29,19 +27,6 @@ from rally_keystone_perf.tasks.model import TaskFile
 
 RESULT_FILE = "capacity.md"  # in the run folder
 PAGE_FILE = "capacity.html"  # the same with the plots
-
-
-def _judge(
-    objective: slo.Slo, judged: dict[Path, capacity_curve.CurveRow]
-) -> capacity.Judge:
-    """The search's judge; each step's curve row kept in ``judged`` (its
-    report and samples read once, for the verdict and the curve)."""
-
-    def judge(report: Path) -> capacity_search.Step:
-        judged[report] = capacity_curve.curve_row(0, report, objective)
-        return judged[report].step()
-
-    return judge
 
 
 def _limits(args: argparse.Namespace) -> capacity_search.Limits:
@@ -94,18 +79,17 @@ def cmd_capacity(args: argparse.Namespace) -> int:
     try:
         with chosen as (run, rally):
             run_root = run.root
-            judge = _judge(objective, judged)
+            judge = capacity_curve.keeping_judge(objective, judged)
             outcome, steps = capacity.run_search(rally, run, plan, limits, judge, echo)
     except capacity.SearchInterrupted as exc:
         steps, code = exc.steps, EXIT_INTERRUPTED
-        outcome = _partial(steps, "interrupted (Ctrl-C or SIGTERM): the steps done")
+        outcome = capacity_search.partial(
+            [s.step for s in steps], "interrupted (Ctrl-C or SIGTERM): the steps done"
+        )
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     if steps:
-        rows = [
-            dataclasses.replace(judged[s.report], number=s.number, probe=s.probe)
-            for s in steps
-        ]
+        rows = capacity_curve.taken_rows(judged, steps)
         _print(rows, objective, outcome, limits, run_root)
     if code == EXIT_OK and outcome.sustained is None:
         code = EXIT_SLA  # no rate tried met the SLO: as a failed SLA
@@ -126,16 +110,6 @@ def _session(
     return session.keystone_session(args.runs_dir, deployment, echo)
 
 
-def _partial(steps: list[capacity.StepRun], why: str) -> capacity_search.Outcome:
-    met = [s.rate for s in steps if s.step.sustained]
-    missed = [s.rate for s in steps if not s.step.sustained]
-    return capacity_search.Outcome(
-        sustained=max(met) if met else None,
-        above=min(missed) if missed else None,
-        stopped=why,
-    )
-
-
 def _print(
     rows: list[capacity_curve.CurveRow],
     objective: slo.Slo,
@@ -153,13 +127,7 @@ def _print(
     )
     capacity_writer.write_table(curve, sys.stdout)
     if run_root is not None:
-        for name, write in (
-            (RESULT_FILE, capacity_writer.write_markdown),
-            (PAGE_FILE, capacity_writer.write_html),
-        ):
-            text = io.StringIO()
-            write(curve, text)
-            (run_root / name).write_text(text.getvalue())
+        capacity_writer.write_pages(curve, run_root / RESULT_FILE, run_root / PAGE_FILE)
         echo(f"results: {run_root / RESULT_FILE}, {run_root / PAGE_FILE}")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments
+from rally_keystone_perf.cli import arguments, study_capacity
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -121,6 +121,11 @@ def _options(
     return dataclasses.replace(base, mode=config.mode, port=None, **config.options)
 
 
+def _options_of(args: argparse.Namespace) -> study_capacity.OptionsFor:
+    """:func:`_options` with the command's arguments bound."""
+    return lambda config, tasks: _options(args, config, tasks)
+
+
 def cmd_study(args: argparse.Namespace) -> int:
     """Run a seed's study, then print the seed's table beside ours.
 
@@ -140,17 +145,24 @@ def cmd_study(args: argparse.Namespace) -> int:
     concurrency reached and the bottleneck measured, and the ratios
     comparable across hardware, printed and written to
     <study-dir>/study-<seed>.md and .html. --levels and --configs narrow
-    the study; --list describes every study.
+    the study; --list describes every study. --capacity (studies 001 and
+    003) adds a row per config: the highest arrival rate it sustains under
+    the study's SLO (capacity's search), the searches' steps taken in turns
+    with every config up at once (001: one config after the other), resumed
+    as the rest.
     """
     if args.list or args.seed is None:
         return _list()
     study = _study(args.seed, args.configs)
     tasks_dir = args.tasks_dir or paths.tasks_dir()
     cells = study_run.study_cells(study, args.size, tasks_dir, args.levels)
+    folder = args.study_dir or args.runs_dir / f"study-{study.seed}-{args.size}"
+    searches = study_capacity.prepare(args, study, tasks_dir, folder)
     loaded = _checked_tasks(cells, study, args)
+    if searches is not None:
+        study_capacity.check_deployments(searches, study, _options_of(args))
     total = sum(len(c) for c in cells.values())
     echo(f"study {study.seed} ({args.size}): {total} cells, all task files valid")
-    folder = args.study_dir or args.runs_dir / f"study-{study.seed}-{args.size}"
     levels = sorted(
         {lv for cs in cells.values() for c in cs if (lv := study_run.level(c.task))}
     )
@@ -158,6 +170,11 @@ def cmd_study(args: argparse.Namespace) -> int:
         page, codes = _in_rounds(args, study, cells, loaded, folder, levels)
     else:
         page, codes = _one_after_another(args, study, cells, loaded, folder, levels)
+    if searches is not None and EXIT_INTERRUPTED not in codes:
+        part, more = study_capacity.run_capacity(
+            searches, study, _options_of(args), echo, args.restart
+        )
+        page, codes = dataclasses.replace(page, capacity=part), [*codes, *more]
     _write_page(page, study, folder)
     if EXIT_INTERRUPTED in codes:
         echo("interrupted: run the same command again to resume")
@@ -284,6 +301,13 @@ def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
         "running every config's task files: the ratios' intervals come from "
         "them (default: %(default)s; a study of clusters runs each config "
         "as a matrix, A B ... B A, and ignores it)",
+    )
+    parser.add_argument(
+        "--capacity",
+        action="store_true",
+        help="also search each config's capacity: the highest arrival rate "
+        "it sustains under the study's SLO (studies 001 and 003; about 3 "
+        "minutes a config here)",
     )
 
 

@@ -75,28 +75,50 @@ def run_search(
     done: list[StepRun] = []
 
     def measure(rate: float) -> capacity_search.Step:
-        number = len(done) + 1
-        folder = run.root / capacity_steps.FOLDER
-        task = capacity_steps.write_step(folder, number, plan, rate)
-        speed = _probe(echo)
-        words = "" if speed is None else f" (machine speed probe {speed:.3f} s)"
-        echo(f"capacity step {number}: {rate:.1f}/s for {plan.seconds:g} s{words}")
-        outcome = rally.start_task(task, tags=[TAG])
-        if outcome.interrupted:
+        taken = run_step(rally, run, plan, len(done) + 1, rate, judge, echo)
+        if taken is None:
             raise SearchInterrupted(done)
-        if outcome.report is None:
-            raise CapacityError(
-                f"step {number} at {rate:.1f}/s left no report (rally exited "
-                f"{outcome.exit_code}; see {rally.log})"
-            )
-        step = judge(outcome.report)
-        done.append(StepRun(number, rate, outcome.report, step, speed))
+        done.append(taken)
         run.write_state(capacity_steps=[s.record() for s in done])
-        echo(f"  {verdict_words(step)}")
-        return step
+        return taken.step
 
     outcome = capacity_search.search(measure, limits)
     return outcome, done
+
+
+def run_step(
+    rally: RallyRunner,
+    run: RunDir,
+    plan: capacity_steps.StepPlan,
+    number: int,
+    rate: float,
+    judge: Judge,
+    echo: Echo,
+    label: str = "",
+) -> StepRun | None:
+    """Step ``number`` at ``rate``: the machine probed, its task written into
+    the run folder, run and judged; None when Ctrl-C or SIGTERM cut it.
+    ``label`` names the config in the progress lines (a study's).
+
+    :raises CapacityError: the step left no report.
+    """
+    folder = run.root / capacity_steps.FOLDER
+    task = capacity_steps.write_step(folder, number, plan, rate)
+    speed = _probe(echo)
+    words = "" if speed is None else f" (machine speed probe {speed:.3f} s)"
+    who = f"{label}: " if label else ""
+    echo(f"{who}capacity step {number}: {rate:.1f}/s for {plan.seconds:g} s{words}")
+    outcome = rally.start_task(task, tags=[TAG])
+    if outcome.interrupted:
+        return None
+    if outcome.report is None:
+        raise CapacityError(
+            f"{who}step {number} at {rate:.1f}/s left no report (rally exited "
+            f"{outcome.exit_code}; see {rally.log})"
+        )
+    step = judge(outcome.report)
+    echo(f"  {verdict_words(step)}")
+    return StepRun(number, rate, outcome.report, step, speed)
 
 
 def _probe(echo: Echo) -> float | None:

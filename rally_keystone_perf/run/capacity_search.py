@@ -2,7 +2,9 @@
 
 Pure: the search is handed ``measure(rate)``, which runs one open-model step
 at that offered rate and judges it (:class:`Step`); it never starts a
-server itself, so a simulated server tests it.
+server itself, so a simulated server tests it. :func:`searcher` is the same
+search as a generator (it yields a rate, is sent its step), for searches
+that take their steps in turns.
 
 The rule, printed with the result (:func:`rule_text`):
 
@@ -30,7 +32,7 @@ on a shared machine: that step is missed, and the search goes on.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
 SHORTFALL = 0.05  # achieved below offered by more than this: not sustained
@@ -97,6 +99,19 @@ class Outcome:
         return any(s.generator_bound for s in self.steps)
 
 
+def partial(steps: Sequence[Step], why: str) -> Outcome:
+    """The outcome of a search cut short after ``steps``: the highest rate
+    met and the lowest missed so far."""
+    met = [s.offered for s in steps if s.sustained]
+    missed = [s.offered for s in steps if not s.sustained]
+    return Outcome(
+        sustained=max(met) if met else None,
+        above=min(missed) if missed else None,
+        steps=list(steps),
+        stopped=why,
+    )
+
+
 def rule_text(limits: Limits) -> str:
     """The stopping rule in one sentence, as the result prints it."""
     return (
@@ -113,10 +128,29 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times (most decide)"
 
 
+Steps = Generator[float, Step, Outcome]  # yields a rate, is sent its Step
+
+
 def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
     """Ramp, then narrow; the outcome with every step taken."""
+    steps = searcher(limits)
+    try:
+        rate = next(steps)
+        while True:
+            rate = steps.send(measure(rate))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+def searcher(limits: Limits) -> Steps:
+    """The search as a generator: it yields the rate of its next step and is
+    sent that step's :class:`Step`; its return value is the outcome. Several
+    searches can so take their steps in turns (a study's configs, all up at
+    once), or replay the steps of a search resumed."""
     outcome = Outcome()
-    if not _ramp(measure, limits, outcome) or not _confirm(measure, limits, outcome):
+    if not (yield from _ramp(limits, outcome)):
+        return outcome
+    if not (yield from _confirm(limits, outcome)):
         return outcome
     assert outcome.sustained is not None and outcome.above is not None
     while outcome.above / outcome.sustained - 1 > limits.precision:
@@ -124,8 +158,7 @@ def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
             outcome.stopped = f"{limits.max_steps} steps taken"
             return outcome
         middle = math.sqrt(outcome.sustained * outcome.above)
-        taken = [measure(middle) for _ in range(limits.repeats)]
-        outcome.steps += taken
+        taken = yield from _repeated(middle, limits.repeats, outcome)
         if any(s.generator_bound for s in taken):
             outcome.stopped = _generator(middle)
             return outcome
@@ -137,17 +170,25 @@ def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
     return outcome
 
 
-def _confirm(
-    measure: Callable[[float], Step], limits: Limits, outcome: Outcome
-) -> bool:
+def _repeated(
+    rate: float, count: int, outcome: Outcome
+) -> Generator[float, Step, list[Step]]:
+    """``count`` steps at ``rate``, added to the outcome; those steps."""
+    taken = []
+    for _ in range(count):
+        taken.append((yield rate))
+    outcome.steps += taken
+    return taken
+
+
+def _confirm(limits: Limits, outcome: Outcome) -> Generator[float, Step, bool]:
     """Measure the ramp's highest rate met ``repeats`` times in all, as the
     middle rates are: one fast minute must not make the bracket's low end.
     Not met by most: it becomes the high end, the ramp's rate below it the
     low one. Whether to narrow."""
     rate = outcome.sustained
     assert rate is not None
-    taken = [measure(rate) for _ in range(limits.repeats - 1)]
-    outcome.steps += taken
+    taken = yield from _repeated(rate, limits.repeats - 1, outcome)
     if any(s.generator_bound for s in taken):
         outcome.stopped = _generator(rate)
         return False
@@ -179,10 +220,10 @@ def most_iterations(limits: Limits, seconds: float) -> int:
     return math.ceil((sum(ramp) + rest) * seconds)
 
 
-def _ramp(measure: Callable[[float], Step], limits: Limits, outcome: Outcome) -> bool:
+def _ramp(limits: Limits, outcome: Outcome) -> Generator[float, Step, bool]:
     """Grow the rate until a step is not sustained; whether to narrow."""
     for rate in ramp_rates(limits):
-        step = measure(rate)
+        step = yield rate
         outcome.steps.append(step)
         if step.generator_bound:
             outcome.stopped = _generator(rate)

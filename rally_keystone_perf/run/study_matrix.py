@@ -68,6 +68,28 @@ def config_cells(
     return cells
 
 
+def capacity_task(study: Study, config: Config, size: str, tasks_dir: Path) -> Path:
+    """The task file of ``config``'s capacity search: the study's capacity
+    pattern in its mode's folder (or its own).
+
+    :raises matrix.MatrixError: the study has no capacity rows, or the
+        pattern does not match exactly one file.
+    """
+    if study.capacity is None:
+        raise matrix.MatrixError(f"study {study.seed} has no capacity rows")
+    folder = tasks_dir / (
+        config.mode if config.task_folder is None else config.task_folder
+    )
+    wanted = f"{study.capacity.pattern}-{size}.json"
+    files = sorted(folder.glob(wanted))
+    if len(files) != 1:
+        raise matrix.MatrixError(
+            f"study {study.seed}: {len(files)} task files match {folder}/{wanted}, "
+            "its capacity search takes one"
+        )
+    return files[0]
+
+
 def study_cells(
     study: Study,
     size: str,

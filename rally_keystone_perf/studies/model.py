@@ -69,6 +69,25 @@ class Ratio:
 
 
 @dataclass(frozen=True)
+class CapacitySpec:
+    """A study's capacity row per config (``study --capacity``): the highest
+    arrival rate each config sustains under ``slo``, found by ``capacity``'s
+    search on the one workload of the task file ``pattern`` (its runner and
+    SLA replaced by the search's steps)."""
+
+    pattern: str  # a task file pattern of the study's size: list-projects-c10
+    slo: str  # p95<1000ms,success>=99.9%
+    unit: str  # what a rate counts: project lists
+    configs: tuple[str, ...] = ()  # the configs searched (empty: all)
+    seed_rates: dict[str, float] = field(default_factory=dict)  # the seed's /s
+    seed_words: str = ""  # what the seed measured, when it gave rates
+    start: float = 5.0  # the search's first rate a second
+    step_seconds: float = 10.0  # each step's load; its second half judged
+    repeats: int = 1  # steps at each middle rate (the quick study's: one)
+    precision: float = 0.1  # the bracket's width at which it stops
+
+
+@dataclass(frozen=True)
 class Study:
     """A seed's study: its deployments, task files, table and ratios."""
 
@@ -87,6 +106,7 @@ class Study:
     round_scale: dict[str, float] = field(default_factory=dict)
     # size -> the levels run when --levels names none (default: every file's)
     default_levels: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    capacity: CapacitySpec | None = None  # its capacity rows (--capacity)
 
     @property
     def in_rounds(self) -> bool:
@@ -128,6 +148,13 @@ class Study:
             rows=tuple(row for row in self.rows if row.config in labels),
             ratios=tuple(r for r in self.ratios if {r.faster, r.slower} <= set(labels)),
         )
+
+    def capacity_configs(self) -> list[Config]:
+        """The configs its capacity rows search (none without a spec)."""
+        if self.capacity is None:
+            return []
+        chosen = self.capacity.configs
+        return [c for c in self.configs if not chosen or c.label in chosen]
 
     def levels(self) -> list[int]:
         """The concurrency levels of the seed's rows, ascending."""

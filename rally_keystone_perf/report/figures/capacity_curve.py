@@ -14,14 +14,15 @@ knee's): which tier's CPU, haproxy's queue.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.report.figures import bottleneck, capacity_step, slo
 from rally_keystone_perf.report.figures.server_view import server_view
 from rally_keystone_perf.report.readers.rally_json import load_report
-from rally_keystone_perf.run import capacity_search
+from rally_keystone_perf.run import capacity, capacity_search
 
 KNEE_FACTOR = 2.0  # p95 this many times the lowest rate's: past the knee
 
@@ -94,6 +95,31 @@ def curve_row(
         bottleneck.server_busy(uses, view.cpus),
         probe,
     )
+
+
+def keeping_judge(
+    objective: slo.Slo, judged: dict[Path, CurveRow]
+) -> Callable[[Path], capacity_search.Step]:
+    """A search's judge (a step's report in, its verdict out); each step's
+    curve row kept in ``judged`` by report (read once, for the verdict and
+    the curve)."""
+
+    def judge(report: Path) -> capacity_search.Step:
+        judged[report] = curve_row(0, report, objective)
+        return judged[report].step()
+
+    return judge
+
+
+def taken_rows(
+    judged: Mapping[Path, CurveRow], taken: Sequence[capacity.StepRun]
+) -> list[CurveRow]:
+    """The curve rows of the steps ``taken``, numbered and probed as run
+    (``judged`` by :func:`keeping_judge`)."""
+    return [
+        dataclasses.replace(judged[s.report], number=s.number, probe=s.probe)
+        for s in taken
+    ]
 
 
 def capacity_curve(

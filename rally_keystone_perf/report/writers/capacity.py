@@ -9,6 +9,7 @@ stopped. The HTML page adds the plots (:mod:`.html.capacity_plots`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TextIO
 
 from rally_keystone_perf.report.figures.capacity_curve import (
@@ -110,3 +111,10 @@ def write_html(curve: Curve, stream: TextIO) -> None:
     body.append(kit.table("each step, by offered rate", HEADER, rows, LEFT))
     body += [f'<p class="summary">{kit.esc(line)}</p>' for line in conclusion(curve)]
     stream.write(kit.page(title(curve), body))
+
+
+def write_pages(curve: Curve, markdown: Path, html: Path) -> None:
+    """The curve written as ``markdown`` and as the ``html`` page."""
+    for path, write in ((markdown, write_markdown), (html, write_html)):
+        with path.open("w", encoding="utf-8") as stream:
+            write(curve, stream)

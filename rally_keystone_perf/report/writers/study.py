@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from rally_keystone_perf.report.figures.study import RatioRow, StudyRow
+from rally_keystone_perf.report.figures.study_capacity import CapacityPart
+from rally_keystone_perf.report.writers import study_capacity
 from rally_keystone_perf.report.writers.common import (
     INDENT,
     format_success,
@@ -43,6 +45,7 @@ class StudyPage:
     rows: list[StudyRow]
     ratios: list[RatioRow]
     measured_in: str = ""  # how ours were measured (rounds taken in turns)
+    capacity: CapacityPart | None = None  # its capacity rows (--capacity)
 
 
 def _figure(name: str, value: float | None) -> str:
@@ -202,6 +205,9 @@ def write_text(page: StudyPage, stream: TextIO) -> None:
     lines.append("")
     if page.ratios:
         lines.append(text_table(*ratios_table(page), ("ratio", "verdict")).get_string())
+    if page.capacity is not None:
+        for line in study_capacity.text_lines(page.capacity):
+            lines += [line] if not line or "\n" in line else wrap(line)
     for line in outro(page):
         lines += wrap(line)
     stream.write("\n".join(lines) + "\n")
@@ -241,6 +247,8 @@ def write_markdown(page: StudyPage, stream: TextIO) -> None:
     parts.append(markdown_table(*rows_table(page), LEFT))
     if page.ratios:
         parts.append(markdown_table(*ratios_table(page), ("ratio", "verdict")))
+    if page.capacity is not None:
+        parts += study_capacity.markdown_parts(page.capacity)
     parts += [md_cell(line) for line in outro(page)]
     stream.write("\n\n".join(parts) + "\n")
 
@@ -265,6 +273,8 @@ def html_page(page: StudyPage) -> str:
     if page.ratios:
         header, cells = ratios_table(page)
         body.append(kit.table("ratios", header, cells, ("ratio", "verdict")))
+    if page.capacity is not None:
+        body += study_capacity.html_parts(page.capacity)
     body += [f'<p class="summary">{kit.esc(line)}</p>' for line in outro(page)]
     return kit.page(first, body)
 

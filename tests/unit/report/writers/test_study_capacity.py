@@ -1,0 +1,115 @@
+"""A study's capacity rows and ratios on its page, in every format."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+from rally_keystone_perf.report.figures import study
+from rally_keystone_perf.report.figures import study_capacity as figures
+from rally_keystone_perf.report.writers import study as page_writer
+from rally_keystone_perf.report.writers import study_capacity as writer
+from rally_keystone_perf.studies import seed001, seed003
+from tests.unit.report.writers.test_html import assert_valid_page
+
+ROWS = [
+    figures.CapacityRow(
+        "apache-1n",
+        57.0,
+        4.0,
+        4.4,
+        4.0,
+        "Keystone CPU 95%",
+        7,
+        (0.2, 0.25),
+        "the bracket is narrower than 10%",
+    ),
+    figures.CapacityRow(
+        "apache-2n",
+        105.0,
+        None,
+        1.0,
+        None,
+        None,
+        1,
+        None,
+        "no tested rate met the SLO (from 1/s)",
+    ),
+]
+PART = figures.CapacityPart(
+    "p95<2000ms",
+    "tokens",
+    ROWS,
+    figures.capacity_ratios(seed001.STUDY, ROWS),
+    "one after the other",
+)
+
+
+def test_the_rows_with_the_seeds_rates_and_the_bracket() -> None:
+    header, cells = writer.rows_table(PART)
+    assert header == [
+        "config",
+        "seed/s",
+        "sustained/s",
+        "not at/s",
+        "knee/s",
+        "steps",
+        "probe s",
+        "bottleneck",
+    ]
+    assert cells[0] == [
+        "apache-1n",
+        "57.0",
+        "4.0",
+        "4.4",
+        "4.0",
+        "7",
+        "0.200-0.250",
+        "Keystone CPU 95%",
+    ]
+    assert cells[1][2:5] == ["-", "1.0", "-"]
+
+
+def test_without_seed_rates_no_seed_column() -> None:
+    part = dataclasses.replace(
+        PART, rows=[dataclasses.replace(r, seed_rate=None) for r in ROWS]
+    )
+    assert "seed/s" not in writer.rows_table(part)[0]
+
+
+def test_the_notes_say_how_and_why_a_search_stopped_early() -> None:
+    lines = writer.notes(PART)
+    assert lines[0] == "capacity measured one after the other"
+    assert lines[1:] == ["apache-2n: stopped: no tested rate met the SLO (from 1/s)"]
+
+
+def test_the_ratios_with_the_brackets_range() -> None:
+    header, cells = writer.ratios_table(PART)
+    assert header == ["ratio", "seed", "ours", "range", "verdict"]
+    assert cells == [
+        [
+            "2 nodes vs 1, token_authenticate",
+            "1.84x",
+            "-",
+            "-",
+            "not measured: no rate met",
+        ]
+    ]
+
+
+def test_the_study_page_carries_the_part_in_every_format() -> None:
+    rows = study.study_rows(seed003.STUDY, {}, [10])
+    page = page_writer.StudyPage(seed003.STUDY, "quick", rows, [], capacity=PART)
+    text = io.StringIO()
+    page_writer.write_text(page, text)
+    assert writer.heading(PART) in text.getvalue().replace("\n", " ")
+    assert "| apache-1n |" in text.getvalue()
+    markdown = io.StringIO()
+    page_writer.write_markdown(page, markdown)
+    assert f"### {writer.heading(PART)}" in markdown.getvalue()
+    checked = assert_valid_page(page_writer.html_page(page))
+    captions = [t.caption for t in checked.tables]
+    assert writer.heading(PART) in captions and "capacity ratios" in captions
+    bare = page_writer.StudyPage(seed003.STUDY, "quick", rows, [])
+    bare_tables = assert_valid_page(page_writer.html_page(bare)).tables
+    assert "capacity ratios" not in [t.caption for t in bare_tables]
