@@ -33,6 +33,7 @@ from rally_keystone_perf.run import (
     study_matrix,
 )
 from rally_keystone_perf.run.matrix import MatrixError
+from rally_keystone_perf.studies import registry
 from rally_keystone_perf.studies.model import Config, Study
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
@@ -68,9 +69,10 @@ def prepare(
         return None
     spec = study.capacity
     if spec is None:
+        having = [s.seed for s in registry.STUDIES.values() if s.capacity]
         raise MatrixError(
             f"study {study.seed} has no capacity rows (--capacity): the "
-            "studies with them are 001 and 003"
+            f"studies with them are {', '.join(having)}"
         )
     if not study.capacity_configs():
         raise MatrixError(

@@ -78,8 +78,14 @@ def notes(part: CapacityPart) -> list[str]:
 
 
 def text_lines(part: CapacityPart) -> list[str]:
-    """The section as text: heading, tables, notes."""
-    lines = ["", heading(part), text_table(*rows_table(part), LEFT).get_string()]
+    """The section as text: heading, tables (each row's bottleneck on a
+    line under the rows, as the closed-model tables have it), notes."""
+    header, cells = rows_table(part)
+    table = text_table(header[:-1], [line[:-1] for line in cells], LEFT)
+    lines = ["", heading(part), table.get_string()]
+    lines += [
+        f"{line[0]}: bottleneck {line[-1]}" for line in cells if line[-1] != MISSING
+    ]
     if part.ratios:
         lines += ["", text_table(*ratios_table(part), LEFT).get_string()]
     return [*lines, "", *notes(part), ""]

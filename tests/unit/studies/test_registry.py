@@ -6,6 +6,8 @@ import pytest
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.client import atomics
+from rally_keystone_perf.report.figures import slo
+from rally_keystone_perf.run import capacity_steps
 from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.studies import (
     registry,
@@ -15,6 +17,7 @@ from rally_keystone_perf.studies import (
     seed003,
     seed004,
 )
+from rally_keystone_perf.tasks.model import TaskFile
 
 
 def test_a_study_by_its_seed_number() -> None:
@@ -80,3 +83,27 @@ def test_a_study_narrowed_to_some_configs() -> None:
     assert [r.name for r in stock.ratios] == ["nginx+uwsgi vs Apache, stock"]
     with pytest.raises(KeyError, match="has no config nope"):
         seed003.STUDY.narrowed(["nope"])
+
+
+@pytest.mark.parametrize(
+    "seed", sorted(s for s, study in registry.STUDIES.items() if study.capacity)
+)
+def test_every_capacity_config_has_one_task_file_of_one_workload(seed: str) -> None:
+    study = registry.STUDIES[seed]
+    assert study.capacity is not None
+    slo.parse_slo(study.capacity.slo)
+    labels = {c.label for c in study.configs}
+    assert set(study.capacity.configs) <= labels
+    assert set(study.capacity.seed_rates) <= labels
+    for size in ("quick", "full"):
+        for config in study.capacity_configs():
+            path = study_run.capacity_task(study, config, size, paths.tasks_dir())
+            capacity_steps.capacity_workload(TaskFile.load(path))
+
+
+def test_the_studies_with_capacity_rows() -> None:
+    having = sorted(s for s, study in registry.STUDIES.items() if study.capacity)
+    assert having == ["001", "003"]
+    assert [c.label for c in seed001.STUDY.capacity_configs()] == list(
+        seed001.RATE_TABLE
+    )

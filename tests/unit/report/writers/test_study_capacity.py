@@ -104,6 +104,8 @@ def test_the_study_page_carries_the_part_in_every_format() -> None:
     page_writer.write_text(page, text)
     assert writer.heading(PART) in text.getvalue().replace("\n", " ")
     assert "| apache-1n |" in text.getvalue()
+    assert "\napache-1n: bottleneck Keystone CPU 95%\n" in text.getvalue()
+    assert all(len(line) <= 120 for line in text.getvalue().splitlines())
     markdown = io.StringIO()
     page_writer.write_markdown(page, markdown)
     assert f"### {writer.heading(PART)}" in markdown.getvalue()
