@@ -136,12 +136,11 @@ def run_capacity(
         label: resolve(options_for(study.config(label), [plan.tasks[label]]), echo)
         for label in pending
     }
+    searching = _Searching(plan, searches, state, judge, echo)
     complete = True
     try:
-        if study.in_rounds:
-            complete = _in_turns(plan, searches, deployments, state, judge, echo)
-        else:
-            complete = _one_by_one(plan, searches, deployments, state, judge, echo)
+        run = _in_turns if study.in_rounds else _one_by_one
+        complete = run(searching, deployments)
     except KeyboardInterrupt:
         complete = False
     part = _part(plan, study, searches, judged)
@@ -150,41 +149,40 @@ def run_capacity(
     return part, codes
 
 
-def _in_turns(
-    plan: CapacityPlan,
-    searches: Mapping[str, capacity_turns.Search],
-    deployments: Mapping[str, Deployment],
-    state: capacity_turns.CapacityState,
-    judge: capacity.Judge,
-    echo: Echo,
-) -> bool:
-    """Every pending config up at once, their steps taken in turns."""
-    if not deployments:
-        return True
-    labels = list(deployments)
-    with rounds.open_sides(plan.folder, labels, deployments, {}, echo) as sides:
+@dataclass(frozen=True)
+class _Searching:
+    """The searches under way, where their steps go, how they are judged."""
+
+    plan: CapacityPlan
+    searches: Mapping[str, capacity_turns.Search]
+    state: capacity_turns.CapacityState
+    judge: capacity.Judge
+    echo: Echo
+
+    def take_turns(self, sides: Mapping[str, rounds.Side]) -> bool:
+        """The searches of ``sides`` to their end; False when cut short."""
         return capacity_turns.take_turns(
-            searches, sides, plan.steps, judge, state, echo
+            self.searches, sides, self.plan.steps, self.judge, self.state, self.echo
         )
 
 
-def _one_by_one(
-    plan: CapacityPlan,
-    searches: Mapping[str, capacity_turns.Search],
-    deployments: Mapping[str, Deployment],
-    state: capacity_turns.CapacityState,
-    judge: capacity.Judge,
-    echo: Echo,
-) -> bool:
+def _in_turns(searching: _Searching, deployments: Mapping[str, Deployment]) -> bool:
+    """Every pending config up at once, their steps taken in turns."""
+    if not deployments:
+        return True
+    folder, echo = searching.plan.folder, searching.echo
+    with rounds.open_sides(folder, list(deployments), deployments, {}, echo) as sides:
+        return searching.take_turns(sides)
+
+
+def _one_by_one(searching: _Searching, deployments: Mapping[str, Deployment]) -> bool:
     """Each pending config started alone (clusters of several node counts
     cannot all be up at once), its search run to its end, then stopped."""
     for label, deployment in deployments.items():
-        echo(f"capacity of {label}: starting it alone")
-        where = plan.folder / label
-        with session.keystone_session(where, deployment, echo) as side:
-            if not capacity_turns.take_turns(
-                searches, {label: side}, plan.steps, judge, state, echo
-            ):
+        searching.echo(f"capacity of {label}: starting it alone")
+        where = searching.plan.folder / label
+        with session.keystone_session(where, deployment, searching.echo) as side:
+            if not searching.take_turns({label: side}):
                 return False
     return True
 
