@@ -56,7 +56,7 @@ def config_cells(
             for pattern in patterns
             for cell in matrix.plan([config.mode], pattern, size, tasks_dir)
         ]
-    folder = tasks_dir / config.task_folder
+    folder = task_folder(config, tasks_dir)
     cells = []
     for pattern in patterns:
         files = sorted(folder.glob(f"{pattern}-{size}.json"))
@@ -68,6 +68,13 @@ def config_cells(
     return cells
 
 
+def task_folder(config: Config, tasks_dir: Path) -> Path:
+    """Where ``config``'s task files are: its own folder, else its mode's."""
+    return tasks_dir / (
+        config.mode if config.task_folder is None else config.task_folder
+    )
+
+
 def capacity_task(study: Study, config: Config, size: str, tasks_dir: Path) -> Path:
     """The task file of ``config``'s capacity search: the study's capacity
     pattern in its mode's folder (or its own).
@@ -77,9 +84,7 @@ def capacity_task(study: Study, config: Config, size: str, tasks_dir: Path) -> P
     """
     if study.capacity is None:
         raise matrix.MatrixError(f"study {study.seed} has no capacity rows")
-    folder = tasks_dir / (
-        config.mode if config.task_folder is None else config.task_folder
-    )
+    folder = task_folder(config, tasks_dir)
     wanted = f"{study.capacity.pattern}-{size}.json"
     files = sorted(folder.glob(wanted))
     if len(files) != 1:
