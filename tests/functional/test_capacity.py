@@ -54,8 +54,8 @@ def test_a_search_finds_a_sustained_rate_and_stops_keystone(
     steps = re.findall(r"^\|\s+([\d.]+) \|\s+([\d.]+) \|.*\| (met|missed) ", out, re.M)
     assert len(steps) >= 4, out
     for offered, achieved, verdict in steps:
-        if verdict == "met":
-            assert float(achieved) >= 0.95 * float(offered)
+        if verdict == "met":  # give or take one answer in the 3-s judged half
+            assert float(achieved) >= 0.95 * float(offered) - 1 / 3
     assert "knee: " in out and "stopped: " in out
     (root,) = runs.glob("2*")
     assert (root / "capacity.md").read_text().startswith("## Capacity against")

@@ -12,7 +12,8 @@ prints):
   second half, per second. A server that cannot keep up answers fewer
   than offered even while every request eventually succeeds, and the
   search does not call such a step sustained
-  (:data:`..run.capacity_search.SHORTFALL`);
+  (:data:`..run.capacity_search.SHORTFALL`, give or take one answer: the
+  count's grain in the window, :attr:`..run.capacity_search.Step.resolution`);
 - the generator's lag (:mod:`.open_model`): when it fell behind, the step
   measures the generator, and the search stops.
 """
@@ -42,6 +43,7 @@ class StepFigures:
     response: tuple[float | None, ...]  # p50, p95, p99 of those that succeeded
     misses: tuple[str, ...]
     generator_limited: bool
+    window: float = 0.0  # seconds judged (0: none)
 
     def step(self, server_busy: bool = False) -> Step:
         """The search's view of it (``server_busy``: a server tier's CPU
@@ -52,6 +54,7 @@ class StepFigures:
             self.misses,
             self.generator_limited,
             server_busy,
+            resolution=1 / self.window if self.window > 0 else 0.0,
         )
 
 
@@ -84,6 +87,7 @@ def judge(workload: Workload, objective: slo.Slo) -> StepFigures:
         response=tuple(metrics.percentile(response, q) for q in open_model.QUANTILES),
         misses=tuple(slo.misses(objective, response, failed)),
         generator_limited=summary.generator_limited,
+        window=end - steady,
     )
 
 

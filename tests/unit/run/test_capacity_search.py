@@ -104,11 +104,17 @@ def test_a_lag_while_the_servers_cpu_is_busy_is_a_missed_step() -> None:
 def test_a_step_short_of_its_offered_rate_is_not_sustained() -> None:
     assert Step(100, 96).sustained and not Step(100, 94).sustained
     assert not Step(100, 100, ("p95",)).sustained
+    # one answer's worth of rate (judged over 3 s: 1/3 a second) is the
+    # count's grain: 14 answers of 15 due is met, 13 is not
+    assert Step(5, 14 / 3, resolution=1 / 3).sustained
+    assert not Step(5, 13 / 3, resolution=1 / 3).sustained
+    assert not Step(5, 14 / 3).sustained
 
 
 def test_the_rule_is_printed_and_bad_limits_refused() -> None:
     text = capacity_search.rule_text(Limits())
     assert "ramp from 5/s by x2 up to 2000/s" in text and "3 times" in text
+    assert "95% of its offered rate or more (give or take one answer" in text
     with pytest.raises(ValueError, match="start rate"):
         Limits(start=0)
     with pytest.raises(ValueError, match="growth above 1"):

@@ -15,9 +15,12 @@ from tests.unit.report import factory as f
 SLO = slo.parse_slo("p95<100ms,success>=99%")
 
 
-def _step_report(path: Path, rate: float, service: float, drops: int = 0) -> Path:
+def _step_report(
+    path: Path, rate: float, service: float, drops: int = 0, late: int = 0
+) -> Path:
     """A 10 s step at ``rate``: every iteration answered after ``service``
-    seconds, the last ``drops`` arrivals dropped."""
+    seconds, the last ``drops`` arrivals dropped; the ``late`` arrivals
+    before them answered after 0.8 s, past the step's end."""
     count = int(rate * 10)
     data = []
     for n in range(count):
@@ -25,6 +28,8 @@ def _step_report(path: Path, rate: float, service: float, drops: int = 0) -> Pat
         if n >= count - drops:
             data.append(arrivals.dropped_record(intended, 8))
             continue
+        if n >= count - drops - late:
+            service = 0.8
         action = [f.atomic("keystone.list_projects", intended, intended + service)]
         done = f.iteration(intended, service, atomics=action)
         data.append(arrivals.response_record(done, intended))
@@ -54,6 +59,18 @@ def test_slow_answers_and_drops_miss_by_name(tmp_path: Path) -> None:
     assert (figures.failed, figures.dropped) == (10, 10)
     assert figures.misses == ("p95<100ms: 200.0 ms", "success>=99%: 90.00%")
     assert not figures.step().sustained
+
+
+def test_one_answer_past_the_windows_end_is_the_counts_grain(tmp_path: Path) -> None:
+    # 3/s judged over 5 s: 15 answers due; one answered after the window
+    # leaves 14 (2.8/s, 93%): within one answer, met; two late, missed
+    lenient = slo.parse_slo("p95<1000ms,success>=99%")
+    for late, met in ((1, True), (2, False)):
+        report = _step_report(tmp_path / f"r{late}.json", 3, 0.05, late=late)
+        figures = capacity_step.judge(_workload(report), lenient)
+        assert figures.achieved == pytest.approx((15 - late) / 5)
+        assert figures.window == 5 and figures.misses == ()
+        assert figures.step().sustained is met
 
 
 def test_a_closed_model_workload_is_not_a_step(tmp_path: Path) -> None:
