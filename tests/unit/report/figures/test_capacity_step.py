@@ -28,10 +28,9 @@ def _step_report(
         if n >= count - drops:
             data.append(arrivals.dropped_record(intended, 8))
             continue
-        if n >= count - drops - late:
-            service = 0.8
-        action = [f.atomic("keystone.list_projects", intended, intended + service)]
-        done = f.iteration(intended, service, atomics=action)
+        took = 0.8 if n >= count - drops - late else service
+        action = [f.atomic("keystone.list_projects", intended, intended + took)]
+        done = f.iteration(intended, took, atomics=action)
         data.append(arrivals.response_record(done, intended))
     runner = {"rate": rate, "duration": 10, "max_in_flight": 8}
     raw = f.workload(data, runner_type=arrivals.RUNNER, runner=runner)
