@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import psutil
@@ -104,17 +105,43 @@ def write_task(path: Path, workloads: list[dict]) -> Path:
     return path
 
 
-def run_bundled_task(name: str, options: list[str], runs: Path) -> tuple[int, RunDir]:
+def run_bundled_task(
+    name: str, options: list[str], runs: Path, task: Path | None = None
+) -> tuple[int, RunDir]:
     """``run --task tasks/<name> <options> --keep-running`` with fast hashing
     into ``runs`` (skipped without the options' servers); the exit code and
-    the run, whose servers the caller stops."""
+    the run, whose servers the caller stops. ``task``: a copy of it to run
+    instead (:func:`retimed_task`)."""
     require_mode(cli_options(options))
-    task = Path(__file__).parents[2] / "tasks" / name
+    task = task or Path(__file__).parents[2] / "tasks" / name
     argv = ["run", "--task", str(task), *options, "--keep-running"]
     argv += ["--password-hash-rounds", str(FAST_HASH_ROUNDS), "--runs-dir", str(runs)]
     code = cli.main(argv)
     (root,) = runs.glob("2*")
     return code, RunDir(root)
+
+
+def retimed_task(
+    name: str, folder: Path, duration: int, at: list[int], window: list[int]
+) -> Path:
+    """A copy of bundled fault task ``name`` on a shorter clock, in ``folder``.
+
+    Its one workload's load lasts ``duration`` seconds, its time-triggered
+    hooks fire at ``at`` (in their order) and its failure_window SLA is
+    ``window`` (from, to): the same faults and the same judge as the
+    bundled task's 60 s, in what CI's budget holds.
+    """
+    task = json.loads((Path(__file__).parents[2] / "tasks" / name).read_text())
+    (workload,) = task["subtasks"][0]["workloads"]
+    workload["runner"]["constant_for_duration"]["duration"] = duration
+    hooks = workload["hooks"]
+    assert len(hooks) == len(at), f"{name} has {len(hooks)} hooks"
+    for hook, second in zip(hooks, at, strict=True):
+        hook["trigger"]["event"]["at"] = [second]
+    workload["sla"]["failure_window"] = dict(zip(("from", "to"), window, strict=True))
+    path = folder / name
+    path.write_text(json.dumps(task, indent=2))
+    return path
 
 
 def cli_options(argv: list[str]) -> LaunchOptions:
@@ -150,3 +177,32 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Count failed test calls, so that a failed test's run folder stays."""
     if report.when == "call" and report.failed:
         _FAILED.append(report.nodeid)
+
+
+# pytest-xdist runs the functional tests on two workers (tox -e functional);
+# every worker of one run shares this lock file
+RUN_ID_VARIABLE = "PYTEST_XDIST_TESTRUNUID"
+
+
+def machine_lock(run_id: str) -> Path:
+    """The lock file the workers of one test run share."""
+    return Path(tempfile.gettempdir()) / f"keystone-perf-tests-{run_id}.lock"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    """Under pytest-xdist, a ``serial`` test has the machine to itself.
+
+    Its setup (module fixtures included), call and teardown hold the lock
+    exclusively; every other test holds it shared, so two of them may run
+    at once, never beside a serial one. Without xdist there is one test at
+    a time and no lock.
+    """
+    run_id = os.environ.get(RUN_ID_VARIABLE)
+    if run_id is None:
+        yield
+        return
+    alone = item.get_closest_marker("serial") is not None
+    with open(machine_lock(run_id), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        yield  # the lock goes with the file's closing

@@ -21,7 +21,8 @@ import pytest
 from rally_keystone_perf import cli
 from tests.functional.conftest import FAST_HASH_ROUNDS, write_task
 
-pytestmark = pytest.mark.functional
+# alone on the machine: a slowdown told apart in time
+pytestmark = [pytest.mark.functional, pytest.mark.serial]
 
 SLOW_HASH_ROUNDS = 11
 TOKEN_WORKLOAD = {

@@ -29,7 +29,8 @@ from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
-pytestmark = pytest.mark.functional
+# alone on the machine: namespaced workers; no Locust process or namespace left anywhere
+pytestmark = [pytest.mark.functional, pytest.mark.serial]
 
 LIST_PROJECTS = {
     "scenario": {"KeystonePerf.list_projects": {}},

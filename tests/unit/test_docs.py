@@ -31,6 +31,8 @@ OTHER_PROGRAMS = {
     "--spec": "rally env create",
     "--json": "rally task report",
     "--notest": "tox",
+    "--run-slow": "pytest: the slow tier (tests/conftest.py)",
+    "--durations": "pytest",
     "--wsrep-recover": "mariadbd, run by the Galera recovery",
     "--help": "every command",
     "--make-baseline": "ci/keystone-gate.sh",
