@@ -34,6 +34,20 @@ DEFAULT_ROUNDS = 8
 MIN_ROUNDS = 2
 
 
+def rounds_count(text: str) -> int:
+    """``--rounds``: at least :data:`MIN_ROUNDS`, or 0 (the counts alone)."""
+    value = int(text)
+    if value != 0 and value < MIN_ROUNDS:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_ROUNDS} (or 0 with --instructions: the "
+            f"counts alone), got {value}"
+        )
+    return value
+
+
+rounds_count.__name__ = "int"  # argparse names the type in its errors
+
+
 class _SideParser(argparse.ArgumentParser):
     """The launch options of one side (``--a``/``--b``); errors raise."""
 
@@ -116,6 +130,11 @@ def cmd_ab(args: argparse.Namespace) -> int:
     if args.show is not None:
         api.write_ab(args.show, sys.stdout, args.format)
         return EXIT_OK
+    if args.rounds == 0 and not args.instructions:
+        raise LaunchError(
+            "ab --rounds 0 measures nothing: it is for --instructions, the "
+            "counts alone with no timed rounds"
+        )
     task = TaskFile.load(args.task)
     count = check.validate(task)
     echo(f"{args.task}: {count} workload(s), syntax OK")
@@ -124,20 +143,28 @@ def cmd_ab(args: argparse.Namespace) -> int:
     if args.instructions:  # refused, or its builds made, before anything starts
         instructions.check_countable(plan.deployments, task.workloads())
         counting = instructions.count_deployments(plan.deployments, echo)
-    echo(f"A/B in {plan.folder}: {plan.rounds} rounds, sides in turns")
-    state = ab.run_ab(
-        plan, lambda run: engine_options.task_to_run(task, None, run), echo
-    )
+    state = _timed_rounds(plan, task)
     counted = EXIT_OK
     if counting is not None and state.status == ab.DONE:
         counted = _count(plan.folder, counting, task)
-    if state.complete_rounds():
+    if state.complete_rounds() or (counting is not None and counted == EXIT_OK):
         api.write_ab(plan.folder, sys.stdout, args.format)
     echo(f"A/B folder: {plan.folder}")
     if state.status == ab.INTERRUPTED or counted == EXIT_INTERRUPTED:
         return stop_signals.exit_code(EXIT_INTERRUPTED)
     codes = [code for r in state.rounds for code in r.exit_codes.values()]
     return combined_exit([*codes, counted])
+
+
+def _timed_rounds(plan: ab.AbPlan, task: TaskFile) -> ab.AbState:
+    """The rounds (:func:`.ab.run_ab`), or none with ``--rounds 0``."""
+    if plan.rounds == 0:
+        echo(f"A/B in {plan.folder}: instruction counts alone, no timed rounds")
+        return ab.counts_only(plan)
+    echo(f"A/B in {plan.folder}: {plan.rounds} rounds, sides in turns")
+    return ab.run_ab(
+        plan, lambda run: engine_options.task_to_run(task, None, run), echo
+    )
 
 
 def _count(folder: Path, deployments: dict[str, Deployment], task: TaskFile) -> int:
@@ -172,9 +199,11 @@ def _add_sides_and_rounds(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rounds",
-        type=arguments.at_least(MIN_ROUNDS),
+        type=rounds_count,
         default=DEFAULT_ROUNDS,
-        help="rounds, each running the task on both sides (default: %(default)s)",
+        help="rounds, each running the task on both sides (default: "
+        "%(default)s); 0 with --instructions: the counts alone, no side "
+        "started as a server and nothing timed",
     )
     parser.add_argument(
         "--max-minutes",

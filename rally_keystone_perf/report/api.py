@@ -37,6 +37,7 @@ from rally_keystone_perf.report.figures.run_labels import (
 )
 from rally_keystone_perf.report.readers import ab_folder
 from rally_keystone_perf.report.readers import instructions as instruction_counts
+from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.readers.source import resolve
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.ab import AbPage, side_texts
@@ -287,8 +288,16 @@ def gate_ab(
     workloads = ab.workloads(ab_folder.load(folder))
     result = ab_gate.gate(workloads, max_regression, alpha)
     if max_instruction_increase is None:
+        if not workloads:
+            raise ReportError(
+                f"gate: {folder} has no complete timed round: nothing to gate "
+                "in time (an A/B of counts alone: --max-instruction-increase)"
+            )
         return result
     found = instructions.rows(instruction_counts.load(folder))
-    labels = [(w.position, w.label) for w in workloads]
+    # an A/B of counts alone (--rounds 0) names its workloads by the counts
+    labels = [(w.position, w.label) for w in workloads] or [
+        (row.position, row.scenario) for row in found.values()
+    ]
     result.checks.extend(instructions.checks(labels, found, max_instruction_increase))
     return result

@@ -168,6 +168,26 @@ def run_ab(
     return state
 
 
+def counts_only(plan: AbPlan, clock: Callable[[], float] = time.time) -> AbState:
+    """An A/B of instruction counts alone (``ab --instructions --rounds 0``).
+
+    No side is started as a server and nothing is timed: ``ab.json`` names
+    the task and the sides' options, with no rounds, and the counts
+    (:mod:`.instructions`, ``instructions.json``) are its only figures,
+    which the machine's drift does not move.
+    """
+    state = AbState(
+        folder=plan.folder,
+        task=str(plan.task),
+        sides={s: {"options": dict(plan.options[s])} for s in SIDES},
+        rounds_planned=0,
+        status=DONE,
+    )
+    state.started = state.finished = clock()
+    state.save()
+    return state
+
+
 def _rounds(
     plan: AbPlan,
     state: AbState,

@@ -104,10 +104,16 @@ def count_deployments(
 
 
 def _build(options: LaunchOptions) -> dict[str, Any]:
+    """The build a side counted: its spec, version and source (a git
+    build's commit among it), as run.json records a started build's."""
     built = runtime.build(options)
     if built is None:
-        return {"spec": None, "version": None}
-    return {"spec": options.keystone_build, "version": built.info.get("version")}
+        return {"spec": None, "version": None, "source": None}
+    return {
+        "spec": options.keystone_build,
+        "version": built.info.get("version"),
+        "source": built.info.get("source"),
+    }
 
 
 def count_ab(

@@ -144,6 +144,12 @@ def instruction_line(page: AbPage, position: int) -> str | None:
     )
 
 
+def counted_alone(page: AbPage) -> list[InstructionRow]:
+    """The counted workloads no complete round timed (``--rounds 0``)."""
+    timed = {w.position for w in page.workloads}
+    return [row for pos, row in sorted(page.instructions.items()) if pos not in timed]
+
+
 def counted_line(page: AbPage) -> str | None:
     """What the instruction counts cover, when there are any."""
     if not page.instructions:
@@ -179,6 +185,8 @@ def write_text(page: AbPage, stream: TextIO) -> None:
         estimates = estimate_rows(workload, page.confidence)
         parts.append(common.text_table(ESTIMATE_HEADER, estimates, LEFT).get_string())
         parts += [line for line in [instruction_line(page, workload.position)] if line]
+    for row in counted_alone(page):
+        parts += [row.scenario, str(instruction_line(page, row.position))]
     stream.write("\n".join(parts) + "\n")
 
 
@@ -194,6 +202,9 @@ def write_markdown(page: AbPage, stream: TextIO) -> None:
         parts.append(common.markdown_table(ESTIMATE_HEADER, estimates, LEFT))
         line = instruction_line(page, workload.position)
         parts += [common.md_cell(line)] if line else []
+    for row in counted_alone(page):
+        parts.append(f"### {common.md_cell(row.scenario)}")
+        parts.append(common.md_cell(str(instruction_line(page, row.position))))
     stream.write("\n\n".join(parts) + "\n")
 
 
@@ -245,6 +256,16 @@ def document(page: AbPage) -> dict[str, Any]:
                 "instructions_per_request": _counts(page.instructions.get(w.position)),
             }
             for w in page.workloads
+        ]
+        + [
+            {
+                "scenario": row.scenario,
+                "runner": None,
+                "rounds": [],
+                "estimates": None,
+                "instructions_per_request": _counts(row),
+            }
+            for row in counted_alone(page)
         ],
         "instruction_counts": dict(page.counted) or None,
     }

@@ -96,3 +96,15 @@ def test_instructions_are_not_counted_on_a_cloud(
     with pytest.raises(LaunchError, match="--instructions: side B is a cloud"):
         ab_commands._plan(args, _one_user_listing(tmp_path))
     assert cloud == []
+
+
+def test_one_round_is_refused_and_none_needs_the_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        _args(tmp_path, "--rounds", "1")
+    assert "at least 2 (or 0 with --instructions" in capsys.readouterr().err
+    assert _args(tmp_path, "--rounds", "0", "--instructions").rounds == 0
+    with pytest.raises(LaunchError, match="--rounds 0 measures nothing"):
+        ab_commands.cmd_ab(_args(tmp_path, "--rounds", "0"))
+    assert not (tmp_path / "ab").exists()

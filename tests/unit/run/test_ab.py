@@ -101,3 +101,15 @@ def test_a_side_with_a_session_starts_no_keystone(sides, tmp_path: Path) -> None
     assert opened == ["a", "swept"] and sides["stopped"] == ["b"]
     assert "side A: http://k/v3 (external)" in messages
     assert state.sides["a"]["run"].endswith("ab/a/external")
+
+
+def test_counts_alone_start_no_side_and_record_no_round(sides, tmp_path: Path) -> None:
+    state = ab.counts_only(_plan(tmp_path, rounds=0), clock=lambda: 5.0)
+    assert state.status == ab.DONE and sides["log"] == [] and sides["stopped"] == []
+    loaded = ab.AbState.load(tmp_path / "ab")
+    assert loaded.rounds == [] and loaded.rounds_planned == 0
+    assert loaded.sides == {
+        "a": {"options": {"processes": 2}},
+        "b": {"options": {"processes": 1}},
+    }
+    assert (loaded.started, loaded.finished) == (5.0, 5.0)

@@ -51,6 +51,32 @@ def test_the_gate_judges_the_counts_on_request(tmp_path: Path, capsys) -> None:
     assert cli.main(["gate", str(folder), "--max-instruction-increase", "3%"]) == 0
 
 
+def test_counts_alone_are_shown_and_gated_by_the_counts(tmp_path: Path, capsys) -> None:
+    """``ab --instructions --rounds 0``: no round, the counts its figures."""
+    folder = make_ab(tmp_path / "ab", rounds=0, slowdown=1.0)
+    counts.write(folder, [177.2e6, 239.45e6], [177.3e6, 244.2e6])
+    table = io.StringIO()
+    api.write_ab(folder, table, "table")
+    assert "0 of 0 rounds complete" in table.getvalue()
+    assert "A 239.450M, B 244.200M, B/A 1.0198" in table.getvalue()
+    markdown = io.StringIO()
+    api.write_ab(folder, markdown, "markdown")
+    assert "### KeystonePerf.validate_token" in markdown.getvalue()
+    out = io.StringIO()
+    api.write_ab(folder, out, "json")
+    (_, validate) = json.loads(out.getvalue())["workloads"]
+    assert (
+        validate["rounds"] == []
+        and validate["instructions_per_request"]["b"] == 244.2e6
+    )
+    assert cli.main(["gate", str(folder)]) == 1  # nothing timed to gate
+    assert "no complete timed round" in capsys.readouterr().err
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "1%"]) == 2
+    out = capsys.readouterr().out
+    assert "KeystonePerf.validate_token" in out and "+1.98%" in out
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "3%"]) == 0
+
+
 def test_two_runs_are_not_judged_on_counts(tmp_path: Path, capsys) -> None:
     argv = ["gate", "a.json", "--baseline", "b.json", "--max-instruction-increase", "1"]
     assert cli.main(argv) == 1
