@@ -149,6 +149,7 @@ def up(
     ``--keystone-build`` is installed first (:mod:`.builds`), or taken from
     its cache.
     """
+    began = time.monotonic()
     deployment = prepare.prepare(deployment, progress)
     executables, port = _check(deployment, runs_root, progress)
     if run is None:
@@ -182,7 +183,15 @@ def up(
         run.write_state(status="failed")
         raise
     init.write_env_spec(run, f"{url}/v3", password, init.first_pool_user(run))
-    run.write_state(status="running", started_in=round(waited, 3))
+    ready = time.monotonic() - began
+    run.write_state(
+        status="running", started_in=round(waited, 3), ready_in=round(ready, 1)
+    )
+    progress(
+        f"ready in {ready:.1f} s: {ready - waited:.1f} s preparing (checks, "
+        "backends, configuration, keystone-manage, user pool, services beside "
+        f"Keystone) and {waited:.1f} s until Keystone answered"
+    )
     return run
 
 

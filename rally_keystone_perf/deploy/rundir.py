@@ -213,6 +213,7 @@ class RunState:
     created_at: float | None = None
     updated_at: float | None = None
     started_in: float | None = None  # seconds until Keystone answered
+    ready_in: float | None = None  # seconds from launcher.up's call to running
     stopped_at: float | None = None
     driver_pid: int | None = None  # the command whose end stops the run
     server_pid: int | None = None  # the process tree running Keystone

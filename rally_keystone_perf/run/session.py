@@ -8,6 +8,7 @@ and on the way out (normal end, error or Ctrl-C) stop every process.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -64,7 +65,9 @@ def keystone_session(
         if resources is not None and not sample_idle:
             runner.around_task = resources.sampling
         echo("preparing Rally (database and environment in the run folder)")
+        began = time.monotonic()
         runner.prepare()
+        echo(f"Rally ready in {time.monotonic() - began:.1f} s")
         watch = machine_probe.MachineWatch.start()
         yield run, runner
     finally:

@@ -240,7 +240,13 @@ def test_up_and_stop(
         assert health == [(f"{url}/v3", 9.0)]
         assert run.root.parent == runs.resolve()
         assert (runs / "current").resolve() == run.root
-        assert messages[-1] == f"Keystone is up at {url}/v3 (healthy after 0.4 s)"
+        assert messages[-2] == f"Keystone is up at {url}/v3 (healthy after 0.4 s)"
+        # the whole start's time, its preparation apart from Keystone's start
+        assert messages[-1].startswith("ready in ") and messages[-1].endswith(
+            "s preparing (checks, backends, configuration, keystone-manage, "
+            "user pool, services beside Keystone) and 0.4 s until Keystone answered"
+        )
+        assert state["ready_in"] >= 0
 
         # keystone-manage: the four steps, password never on the command line
         password = json.loads(run.admin_secret.read_text())["password"]
