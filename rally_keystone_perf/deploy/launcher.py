@@ -220,11 +220,14 @@ def _prepare_and_start(
     )
     config.render_templates(run, mode, values, options.keystone_conf_template)
     keys = "fernet and JWS keys" if options.token_provider == "jws" else "fernet keys"
-    progress(f"initialising Keystone (db_sync, {keys}, bootstrap)")
+    progress(f"initialising Keystone (db_sync, {keys}, bootstrap, user pool)")
     runs_as = deployment.runs_as
     if runs_as is not None:
         preflight.check_run_folder(deployment, run.conf / "keystone.conf", run.root)
         init.give_keys_to(run, runs_as)
+    # always at least one user in the pool: Rally's env then lists it as an
+    # existing user, and Rally's default users context (added to every
+    # OpenStack workload) takes it instead of creating and deleting one (~15 s)
     init.init_keystone(
         run,
         executables["keystone-manage"],
@@ -232,11 +235,9 @@ def _prepare_and_start(
         password,
         runs_as,
         options.token_provider,
+        pool=deployment,
+        progress=progress,
     )
-    # always at least one user: Rally's env then lists it as an existing
-    # user, and Rally's default users context (added to every OpenStack
-    # workload) takes it instead of creating and deleting one (~15 s)
-    init.create_user_pool(run, f"{url}/v3", deployment, progress)
     stack = None
     if mode.stack == "nova":
         stack = nova_stack.prepare(

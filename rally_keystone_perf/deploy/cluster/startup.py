@@ -101,7 +101,8 @@ def prepare_and_start(
     )
     config.render_templates(run, mode, values, options.keystone_conf_template)
     progress(
-        "initialising Keystone once (db_sync, keys, bootstrap), as on a first host"
+        "initialising Keystone once (db_sync, keys, bootstrap, user pool), as on "
+        "a first host"
     )
     init.init_keystone(
         run,
@@ -110,8 +111,9 @@ def prepare_and_start(
         password,
         None,
         options.token_provider,
+        pool=deployment,
+        progress=progress,
     )
-    init.create_user_pool(run, f"{url}/v3", deployment, progress)
     caches = _start_memcacheds(run, deployment, net, executables)
     tiers = started._replace(cache_servers=caches)
     for index in range(options.nodes):

@@ -100,8 +100,16 @@ def prepare_site(
         run.admin_secret, {"username": init.ADMIN_USER, "password": password}
     )
     progress(f"preparing an in-process Keystone in {run.root}")
-    init.init_keystone(run, manage, AUTH_URL, password, None, options.token_provider)
-    init.create_user_pool(run, AUTH_URL, deployment, progress)
+    init.init_keystone(
+        run,
+        manage,
+        AUTH_URL,
+        password,
+        None,
+        options.token_provider,
+        pool=deployment,
+        progress=progress,
+    )
     keep_prepared(run)
     return run
 

@@ -17,7 +17,6 @@ from rally_keystone_perf.deploy import launcher, modes, preflight, probes, servi
 from rally_keystone_perf.deploy.builds import venvs
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import (
-    Deployment,
     LaunchError,
     LaunchOptions,
     resolve,
@@ -32,7 +31,7 @@ import json, os, sys
 from oslo_config import cfg
 command_opt = cfg.SubCommandOpt("command")
 def main(argv=None, developer_config_file=None):
-    command = argv[3]
+    command = argv[5]  # keystone-manage, the run's and the batch's config files
     with open(os.environ["FAKE_RECORD"], "a") as record:
         record.write(json.dumps({
             "argv": argv[1:],
@@ -43,6 +42,28 @@ def main(argv=None, developer_config_file=None):
         print("CRITICAL keystone [-] Unhandled error: database exploded")
         sys.exit(1)
     print(f"{command} done")
+"""
+
+
+# deploy/user_pool.py's main as the batch's module step runs it: the pool
+# written where --out says, with its seconds; the size recorded
+FAKE_POOL = """\
+import json, os
+def main(argv):
+    size = argv[argv.index("--size") + 1]
+    with open(os.environ["FAKE_POOLS"], "a") as record:
+        record.write(json.dumps([int(n) for n in size.split("x")]) + "\\n")
+    pool = {
+        "version": 1, "auth_url": argv[argv.index("--auth-url") + 1],
+        "domain": "Default", "password": "POOL-PASSWORD", "seconds": 0.1,
+        "tenants": [
+            {"id": "p", "name": "pool-p", "users": [{"id": "u", "name": "pool-u"}]}
+        ],
+    }
+    fd = os.open(argv[argv.index("--out") + 1], os.O_WRONLY | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(pool, out)
+    return 0
 """
 
 
@@ -59,27 +80,18 @@ def fake_keystone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
         "uwsgi": _script(bin_dir / "uwsgi", "#!/bin/sh\nexec sleep 30\n"),
     }
     monkeypatch.setattr(preflight, "check_requirements", lambda mode: executables)
-    pools: list[tuple[int, int]] = []
-
-    def create_user_pool(
-        run: RunDir, url: str, deployment: Deployment, progress: Any
-    ) -> float:
-        """Write a pool the way deploy/user_pool.py does (it needs a Keystone)."""
-        pools.append(deployment.options.user_pool or (1, 1))
-        pool = {
-            "version": 1,
-            "auth_url": url,
-            "domain": "Default",
-            "password": "POOL-PASSWORD",
-            "tenants": [
-                {"id": "p", "name": "pool-p", "users": [{"id": "u", "name": "pool-u"}]}
-            ],
-        }
-        run.user_pool.write_text(json.dumps(pool))
-        return 0.1
-
-    monkeypatch.setattr(init, "create_user_pool", create_user_pool)
+    # the pool's module as the batch's last step (deploy/user_pool.py needs
+    # a Keystone): it writes a pool and records the size it was asked for
+    (bin_dir / "stand-in" / "fake_pool.py").write_text(FAKE_POOL)
+    monkeypatch.setattr(init, "POOL_MODULE", "fake_pool")
+    pools = tmp_path / "pools.jsonl"
+    monkeypatch.setenv("FAKE_POOLS", str(pools))
     return {**executables, "record": record, "pools": pools}
+
+
+def _pools(record: Path) -> list[tuple[int, int]]:
+    """The sizes the stand-in pool was asked for, in order."""
+    return [tuple(json.loads(line)) for line in record.read_text().splitlines()]
 
 
 def _calls(record: Path) -> list[dict[str, Any]]:
@@ -168,7 +180,7 @@ def test_up_fails_when_keystone_manage_fails(
     assert "$ keystone-manage db_sync" in message
     assert "Unhandled error: database exploded" in message
     assert started == []
-    assert [c["argv"][2] for c in _calls(fake_keystone["record"])] == ["db_sync"]
+    assert [c["argv"][4] for c in _calls(fake_keystone["record"])] == ["db_sync"]
     state = run.read_state()
     assert state["status"] == "failed"
     assert "server_pid" not in state
@@ -252,14 +264,17 @@ def test_up_and_stop(
         password = json.loads(run.admin_secret.read_text())["password"]
         assert len(password) >= 24
         calls = _calls(fake_keystone["record"])
-        assert [c["argv"][2] for c in calls] == [
+        assert [c["argv"][4] for c in calls] == [
             "db_sync",
             "fernet_setup",
             "credential_setup",
             "bootstrap",
         ]
         conf = str(run.conf / "keystone.conf")
-        assert all(c["argv"][:2] == ["--config-file", conf] for c in calls)
+        # the batch's in-process cache after the run's config (deploy/keystone/init)
+        batch = ["--config-file", str(run.conf / init.PREPARE_CONF)]
+        assert all(c["argv"][:4] == ["--config-file", conf, *batch] for c in calls)
+        assert "dogpile.cache.memory" in (run.conf / init.PREPARE_CONF).read_text()
         assert all(password not in " ".join(c["argv"]) for c in calls)
         assert calls[3]["password"] == password
         assert "--keystone-user" in calls[1]["argv"]
@@ -279,7 +294,12 @@ def test_up_and_stop(
         }
         # always a pool of at least one user: the env's existing user, which
         # Rally's default users context takes instead of creating one
-        assert fake_keystone["pools"] == [(1, 1)]
+        assert _pools(fake_keystone["pools"]) == [(1, 1)]
+        assert run.state().user_pool == {
+            "projects": 1,
+            "users_per_project": 1,
+            "seconds": 0.1,
+        }
         assert spec["openstack"]["users"] == [
             {
                 "username": "pool-u",
@@ -361,9 +381,13 @@ def test_up_with_a_keystone_build(
     """A build's keystone-manage, venv and suite-code path reach every part."""
     venv = tmp_path / "builds" / "keystone-29.1.0-k"
     (venv / "bin").mkdir(parents=True)
-    # the build's Python: ours, telling the stand-in it is the build's
+    # the build's Python: ours, telling the stand-in it is the build's, with
+    # the stand-in Keystone (and pool) as a build's venv has its own
+    stand_in = fake_keystone["keystone-manage"].parent / "stand-in"
     python = _script(
-        venv / "bin" / "python", f'#!/bin/sh\nFAKE_BUILD=1 exec {sys.executable} "$@"\n'
+        venv / "bin" / "python",
+        f'#!/bin/sh\nFAKE_BUILD=1 PYTHONPATH="$PYTHONPATH:{stand_in}" '
+        f'exec {sys.executable} "$@"\n',
     )
     manage = _script(venv / "bin" / "keystone-manage", f"#!{python}\n")
     info = {"spec": "keystone==29.1.0", "kind": "pip", "version": "29.1.0"}

@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy.keystone import config, init
-from rally_keystone_perf.deploy.options import LaunchError
+from rally_keystone_perf.deploy.options import (
+    Deployment,
+    LaunchError,
+    LaunchOptions,
+    resolve,
+)
 from rally_keystone_perf.deploy.rundir import RunDir
 from tests.unit.deploy.helpers import _script, stand_in_keystone
 
@@ -135,3 +140,60 @@ def test_a_node_s_own_log_folder_goes_to_the_server_user(
     assert (node_logs / "keystone.log").stat().st_uid == www
     assert run.keys.stat().st_uid == www
     assert run.logs.stat().st_uid == 0  # the run's own logs stay ours
+
+
+# deploy/user_pool.py's main as the batch's module step runs it: it says
+# whether Keystone's commands ran in its process, writes a pool, or fails
+FAKE_POOL = """\
+import json, os, sys
+def main(argv):
+    print("keystone imported:", "keystone.cmd.cli" in sys.modules)
+    print("pool args:", " ".join(argv))
+    if os.environ.get("FAKE_POOL_FAIL"):
+        raise SystemExit(2)
+    with open(argv[argv.index("--out") + 1], "w") as out:
+        json.dump({"seconds": 0.5, "tenants": []}, out)
+    return 0
+"""
+
+
+@pytest.fixture
+def pool(manage: Path, monkeypatch: pytest.MonkeyPatch) -> Deployment:
+    """The stand-in pool module as the batch's last step; a 2x3 pool."""
+    (manage.parent / "stand-in" / "fake_pool.py").write_text(FAKE_POOL)
+    monkeypatch.setattr(init, "POOL_MODULE", "fake_pool")
+    return resolve(LaunchOptions(user_pool=(2, 3)))
+
+
+def test_the_pool_is_made_in_the_batch_after_bootstrap(
+    run: RunDir, manage: Path, pool: Deployment
+) -> None:
+    said: list[str] = []
+    init.init_keystone(
+        run, manage, "http://k/v3", "pw-1", pool=pool, progress=said.append
+    )
+    log = (run.logs / "keystone-manage.log").read_text()
+    steps = re.findall(r"^\$ (.*)$", log, re.M)
+    assert steps[-2:] == ["keystone-manage bootstrap", "creating the user pool"]
+    assert "keystone imported: True" in log  # one process: Keystone imported once
+    args = re.search(r"^pool args: (.*)$", log, re.M)
+    assert (
+        args and f"--size 2x3 --auth-url http://k/v3 --out {run.user_pool}" in args[1]
+    )
+    assert f"--config-file {run.conf / init.PREPARE_CONF}" in args[1]
+    assert run.state().user_pool == {
+        "projects": 2,
+        "users_per_project": 3,
+        "seconds": 0.5,
+    }
+    assert said[-1] == "user pool ready: 6 users in 0.5 s"
+
+
+def test_a_pool_that_fails_names_itself(
+    run: RunDir, manage: Path, pool: Deployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_POOL_FAIL", "1")
+    with pytest.raises(LaunchError) as err:
+        init.init_keystone(run, manage, "http://k/v3", "pw-1", pool=pool)
+    assert str(err.value).startswith("creating the user pool failed (exit 2); ")
+    assert run.state().user_pool is None
