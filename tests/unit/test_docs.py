@@ -33,6 +33,7 @@ OTHER_PROGRAMS = {
     "--notest": "tox",
     "--run-slow": "pytest: the slow tier (tests/conftest.py)",
     "--durations": "pytest",
+    "--dist": "pytest-xdist",
     "--wsrep-recover": "mariadbd, run by the Galera recovery",
     "--help": "every command",
     "--make-baseline": "ci/keystone-gate.sh",
