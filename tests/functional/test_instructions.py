@@ -29,6 +29,10 @@ from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.run import instructions
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
+# alone on the machine: its replays already run two at a time (a layout a
+# core); beside another test it took 226 s in CI, past the 3-minute rule
+pytestmark = [pytest.mark.functional, pytest.mark.serial]
+
 
 @pytest.fixture(autouse=True)
 def _valgrind() -> None:
