@@ -149,8 +149,8 @@ def up(
     ``--keystone-build`` is installed first (:mod:`.builds`), or taken from
     its cache.
     """
+    deployment = prepare.prepare(deployment, progress)  # a build: its own lines
     began = time.monotonic()
-    deployment = prepare.prepare(deployment, progress)
     executables, port = _check(deployment, runs_root, progress)
     if run is None:
         run = new_run_dir(runs_root, deployment.mode.name)

@@ -142,12 +142,7 @@ def run_ab(
     clock: Callable[[], float] = time.time,
 ) -> AbState:
     """Run the rounds; return the state (also in ``<folder>/ab.json``)."""
-    state = AbState(
-        folder=plan.folder,
-        task=str(plan.task),
-        sides={s: {"options": dict(plan.options[s])} for s in SIDES},
-        rounds_planned=plan.rounds,
-    )
+    state = _new_state(plan)
     state.save()
     try:
         with _sides(plan, echo) as sides:
@@ -176,16 +171,21 @@ def counts_only(plan: AbPlan, clock: Callable[[], float] = time.time) -> AbState
     (:mod:`.instructions`, ``instructions.json``) are its only figures,
     which the machine's drift does not move.
     """
-    state = AbState(
-        folder=plan.folder,
-        task=str(plan.task),
-        sides={s: {"options": dict(plan.options[s])} for s in SIDES},
-        rounds_planned=0,
-        status=DONE,
-    )
+    state = _new_state(plan)
+    state.status = DONE
     state.started = state.finished = clock()
     state.save()
     return state
+
+
+def _new_state(plan: AbPlan) -> AbState:
+    """The plan's ``ab.json`` before any round: its task, sides and rounds."""
+    return AbState(
+        folder=plan.folder,
+        task=str(plan.task),
+        sides={s: {"options": dict(plan.options[s])} for s in SIDES},
+        rounds_planned=plan.rounds,
+    )
 
 
 def _rounds(

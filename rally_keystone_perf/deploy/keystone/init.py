@@ -37,13 +37,13 @@ ADMIN_PROJECT = "admin"
 REGION = "RegionOne"
 # keystone-manage logs its errors to keystone.log (log_file), not its output
 MANAGE_LOGS = ("keystone-manage.log", "keystone.log")
-# the batch's line for the step that failed (manage_batch.main)
-_FAILED = re.compile(
-    r"^((?:keystone-manage \S+|creating the user pool) failed \(exit -?\d+\))$", re.M
-)
 # the pool's module, run as the batch's last step (a stand-in's in tests)
 POOL_MODULE = "rally_keystone_perf.deploy.user_pool"
 POOL_LABEL = "creating the user pool"
+# the batch's line for the step that failed (manage_batch.main)
+_FAILED = re.compile(
+    rf"^((?:keystone-manage \S+|{POOL_LABEL}) failed \(exit -?\d+\))$", re.M
+)
 # The batch runs alone while Keystone is stopped: an in-process cache is
 # coherent there and spares the pool's repeated domain, project and role
 # lookups (its managers are bootstrap's, loaded once with the batch's
@@ -234,8 +234,8 @@ def pool_step(
     return {"module": POOL_MODULE, "label": POOL_LABEL, "argv": argv}
 
 
-def record_user_pool(run: RunDir, deployment: Deployment, progress: Progress) -> float:
-    """Record the pool the batch made in run.json; its seconds."""
+def record_user_pool(run: RunDir, deployment: Deployment, progress: Progress) -> None:
+    """Record the pool the batch made (its size and seconds) in run.json."""
     tenants, per_tenant = deployment.options.user_pool or (1, 1)
     try:
         seconds = float(json.loads(run.user_pool.read_text())["seconds"])
@@ -249,7 +249,6 @@ def record_user_pool(run: RunDir, deployment: Deployment, progress: Progress) ->
         }
     )
     progress(f"user pool ready: {tenants * per_tenant} users in {seconds:.1f} s")
-    return seconds
 
 
 def _pool_source(run: RunDir, tenants: int, per_tenant: int) -> list[str]:
