@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.figures import windows
 from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.run import rally_runner

@@ -24,7 +24,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchError, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 # (label, run options): a single process first, the baseline of the others
 CONFIGS: list[tuple[str, list[str]]] = [

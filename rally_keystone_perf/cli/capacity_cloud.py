@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from rally_keystone_perf.cli import cloud_commands
 from rally_keystone_perf.cli.common import echo
 from rally_keystone_perf.deploy.options import LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import capacity_search, capacity_steps, own_cloud
 from rally_keystone_perf.run.rally_runner import RallyRunner
 from rally_keystone_perf.tasks.model import TaskFile

@@ -17,7 +17,7 @@ from rally_keystone_perf.cli.common import (
     launch_options,
 )
 from rally_keystone_perf.deploy.options import resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.figures import capacity_curve, slo
 from rally_keystone_perf.report.writers import capacity as capacity_writer
 from rally_keystone_perf.run import capacity, capacity_search, capacity_steps, session

@@ -21,7 +21,7 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.own_cloud import compute, probe, target
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels

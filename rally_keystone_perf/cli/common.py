@@ -11,8 +11,8 @@ from pathlib import Path
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import parse_size
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.tasks.model import TaskFile
 

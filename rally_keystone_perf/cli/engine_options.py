@@ -11,7 +11,7 @@ from typing import Any
 from rally_keystone_perf.cli.arguments import at_least, positive
 from rally_keystone_perf.cli.common import EXIT_ERROR, echo
 from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
 from rally_keystone_perf.loadgen.locust.plan import task_plans

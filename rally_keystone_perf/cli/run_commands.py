@@ -21,7 +21,7 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import combined, run_labels, scaling
 from rally_keystone_perf.run import matrix, rally_runner, session

@@ -37,8 +37,8 @@ from rally_keystone_perf.deploy.options import (
     LaunchError,
     Progress,
 )
-from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.deploy.tracing import trace_store
+from rally_keystone_perf.layout.rundir import RunDir, new_run_dir, write_private_json
 
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")
 

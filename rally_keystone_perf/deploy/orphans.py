@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rally_keystone_perf.deploy import services
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 STATE_FILE = "run.json"
 NETNS_DIR = Path("/run/netns")  # where ip netns keeps a namespace's handle

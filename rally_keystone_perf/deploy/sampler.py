@@ -54,7 +54,7 @@ from rally_keystone_perf.deploy.cluster.names import (
     number,
 )
 from rally_keystone_perf.deploy.process_tree import Target, children_map
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
 FIELDS = ("timestamp", "cpu_seconds", "rss_bytes", "processes")

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 # eventlet's import-time deprecation notice would bury the real error
 QUIET_WARNINGS = {"PYTHONWARNINGS": "ignore::DeprecationWarning"}

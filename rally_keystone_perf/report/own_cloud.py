@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.client import atomics, lean_http
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.figures import clock, windows
 from rally_keystone_perf.report.readers import server_log
 from rally_keystone_perf.report.readers.access_log import ServerRequest

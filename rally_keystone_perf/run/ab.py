@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rounds, state_files
 
 SIDES = ("a", "b")

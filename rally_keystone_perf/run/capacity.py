@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import machine_probe
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import capacity_search, capacity_steps
 from rally_keystone_perf.run.rally_runner import RallyRunner
 

@@ -22,7 +22,7 @@ from rally_keystone_perf.deploy import machine_probe
 from rally_keystone_perf.deploy.own_cloud import sweep
 from rally_keystone_perf.deploy.own_cloud.probe import Probe
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget
-from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import record_machine, run_redactor
 from rally_keystone_perf.tasks.own_cloud import Plan

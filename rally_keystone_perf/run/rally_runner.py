@@ -24,8 +24,8 @@ from rally_keystone_perf import paths
 from rally_keystone_perf.client import lean_http
 from rally_keystone_perf.deploy import sampler, services
 from rally_keystone_perf.deploy.faults import RUN_ENV
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.user_pool import POOL_ENV
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import workload_label
 
 ENV_NAME = "keystone-perf"

@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, session
 
 Echo = Callable[[str], None]

@@ -15,7 +15,7 @@ from pathlib import Path
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import launcher, machine_probe, orphans, sampler
 from rally_keystone_perf.deploy.options import Deployment
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 
 Echo = Callable[[str], None]

@@ -9,8 +9,8 @@ task Rally runs.
 from __future__ import annotations
 
 from rally_keystone_perf.client.tracing import CONTEXT_NAME
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def client_contexts(run: RunDir) -> dict[str, dict[str, object]]:

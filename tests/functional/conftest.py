@@ -17,7 +17,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import launcher, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import run_redactor
 

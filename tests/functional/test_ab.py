@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 

@@ -20,7 +20,7 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.builds import source
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes
 
 VERSION_FILES = ("keystone/api/discovery.py", "keystone/version.py")

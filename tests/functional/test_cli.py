@@ -17,8 +17,8 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy import launcher, user_pool
 from rally_keystone_perf.deploy.keystone import config
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler, trace_store
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 pytestmark = pytest.mark.functional

@@ -14,8 +14,8 @@ import requests
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.cluster import network
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import trace_store
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers import access_log

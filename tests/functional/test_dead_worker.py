@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
     cli_options,

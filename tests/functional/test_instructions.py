@@ -25,7 +25,7 @@ from benchmarks import ab_calibration
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.builds import source
 from rally_keystone_perf.deploy.instructions import count, markers
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import instructions
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 

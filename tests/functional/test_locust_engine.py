@@ -25,7 +25,7 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.cluster import network
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 

@@ -15,7 +15,7 @@ import pytest
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import require_mode, run_processes
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 

@@ -21,7 +21,7 @@ import requests
 
 from rally_keystone_perf.cli.common import EXIT_SLA
 from rally_keystone_perf.client import keystone_v3
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.functional.conftest import write_task
 from tests.functional.standalone_keystone import StandaloneKeystone, standalone_keystone
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers import rally_json
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import admin_client, write_task

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf.deploy import user_pool
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.figures import stats, windows
 from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.run import rally_runner

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers import rally_json
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.session import run_redactor

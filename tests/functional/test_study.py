@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.studies import seed000
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,

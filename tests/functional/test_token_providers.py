@@ -12,7 +12,7 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import load_report
 from tests.functional.conftest import (
     FAST_HASH_ROUNDS,

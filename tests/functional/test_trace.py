@@ -18,8 +18,8 @@ import pytest
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler, trace_points, trace_store
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report.readers import access_log, tracing
 from rally_keystone_perf.report.readers.rally_json import load_report

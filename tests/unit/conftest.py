@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.client import keystone_v3
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.unit import rally_fakes  # noqa: F401  Rally's plugins and options first
 
 

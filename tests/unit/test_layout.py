@@ -39,6 +39,7 @@ FLOORS = (
     "studies",  # the seeds' studies as data
     "deploy",  # options -> Deployment, preflight, Keystone, backends, clusters
     "client",  # the Keystone client library: one request per atomic action
+    "layout",  # the run folder's files as data, shared by writers and readers
     "metrics",  # the statistics the SLAs, the report and the gate share
     "stop_signals",  # SIGTERM and SIGHUP stop a run as Ctrl-C does
     "paths",  # where the bundled files live

@@ -15,7 +15,7 @@ Directives:
 ``.. keystone-perf-exit-codes::``
     The exit codes every command shares (``cli/common.EXIT_CODES``).
 ``.. keystone-perf-run-folder::``
-    What a run folder holds (``deploy/rundir.LAYOUT``).
+    What a run folder holds (``layout/rundir.LAYOUT``).
 ``.. keystone-perf-requirements::``
     What each mode and each option's choice needs installed, from the
     requirements the preflight checks (``deploy/modes.py``).
@@ -214,7 +214,7 @@ def exit_code_lines() -> list[str]:
 
 
 def run_folder_lines() -> list[str]:
-    from rally_keystone_perf.deploy.rundir import LAYOUT
+    from rally_keystone_perf.layout.rundir import LAYOUT
 
     rows = [[f"``{path}``", meaning] for path, meaning in LAYOUT]
     return _table(("path", "what it holds"), rows)

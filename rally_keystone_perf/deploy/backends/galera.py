@@ -29,7 +29,7 @@ from rally_keystone_perf.deploy.backends import mariadb
 from rally_keystone_perf.deploy.cluster import cgroups, haproxy
 from rally_keystone_perf.deploy.cluster.names import member_name
 from rally_keystone_perf.deploy.cluster.network import Network
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 MEMBERS = 3  # kolla-ansible's smallest Galera cluster: a quorum survives one loss
 CLUSTER_NAME = "openstack"  # kolla-ansible's database_cluster_name

@@ -30,7 +30,7 @@ from typing import Any
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import logtail, probes, services, user_pool
-from rally_keystone_perf.deploy.rundir import (
+from rally_keystone_perf.layout.rundir import (
     RunDir,
     write_private_json,
     write_private_text,

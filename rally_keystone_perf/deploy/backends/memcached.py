@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, probes, services
 from rally_keystone_perf.deploy.backends.mariadb import as_root
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 MEMCACHED_MEMORY_MB = 64
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, probes, services
 from rally_keystone_perf.deploy.cluster import cgroups
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 DB_NAME = "keystone"
 DB_USER = "keystone"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import probes, services
 from rally_keystone_perf.deploy.logtail import named_tail
-from rally_keystone_perf.deploy.rundir import PRIVATE_UMASK, RunDir
+from rally_keystone_perf.layout.rundir import PRIVATE_UMASK, RunDir
 
 RABBIT_BIN = Path("/usr/lib/rabbitmq/bin")
 USER = "nova"

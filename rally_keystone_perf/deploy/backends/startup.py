@@ -18,8 +18,8 @@ from rally_keystone_perf.deploy.backends import ldap, mariadb, memcached, postgr
 from rally_keystone_perf.deploy.cluster import cgroups, names
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 class Started(NamedTuple):

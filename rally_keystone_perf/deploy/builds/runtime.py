@@ -18,7 +18,7 @@ from pathlib import Path
 import rally_keystone_perf
 from rally_keystone_perf.deploy.builds.venvs import BuildVenv
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 SUITE_CODE = "suite-code"
 

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 100_000  # the kernel's default CFS period (100 ms), kept as it is

@@ -17,7 +17,7 @@ import secrets
 
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 KIND = "c"  # namespaces ksp<tag>c<K>
 MAX_HOSTS = network.MAX_NODES

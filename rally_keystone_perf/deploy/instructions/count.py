@@ -31,7 +31,7 @@ from rally_keystone_perf.deploy.instructions import (
 )
 from rally_keystone_perf.deploy.keystone.config import config_files
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 Progress = Callable[[str], None]
 HASH_SEED = "0"  # dicts and sets iterate in one order on every count

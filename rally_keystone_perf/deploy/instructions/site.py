@@ -25,7 +25,7 @@ from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.modes import KEYSTONE_MANAGE
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 Progress = init.Progress
 AUTH_URL = "http://127.0.0.1:5000/v3"  # the catalog's; never connected to

@@ -19,8 +19,8 @@ from rally_keystone_perf.deploy import access_logs, modes
 from rally_keystone_perf.deploy.backends import ldap
 from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_text
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir, write_private_text
 
 SECRETS_CONF = "keystone-secrets.conf"
 APACHE_MODULES = "/usr/lib/apache2/modules"  # Debian's apache2

@@ -30,7 +30,7 @@ from rally_keystone_perf.deploy.keystone.config import (
     jws_keys,
 )
 from rally_keystone_perf.deploy.options import Deployment, LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 ADMIN_USER = "admin"
 ADMIN_PROJECT = "admin"

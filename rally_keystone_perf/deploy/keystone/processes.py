@@ -15,7 +15,7 @@ from string import Template
 
 from rally_keystone_perf.deploy import logtail, modes, probes, services
 from rally_keystone_perf.deploy.options import LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 SERVER_LOGS = (
     "uwsgi.log",

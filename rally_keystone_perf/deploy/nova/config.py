@@ -18,7 +18,7 @@ from typing import TypedDict
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy import access_logs, modes, services
 from rally_keystone_perf.deploy.backends import rabbitmq
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 DB_USER = "openstack"
 

@@ -20,7 +20,7 @@ from rally_keystone_perf.deploy.nova.config import (
     compute_hosts,
     stack_dir,
 )
-from rally_keystone_perf.deploy.rundir import (
+from rally_keystone_perf.layout.rundir import (
     RunDir,
 )
 

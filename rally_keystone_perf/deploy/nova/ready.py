@@ -17,7 +17,7 @@ from rally_keystone_perf.deploy.nova.config import (
     StackError,
     StackPlan,
 )
-from rally_keystone_perf.deploy.rundir import (
+from rally_keystone_perf.layout.rundir import (
     RunDir,
 )
 

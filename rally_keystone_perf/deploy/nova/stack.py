@@ -49,7 +49,7 @@ from rally_keystone_perf.deploy.nova.config import (
     stack_dir,
     template_values,
 )
-from rally_keystone_perf.deploy.rundir import (
+from rally_keystone_perf.layout.rundir import (
     RunDir,
     private_umask,
     write_private_json,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
-from rally_keystone_perf.deploy.rundir import TRACE_KEY, RunDir, write_private_text
+from rally_keystone_perf.layout.rundir import TRACE_KEY, RunDir, write_private_text
 
 REDIS_SERVICE = "redis"
 # Keystone's OSProfiler driver: deploy/keystone/trace_driver.py's, on redis

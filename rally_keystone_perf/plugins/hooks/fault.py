@@ -9,7 +9,7 @@ from rally import consts
 from rally.task import hook
 
 from rally_keystone_perf.deploy import faults
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 @hook.configure(name="keystone_perf_fault")

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rally_keystone_perf.deploy.cluster import names
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
 from rally_keystone_perf.deploy.sampler import (
     DB_TIER,
     GALERA_HAPROXY,
     HAPROXY_TIER,
     tier_csv,
 )
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 from rally_keystone_perf.metrics import Window, median_p95
 from rally_keystone_perf.report.readers import access_log
 from rally_keystone_perf.report.readers.haproxy_log import (

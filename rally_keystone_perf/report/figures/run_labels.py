@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.rundir import RunState
+from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures.cluster_view import quotas
 from rally_keystone_perf.report.figures.concurrency import runner_concurrency
 from rally_keystone_perf.report.readers.rally_json import (

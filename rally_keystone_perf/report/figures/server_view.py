@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import CLIENT_TIER, RESOURCES_CSV, tier_csv
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.metrics import median_p95
 from rally_keystone_perf.report.figures import cluster_view, windows
 from rally_keystone_perf.report.figures.run_labels import read_run_state

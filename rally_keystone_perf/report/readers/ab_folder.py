@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers import rally_json, resources
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.run.ab import SIDES, STATE_FILE, AbState

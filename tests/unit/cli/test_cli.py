@@ -14,7 +14,7 @@ from rally_keystone_perf import cli, paths
 from rally_keystone_perf.cli import common
 from rally_keystone_perf.deploy import launcher, preflight, probes, services
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from rally_keystone_perf.layout.rundir import RunDir, new_run_dir, write_private_json
 from rally_keystone_perf.report import api
 from rally_keystone_perf.run import rally_runner
 from tests.unit.rally_fakes import task_document, write_task

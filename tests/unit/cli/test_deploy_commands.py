@@ -10,8 +10,8 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import deploy_commands
 from rally_keystone_perf.client.tracing import CONTEXT_NAME
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def _up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trace: str | None) -> RunDir:

@@ -11,7 +11,7 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import engine_options
 from rally_keystone_perf.deploy import launcher
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.unit.rally_fakes import write_task
 
 

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from rally_keystone_perf.deploy import faults, preflight, probes, services
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from rally_keystone_perf.deploy.options import (
     LaunchOptions,
     resolve,
 )
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.unit.deploy.helpers import _script, stand_in_keystone
 
 # Keystone's keystone.cmd.cli as the batch of keystone-manage steps runs

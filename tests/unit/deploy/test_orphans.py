@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy import launcher, orphans, services
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def _dead_pid() -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy import preflight, probes, services
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ import psutil
 import pytest
 
 from rally_keystone_perf.deploy import process_tree, sampler
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.sampler import FIELDS, ResourceSampler
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.resources import read_resources
 
 # a parent that keeps a busy child; with CHURN, short-lived busy children in turn

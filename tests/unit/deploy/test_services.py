@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy import services
-from rally_keystone_perf.deploy.rundir import RunDir, RunState
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api, own_cloud
 from rally_keystone_perf.report.figures import run_labels, windows
 from rally_keystone_perf.report.readers.access_log import ServerRequest, read_requests

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, rounds
 
 

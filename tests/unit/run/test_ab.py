@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import ab, rally_runner
 from tests.unit.run import fake_sides
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import (
     capacity,
     capacity_search,

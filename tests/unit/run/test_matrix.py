@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.run import matrix, session
 from rally_keystone_perf.run.rally_runner import TaskOutcome

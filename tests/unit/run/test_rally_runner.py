@@ -15,7 +15,7 @@ from rally.cli import cliutils
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.client import lean_http
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run.rally_runner import (
     RallyError,

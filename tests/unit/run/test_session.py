@@ -11,7 +11,7 @@ import pytest
 
 from rally_keystone_perf.deploy import launcher, sampler
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner, session
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rally_keystone_perf.client.tracing import CONTEXT_NAME
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.tasks import tracing
 
 

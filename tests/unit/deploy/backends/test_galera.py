@@ -8,7 +8,7 @@ import pytest
 
 from rally_keystone_perf.deploy.backends import galera
 from rally_keystone_perf.deploy.cluster import network
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from rally_keystone_perf.deploy import services
 from rally_keystone_perf.deploy.backends import galera_recovery
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 UUID = "12a3f471-e738-11f1-bc89-a20224bb877e"
 

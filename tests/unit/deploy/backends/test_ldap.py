@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.backends import ldap
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def _check_ssha(stored: str, password: str) -> bool:

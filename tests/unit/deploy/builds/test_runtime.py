@@ -9,7 +9,7 @@ from pathlib import Path
 import rally_keystone_perf
 from rally_keystone_perf.deploy.builds import runtime, venvs
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def _build(tmp_path: Path) -> Path:

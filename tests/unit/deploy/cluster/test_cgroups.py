@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.deploy.cluster import cgroups
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def v1_tree(root: Path) -> Path:

@@ -8,7 +8,7 @@ import pytest
 
 from rally_keystone_perf.deploy.cluster import network, startup
 from rally_keystone_perf.deploy.options import LaunchError
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def test_without_namespaces_nodes_get_loopback_addresses(

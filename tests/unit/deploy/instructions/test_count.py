@@ -8,7 +8,7 @@ import pytest
 
 from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 TASK_WORKLOADS = [
     {

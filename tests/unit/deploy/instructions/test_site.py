@@ -9,7 +9,7 @@ import pytest
 
 from rally_keystone_perf.deploy.instructions import site
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def test_one_process_on_sqlite_with_bcrypts_least_rounds() -> None:

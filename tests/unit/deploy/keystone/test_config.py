@@ -18,7 +18,7 @@ from rally_keystone_perf.deploy.options import (
     LaunchOptions,
     resolve,
 )
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 # --- templates -------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import pytest
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.keystone import config
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 ALLOWED: dict[tuple[str, str], str] = {
     ("DEFAULT", "log_file"): "the log stays in the run folder",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rally_keystone_perf.deploy.keystone import processes
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def test_a_nodes_log_tails_come_from_its_own_folder(tmp_path: Path) -> None:

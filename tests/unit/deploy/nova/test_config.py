@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from rally_keystone_perf.deploy.nova import config as nova_config
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from tests.unit.deploy.nova.test_stack import PASSWORDS, _plan
 
 

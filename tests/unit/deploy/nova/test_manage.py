@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rally_keystone_perf.deploy.nova import manage
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 def test_sync_databases_types_no_password(

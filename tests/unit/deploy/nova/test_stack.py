@@ -13,7 +13,7 @@ import pytest
 from rally_keystone_perf.deploy.nova import config as nova_config
 from rally_keystone_perf.deploy.nova import manage
 from rally_keystone_perf.deploy.nova import stack as nova_stack
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 
 PASSWORDS = ("SERVICE-PW", "DB-PW", "RABBIT-PW")
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir, write_private_json
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
 from rally_keystone_perf.deploy.tracing import trace_store
+from rally_keystone_perf.layout.rundir import RunDir
 
 
 class _Pipeline:

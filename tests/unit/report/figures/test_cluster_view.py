@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunState
+from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures import cluster_view, server_view
 from rally_keystone_perf.report.figures.cluster_view import (
     Quotas,

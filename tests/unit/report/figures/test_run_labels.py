@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunState
+from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from tests.unit.report import factory as f

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import ab as figures
 from rally_keystone_perf.report.readers import ab_folder

@@ -1,4 +1,4 @@
-"""Tests for rally_keystone_perf.deploy.rundir."""
+"""Tests for rally_keystone_perf.layout.rundir."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy import rundir
-from rally_keystone_perf.deploy.rundir import RunDir, new_run_dir, write_private_json
+from rally_keystone_perf.layout import rundir
+from rally_keystone_perf.layout.rundir import RunDir, new_run_dir, write_private_json
 
 
 def _mode(path: Path) -> int:
@@ -150,7 +150,7 @@ def test_new_run_dir_relative_root(
 
 
 def test_private_umask(tmp_path: Path) -> None:
-    from rally_keystone_perf.deploy.rundir import private_umask
+    from rally_keystone_perf.layout.rundir import private_umask
 
     with private_umask():
         (tmp_path / "secret").write_text("x")
