@@ -12,8 +12,8 @@ import yaml
 from rally_keystone_perf.cli.common import DEFAULT_RUNS
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.builds import dated
-from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.deploy.user_pool import parse_size
+from rally_keystone_perf.layout import tracing
 from rally_keystone_perf.report.writers.registry import FORMATS
 
 Group = argparse._ActionsContainer
@@ -159,7 +159,7 @@ def _add_build(parser: argparse.ArgumentParser) -> None:
 
 
 build_deps_choice = checked(dated.choice)
-trace_choice = checked(lambda text: profiler.parse_spec(text).text)
+trace_choice = checked(lambda text: tracing.parse_spec(text).text)
 
 
 def _add_trace(parser: argparse.ArgumentParser) -> None:
@@ -179,7 +179,7 @@ def _add_trace(parser: argparse.ArgumentParser) -> None:
         help="slowest:N traces every iteration and breaks down the N slowest "
         "of each workload; sample:P traces a share P (0-1, or N%%) of them, "
         "spread evenly without a period, and breaks down the "
-        f"{profiler.DEFAULT_SLOWEST} slowest traced",
+        f"{tracing.DEFAULT_SLOWEST} slowest traced",
     )
 
 

@@ -36,8 +36,8 @@ import psutil
 
 from rally_keystone_perf.deploy import modes, probes, services
 from rally_keystone_perf.deploy.backends import galera_recovery
-from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
 from rally_keystone_perf.deploy.sampler import DB_SERVICES
+from rally_keystone_perf.layout.names import GALERA_MEMBER
 from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 ACTIONS = ("kill", "stop", "start", "restart", "freeze", "thaw", "kill-worker")

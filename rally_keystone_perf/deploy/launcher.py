@@ -23,7 +23,7 @@ from rally_keystone_perf import stop_signals
 from rally_keystone_perf.deploy import modes, orphans, preflight, services
 from rally_keystone_perf.deploy.backends import galera, startup
 from rally_keystone_perf.deploy.builds import prepare, runtime
-from rally_keystone_perf.deploy.cluster import cgroups, client_hosts, names, network
+from rally_keystone_perf.deploy.cluster import cgroups, client_hosts, network
 from rally_keystone_perf.deploy.cluster import startup as cluster_startup
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import (
@@ -38,6 +38,7 @@ from rally_keystone_perf.deploy.options import (
     Progress,
 )
 from rally_keystone_perf.deploy.tracing import trace_store
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.layout.rundir import RunDir, new_run_dir, write_private_json
 
 VERSIONED = ("keystone", "uwsgi", "rally", "oslo.service", "eventlet", "mod-wsgi")

@@ -16,7 +16,8 @@ run records, in run.json's ``machine``:
     virtual machine's neighbours, which no process of the run can see.
 
 ``compare`` and ``gate`` of two runs print both runs' figures and say when
-their machines differed by more than :data:`SAME_MACHINE` (5%).
+their machines differed by more than
+:data:`rally_keystone_perf.report.figures.machine.SAME_MACHINE` (5%).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ LOOP = (
 REPEAT = 3
 # what a probe that could not be taken raises (its interpreter, its output)
 PROBE_ERRORS = (OSError, ValueError, subprocess.SubprocessError)
-SAME_MACHINE = 0.05  # probes further apart than 5%: the machines differed
 PROC_STAT = Path("/proc/stat")
 STEAL_FIELD = 8  # user nice system idle iowait irq softirq steal
 

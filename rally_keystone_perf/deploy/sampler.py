@@ -3,16 +3,10 @@
 :class:`ResourceSampler` runs one daemon thread that, every ``interval``
 seconds, reads each of its :class:`~.process_tree.Target` s (some root
 processes and all their descendants, with psutil) and appends one row to the
-target's CSV::
+target's CSV (:mod:`rally_keystone_perf.layout.resources`: names, columns)::
 
     timestamp,cpu_seconds,rss_bytes,processes
     1718000000.123456,12.34,215748608,3
-
-``timestamp`` is seconds since the epoch (the clock of Rally's iterations and
-of the access log), ``cpu_seconds`` the user+system CPU time the trees have
-consumed so far (cumulative: a process that exits keeps counting with its
-last value), ``rss_bytes`` their total resident memory now and ``processes``
-how many processes were read.
 
 A single-host run has one target, the server's tree (``server_pid``), in
 ``<run>/logs/resources.csv``. A cluster run (``--nodes N``) has one target
@@ -46,32 +40,29 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.cluster.names import (
+from rally_keystone_perf.deploy.process_tree import Target, children_map
+from rally_keystone_perf.layout.names import (
     GALERA_MEMBER,
     NODE,
     NODE_SERVICE,
     node_name,
     number,
 )
-from rally_keystone_perf.deploy.process_tree import Target, children_map
+from rally_keystone_perf.layout.resources import (
+    CLIENT_TIER,
+    DB_TIER,
+    FIELDS,
+    GALERA_HAPROXY,
+    HAPROXY_TIER,
+    RESOURCES_CSV,
+    tier_csv,
+)
 from rally_keystone_perf.layout.rundir import RunDir, RunState
 
-RESOURCES_CSV = "resources.csv"  # in the run's logs/ folder
-FIELDS = ("timestamp", "cpu_seconds", "rss_bytes", "processes")
 DEFAULT_INTERVAL = 0.5
-DB_TIER = "db"
-HAPROXY_TIER = "haproxy"
 DB_SERVICES = ("mariadb", "postgresql")  # the cluster's shared database
-GALERA_HAPROXY = "haproxy-galera"  # the database's load balancer
 SINGLE_HOST_CACHE = "memcached"  # a single host's --cache memcached
-
-CLIENT_TIER = "client"  # the load generator: resources-client.csv
-CLIENT_SERVICE = "rally"  # its root, Rally's process, as run.json names it
-
-
-def tier_csv(tier: str) -> str:
-    """The CSV of a cluster tier (``node1``, ``db``, ``haproxy``) in logs/."""
-    return f"resources-{tier}.csv"
+CLIENT_SERVICE = "rally"  # the client tier's root, Rally's process, in run.json
 
 
 class ResourceSampler:

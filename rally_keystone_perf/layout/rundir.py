@@ -311,7 +311,7 @@ STACK_SECRETS = ("service_password", "db_password", "rabbit_password")
 # {"password": ...} files of the database (deploy/backends.py, postgresql.py)
 # and of slapd's admin DN (deploy/ldap.py)
 BACKEND_SECRETS = ("db.json", "ldap.json")
-TRACE_KEY = "profiler-hmac-key"  # --trace's HMAC key (deploy/tracing.py)
+TRACE_KEY = "profiler-hmac-key"  # --trace's HMAC key (deploy/tracing/profiler.py)
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from rally_keystone_perf.layout import ab_state
 from rally_keystone_perf.report import own_cloud
 from rally_keystone_perf.report.figures import (
     ab,
@@ -270,7 +271,7 @@ def write_ab(folder: Path, stream: TextIO, fmt: str = "table") -> None:
 
 def is_ab_folder(name: str) -> bool:
     """Whether ``name`` is a folder that ``rally-keystone-perf ab`` wrote."""
-    return (Path(name) / ab_folder.STATE_FILE).is_file()
+    return (Path(name) / ab_state.STATE_FILE).is_file()
 
 
 def gate_ab(

@@ -5,8 +5,9 @@ the A/B folder, on its own port) and stay up until the last. Round ``r``
 runs the whole task on each side, in the counterbalanced order of
 :func:`round_order` (AB, BA, BA, AB, then again): over every four rounds
 each side goes first twice, so a drift of the machine's speed during the
-rounds falls on both sides alike. ``ab.json`` records the plan, each
-round's order, reports and times as they end; a Ctrl-C or SIGTERM aborts
+rounds falls on both sides alike. ``ab.json``
+(:mod:`rally_keystone_perf.layout.ab_state`) records the plan, each round's
+order, reports and times as they end; a Ctrl-C or SIGTERM aborts
 the running task, stops both sides and leaves the rounds done so far (the
 figures use complete rounds only: :mod:`rally_keystone_perf.report.figures.ab`).
 A side may be a Keystone someone else runs (``--a '--os-cloud NAME'``): its
@@ -16,22 +17,25 @@ created when the A/B ends.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.layout.ab_state import (
+    DONE,
+    FAILED,
+    INTERRUPTED,
+    SIDES,
+    AbState,
+    Round,
+)
 from rally_keystone_perf.layout.rundir import RunDir
-from rally_keystone_perf.run import rounds, state_files
+from rally_keystone_perf.run import rounds
 
-SIDES = ("a", "b")
-STATE_FILE = "ab.json"
-STATE_VERSION = 1
-RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
 Echo = Callable[[str], None]
 TaskFor = Callable[[RunDir], Path]  # the task file Rally runs in a side's run
 SideSession = rounds.SideSession
@@ -41,62 +45,6 @@ Side = rounds.Side
 def round_order(round_no: int) -> str:
     """``"ab"`` or ``"ba"``: AB, BA, BA, AB for rounds 1-4, then again."""
     return "".join(rounds.balanced_order(round_no, SIDES))
-
-
-@dataclass
-class Round:
-    """One round: its order, each side's report and when it ran."""
-
-    round_no: int
-    order: str
-    reports: dict[str, str] = field(default_factory=dict)  # side -> report path
-    started: float | None = None
-    finished: float | None = None
-    exit_codes: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def complete(self) -> bool:
-        return set(self.reports) == set(SIDES)
-
-
-@dataclass
-class AbState:
-    """``ab.json``: what an A/B compared, how it ran, where its reports are."""
-
-    folder: Path
-    task: str
-    sides: dict[str, dict[str, Any]]  # side -> {"options": ..., "run": path}
-    rounds_planned: int
-    status: str = RUNNING
-    rounds: list[Round] = field(default_factory=list)
-    started: float | None = None
-    finished: float | None = None
-
-    @property
-    def path(self) -> Path:
-        return self.folder / STATE_FILE
-
-    def save(self) -> None:
-        """Write ``ab.json`` atomically."""
-        document = asdict(self)
-        document.pop("folder")
-        document["version"] = STATE_VERSION
-        state_files.write_json(self.path, document)
-
-    @classmethod
-    def load(cls, folder: Path) -> AbState:
-        """The A/B recorded in ``folder``; ValueError when there is none."""
-        path = folder / STATE_FILE
-        try:
-            document = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{folder}: not an A/B folder ({path}: {exc})") from None
-        document.pop("version", None)
-        rounds = [Round(**r) for r in document.pop("rounds", [])]
-        return cls(folder=folder, rounds=rounds, **document)
-
-    def complete_rounds(self) -> list[Round]:
-        return [r for r in self.rounds if r.complete]
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ The search (:mod:`.capacity_search`) asks for a rate; this module writes
 that step's task (:mod:`.capacity_steps`: the user's workload under the
 arrival-rate runner), runs it through the session's Rally and hands its
 report to ``judge``, which the caller composes from the report's figures
-(a step's report in, a :class:`~.capacity_search.Step` out): this floor
-runs things, the report floor reads them. Every step's report is kept in
-the run folder, in order, so that a search cut short by Ctrl-C or SIGTERM
-keeps the steps done (:class:`SearchInterrupted` carries them).
+(a step's report in, a :class:`~rally_keystone_perf.layout.capacity.Step`
+out): this floor runs things, the report floor reads them. Every step's
+report is kept in the run folder, in order, so that a search cut short by
+Ctrl-C or SIGTERM keeps the steps done (:class:`SearchInterrupted` carries them).
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy import machine_probe
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import capacity_search, capacity_steps
 from rally_keystone_perf.run.rally_runner import RallyRunner
 
-Judge = Callable[[Path], capacity_search.Step]  # a step's report -> its verdict
+Judge = Callable[[Path], Step]  # a step's report -> its verdict
 Echo = Callable[[str], None]
 TAG = "capacity"  # the Rally tag of every step's task
 
@@ -38,7 +39,7 @@ class StepRun:
     number: int
     rate: float
     report: Path
-    step: capacity_search.Step
+    step: Step
     probe: float | None = None  # the machine's speed probe before it (s)
 
     def record(self) -> dict[str, Any]:
@@ -74,7 +75,7 @@ def run_search(
     """
     done: list[StepRun] = []
 
-    def measure(rate: float) -> capacity_search.Step:
+    def measure(rate: float) -> Step:
         taken = run_step(rally, run, plan, len(done) + 1, rate, judge, echo)
         if taken is None:
             raise SearchInterrupted(done)
@@ -131,7 +132,7 @@ def _probe(echo: Echo) -> float | None:
         return None
 
 
-def verdict_words(step: capacity_search.Step) -> str:
+def verdict_words(step: Step) -> str:
     """``met: 48.7/s of 50/s`` or ``missed: ...`` with what was missed."""
     head = "met" if step.sustained else "missed"
     words = f"{head}: {step.achieved:.1f}/s answered of {step.offered:.1f}/s offered"

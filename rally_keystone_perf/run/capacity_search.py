@@ -1,7 +1,8 @@
 """The search for the highest arrival rate that meets an SLO.
 
 Pure: the search is handed ``measure(rate)``, which runs one open-model step
-at that offered rate and judges it (:class:`Step`); it never starts a
+at that offered rate and judges it
+(:class:`rally_keystone_perf.layout.capacity.Step`); it never starts a
 server itself, so a simulated server tests it. :func:`searcher` is the same
 search as a generator (it yields a rate, is sent its step), for searches
 that take their steps in turns.
@@ -10,9 +11,10 @@ The rule, printed with the result (:func:`rule_text`):
 
 1. **Ramp.** From ``start``, each step ``growth`` times the last, until a
    step misses the SLO, its achieved rate falls short of the offered rate
-   by more than :data:`SHORTFALL` (and more than one answer in the judged
-   window: :attr:`Step.resolution`), the generator itself fell behind, or
-   ``max_rate`` is passed.
+   by more than :data:`~rally_keystone_perf.layout.capacity.SHORTFALL` (and
+   more than one answer in the judged window:
+   :attr:`~rally_keystone_perf.layout.capacity.Step.resolution`), the
+   generator itself fell behind, or ``max_rate`` is passed.
 2. **Narrow.** The ramp's highest rate met is measured again, ``repeats``
    times in all, and kept as the low end only if most of its steps meet
    the SLO (else the ramp's rate below it is). Between the low end and the
@@ -36,43 +38,7 @@ import math
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
-SHORTFALL = 0.05  # achieved below offered by more than this: not sustained
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step's judgement (rates in iterations a second)."""
-
-    offered: float
-    achieved: float
-    misses: tuple[str, ...] = ()  # the SLO's clauses missed (empty: met)
-    generator_limited: bool = False
-    server_busy: bool = False  # a server tier's CPU was busy (unknown: False)
-    # one answer's worth of rate: the achieved rate is a count of answers in
-    # a window, and a steady stream's count in a window is its rate times
-    # the window give or take one (an answer just before or just after an
-    # edge); a shortfall within it is the count's grain, not a server
-    # falling behind (5/s judged over 3 s: 14 answers instead of 15 is 7%)
-    resolution: float = 0.0
-
-    @property
-    def kept_up(self) -> bool:
-        """The server met the SLO at (nearly) the offered rate."""
-        needed = (1 - SHORTFALL) * self.offered - self.resolution
-        return not self.misses and self.achieved >= needed
-
-    @property
-    def sustained(self) -> bool:
-        """Kept up, and the generator kept its schedule: a rate met."""
-        return self.kept_up and not self.generator_limited
-
-    @property
-    def generator_bound(self) -> bool:
-        """The generator fell behind while the server kept up with CPU to
-        spare: the step measured the generator. (Behind a server that did
-        not keep up, or whose CPU was busy, the lag is the machine's CPU
-        taken by the server, and the step is missed.)"""
-        return self.generator_limited and self.kept_up and not self.server_busy
+from rally_keystone_perf.layout.capacity import SHORTFALL, Step
 
 
 @dataclass(frozen=True)
@@ -153,9 +119,10 @@ def search(measure: Callable[[float], Step], limits: Limits) -> Outcome:
 
 def searcher(limits: Limits) -> Steps:
     """The search as a generator: it yields the rate of its next step and is
-    sent that step's :class:`Step`; its return value is the outcome. Several
-    searches can so take their steps in turns (a study's configs, all up at
-    once), or replay the steps of a search resumed."""
+    sent that step's :class:`~rally_keystone_perf.layout.capacity.Step`; its
+    return value is the outcome. Several searches can so take their steps in
+    turns (a study's configs, all up at once), or replay the steps of a
+    search resumed."""
     outcome = Outcome()
     if not (yield from _ramp(limits, outcome)):
         return outcome

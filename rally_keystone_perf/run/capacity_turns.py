@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.run import (
     capacity,
     capacity_search,
     capacity_steps,
     rounds,
-    state_files,
 )
 from rally_keystone_perf.run.matrix import MatrixError
 

@@ -2,7 +2,8 @@
 
 After the timed rounds, each side's Keystone is counted in one process
 under callgrind (:mod:`rally_keystone_perf.deploy.instructions`), one side
-after the other, and ``instructions.json`` in the A/B folder holds both.
+after the other, and ``instructions.json`` in the A/B folder holds both
+(:mod:`rally_keystone_perf.layout.counts`).
 A count compares Keystone builds only: sides that differ by a deployment
 option (mode, processes, cache, database...) are refused before anything
 starts, since the work those options move lies outside Keystone's process.
@@ -24,10 +25,9 @@ from rally_keystone_perf.deploy.options import (
     LaunchOptions,
     resolve,
 )
-from rally_keystone_perf.run import state_files
+from rally_keystone_perf.layout import state_files
+from rally_keystone_perf.layout.counts import COUNTS_FILE, COUNTS_VERSION
 
-COUNTS_FILE = "instructions.json"
-COUNTS_VERSION = 1
 FOLDER = "instructions"
 # what may differ between the sides of a count: the build, and where it is
 BUILD_OPTIONS = (

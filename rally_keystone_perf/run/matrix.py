@@ -21,10 +21,11 @@ from typing import Any
 
 from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
+from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
-from rally_keystone_perf.run import rally_runner, session, state_files
+from rally_keystone_perf.run import rally_runner, session
 from rally_keystone_perf.tasks import generate
 from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile

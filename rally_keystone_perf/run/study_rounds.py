@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
-from rally_keystone_perf.run import rounds, state_files
+from rally_keystone_perf.layout import state_files
+from rally_keystone_perf.run import rounds
 from rally_keystone_perf.run.matrix import MatrixError, duration_text, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks
 from rally_keystone_perf.tasks.model import TaskFile

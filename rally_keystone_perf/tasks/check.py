@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.backends.galera import MEMBERS as GALERA_MEMBERS
-from rally_keystone_perf.deploy.cluster import names
 from rally_keystone_perf.deploy.options import Deployment
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.tasks.model import TaskFile, TaskFileError
 
 

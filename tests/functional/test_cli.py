@@ -17,8 +17,9 @@ from rally_keystone_perf import cli
 from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy import launcher, user_pool
 from rally_keystone_perf.deploy.keystone import config
-from rally_keystone_perf.deploy.tracing import profiler, trace_store
+from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import TRACES_DIR
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 pytestmark = pytest.mark.functional
@@ -71,7 +72,7 @@ def _check_untraced(run: RunDir, report: Path) -> None:
     assert client_tracing.OUTPUT_TITLE not in report.read_text()
     assert "[profiler]" not in (run.conf / "keystone.conf").read_text()
     assert run.state().trace_backend is None
-    assert not (run.root / trace_store.TRACES_DIR).exists()
+    assert not (run.root / TRACES_DIR).exists()
     assert not profiler.hmac_key_file(run).exists()
     assert not (run.logs / f"{profiler.REDIS_SERVICE}-stdout.log").exists()
     assert "OSProfiler is enabled" not in (run.logs / "keystone.log").read_text()

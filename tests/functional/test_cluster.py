@@ -14,8 +14,8 @@ import requests
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy import launcher
 from rally_keystone_perf.deploy.cluster import network
-from rally_keystone_perf.deploy.tracing import trace_store
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import traces_file
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers import access_log
@@ -149,7 +149,7 @@ def test_two_nodes_behind_haproxy(
 def _traced_per_node(run: RunDir) -> None:
     """Both nodes' spans are in the run's traces, each named by its node, and
     the report gives each node's median (``--trace sample:0.5``)."""
-    with gzip.open(trace_store.traces_file(run), "rt") as stream:
+    with gzip.open(traces_file(run), "rt") as stream:
         kept = [json.loads(line)["events"] for line in stream]
     assert len(kept) == 20  # half of each workload's 20 iterations
     hosts = {e["info"]["host"] for events in kept for e in events}

@@ -18,8 +18,9 @@ import pytest
 from rally_keystone_perf import cli, paths
 from rally_keystone_perf.client import tracing as client_tracing
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.deploy.tracing import profiler, trace_points, trace_store
+from rally_keystone_perf.deploy.tracing import profiler, trace_points
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import traces_file
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.report.readers import access_log, tracing
 from rally_keystone_perf.report.readers.rally_json import load_report
@@ -77,7 +78,7 @@ def _iteration_trace_ids(run: RunDir) -> list[str | None]:
 
 
 def _traces(run: RunDir) -> dict[str, list[dict[str, Any]]]:
-    with gzip.open(trace_store.traces_file(run), "rt") as stream:
+    with gzip.open(traces_file(run), "rt") as stream:
         return {t["id"]: t["events"] for t in map(json.loads, stream)}
 
 

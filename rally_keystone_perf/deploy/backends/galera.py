@@ -27,8 +27,8 @@ from pathlib import Path
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
 from rally_keystone_perf.deploy.backends import mariadb
 from rally_keystone_perf.deploy.cluster import cgroups, haproxy
-from rally_keystone_perf.deploy.cluster.names import member_name
 from rally_keystone_perf.deploy.cluster.network import Network
+from rally_keystone_perf.layout.names import member_name
 from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
 MEMBERS = 3  # kolla-ansible's smallest Galera cluster: a quorum survives one loss

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, modes, preflight, services
 from rally_keystone_perf.deploy.backends import galera
-from rally_keystone_perf.deploy.cluster.names import GALERA_MEMBER
+from rally_keystone_perf.layout.names import GALERA_MEMBER
 from rally_keystone_perf.layout.rundir import RunDir, RunState
 
 RECOVERED = re.compile(r"WSREP: Recovered position: ([0-9a-f-]{36}:\d+)")

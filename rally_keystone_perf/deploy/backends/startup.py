@@ -15,10 +15,11 @@ from typing import NamedTuple
 
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.backends import ldap, mariadb, memcached, postgresql
-from rally_keystone_perf.deploy.cluster import cgroups, names
+from rally_keystone_perf.deploy.cluster import cgroups
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.options import Deployment, Progress
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.layout.rundir import RunDir
 
 

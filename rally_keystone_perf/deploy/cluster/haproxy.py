@@ -14,7 +14,7 @@ from pathlib import Path
 from string import Template
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy.cluster.names import node_name
+from rally_keystone_perf.layout.names import node_name
 
 TEMPLATE = "cluster/haproxy.cfg.tmpl"
 DATABASE_TEMPLATE = "cluster/haproxy-galera.cfg.tmpl"

@@ -21,11 +21,12 @@ from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
 from rally_keystone_perf.deploy.backends import galera, memcached, startup
-from rally_keystone_perf.deploy.cluster import cgroups, haproxy, names, network
+from rally_keystone_perf.deploy.cluster import cgroups, haproxy, network
 from rally_keystone_perf.deploy.keystone import config, init
 from rally_keystone_perf.deploy.keystone.processes import start_processes, wait_healthy
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, Progress
 from rally_keystone_perf.deploy.tracing import profiler
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.layout.rundir import RunDir
 
 MEMCACHED_PORT = 11211  # kolla-ansible's, on every node

@@ -7,74 +7,30 @@ Debian's ``redis-server`` runs in the run folder as OSProfiler's backend:
 no file written, bound to the run's address, stopped with the run. The
 client signs the trace headers of the sampled iterations with the key
 (:mod:`rally_keystone_perf.client.tracing`); :mod:`.trace_store` copies
-the traces into the run folder before redis stops.
+the traces into the run folder before redis stops. ``--trace``'s spec is
+:class:`rally_keystone_perf.layout.tracing.TraceSpec`.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.deploy import logtail, preflight, probes, services
 from rally_keystone_perf.layout.rundir import TRACE_KEY, RunDir, write_private_text
+from rally_keystone_perf.layout.tracing import TraceSpec, parse_spec
 
 REDIS_SERVICE = "redis"
 # Keystone's OSProfiler driver: deploy/keystone/trace_driver.py's, on redis
 DRIVER_SCHEME = "ksp-redis"
 HMAC_KEY_FILE = TRACE_KEY  # in private/
 HOST_PARAM = "host"  # the driver's connection string: the spans' host
-DEFAULT_SLOWEST = 5  # sample:P reports this many slowest traced iterations
-
-
-@dataclass(frozen=True)
-class TraceSpec:
-    """What ``--trace`` asked for: which iterations carry a trace, which to show.
-
-    ``slowest:N`` traces every iteration and the report breaks down the N
-    slowest of each workload; ``sample:P`` traces a fraction P of them
-    (spread evenly without a period over the iterations) and shows the 5 slowest traced.
-    """
-
-    fraction: float  # of the iterations whose requests carry trace headers
-    slowest: int  # traced iterations the report breaks down, per workload
-
-    @property
-    def text(self) -> str:
-        """The spec as ``--trace`` takes it."""
-        if self.fraction == 1.0:
-            return f"slowest:{self.slowest}"
-        return f"sample:{self.fraction:g}"
-
-
-def parse_spec(text: str) -> TraceSpec:
-    """``slowest:N`` (N >= 1) or ``sample:P`` (0 < P <= 1, or a percentage).
-
-    :raises ValueError: anything else, saying what is expected.
-    """
-    kind, _, value = text.partition(":")
-    if kind == "slowest" and value.isdigit() and int(value) >= 1:
-        return TraceSpec(1.0, int(value))
-    if kind == "sample":
-        fraction = _fraction(value)
-        if fraction is not None and 0 < fraction <= 1:
-            return TraceSpec(fraction, DEFAULT_SLOWEST)
-        raise ValueError(f"sample:P takes 0 < P <= 1 (or 1%-100%), got {text!r}")
-    raise ValueError(
-        f"expected slowest:N or sample:P (e.g. slowest:5, sample:0.1), got {text!r}"
-    )
-
-
-def _fraction(value: str) -> float | None:
-    try:
-        return float(value[:-1]) / 100 if value.endswith("%") else float(value)
-    except ValueError:
-        return None
 
 
 def run_spec(run: RunDir) -> TraceSpec | None:
-    """The run's ``--trace`` (None: not traced)."""
+    """The run's ``--trace`` (None: not traced; the spec's format:
+    :mod:`rally_keystone_perf.layout.tracing`)."""
     text = run.state().options.get("trace")
     return parse_spec(text) if text else None
 

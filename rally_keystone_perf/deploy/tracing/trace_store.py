@@ -2,10 +2,12 @@
 
 OSProfiler's redis driver keeps each trace as a list of events under
 ``osprofiler_opt:<trace id>`` (a ``<name>-start`` and ``<name>-stop`` per
-span). :func:`collect` writes every trace as one JSON line of
-``traces/traces.jsonl.gz`` in the run folder (``{"id", "events"}``, the
-events in their order), without the SQL statements' parameters: they may
-hold user data, and the report reads the statements alone.
+span). :func:`collect` writes every trace as one JSON line
+(``{"id", "events"}``, the events in their order) of
+``traces/traces.jsonl.gz`` in the run folder
+(:func:`rally_keystone_perf.layout.tracing.traces_file`), without the SQL
+statements' parameters: they may hold user data, and the report reads the
+statements alone.
 """
 
 from __future__ import annotations
@@ -14,20 +16,13 @@ import gzip
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import traces_file
 
-TRACES_DIR = "traces"
-TRACES_FILE = "traces.jsonl.gz"
 KEY_PREFIX = "osprofiler_opt:"  # OSProfiler's redis driver's namespace
 BATCH = 200  # traces read per round trip
-
-
-def traces_file(run: RunDir) -> Path:
-    """Where a run's collected traces are."""
-    return run.root / TRACES_DIR / TRACES_FILE
 
 
 def _without_params(event: dict[str, Any]) -> dict[str, Any]:

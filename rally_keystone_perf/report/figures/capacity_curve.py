@@ -18,11 +18,15 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.report.figures import bottleneck, capacity_step, slo
 from rally_keystone_perf.report.figures.server_view import server_view
 from rally_keystone_perf.report.readers.rally_json import load_report
-from rally_keystone_perf.run import capacity, capacity_search
+
+if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)
+    from rally_keystone_perf.run.capacity import StepRun
 
 KNEE_FACTOR = 2.0  # p95 this many times the lowest rate's: past the knee
 
@@ -38,7 +42,7 @@ class CurveRow:
     server_busy: bool = False  # a server tier's CPU busy (bottleneck.server_busy)
     probe: float | None = None  # the machine's speed probe before the step (s)
 
-    def step(self) -> capacity_search.Step:
+    def step(self) -> Step:
         """The search's view of the step, its servers' CPU known."""
         return self.figures.step(self.server_busy)
 
@@ -99,12 +103,12 @@ def curve_row(
 
 def keeping_judge(
     objective: slo.Slo, judged: dict[Path, CurveRow]
-) -> Callable[[Path], capacity_search.Step]:
+) -> Callable[[Path], Step]:
     """A search's judge (a step's report in, its verdict out); each step's
     curve row kept in ``judged`` by report (read once, for the verdict and
     the curve)."""
 
-    def judge(report: Path) -> capacity_search.Step:
+    def judge(report: Path) -> Step:
         judged[report] = curve_row(0, report, objective)
         return judged[report].step()
 
@@ -112,7 +116,7 @@ def keeping_judge(
 
 
 def taken_rows(
-    judged: Mapping[Path, CurveRow], taken: Sequence[capacity.StepRun]
+    judged: Mapping[Path, CurveRow], taken: Sequence[StepRun]
 ) -> list[CurveRow]:
     """The curve rows of the steps ``taken``, numbered and probed as run
     (``judged`` by :func:`keeping_judge`)."""

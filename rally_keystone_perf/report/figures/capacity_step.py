@@ -12,8 +12,9 @@ prints):
   second half, per second. A server that cannot keep up answers fewer
   than offered even while every request eventually succeeds, and the
   search does not call such a step sustained
-  (:data:`..run.capacity_search.SHORTFALL`, give or take one answer: the
-  count's grain in the window, :attr:`..run.capacity_search.Step.resolution`);
+  (:data:`rally_keystone_perf.layout.capacity.SHORTFALL`, give or take one
+  answer: the count's grain in the window,
+  :attr:`rally_keystone_perf.layout.capacity.Step.resolution`);
 - the generator's lag (:mod:`.open_model`): when it fell behind, the step
   measures the generator, and the search stops.
 """
@@ -23,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rally_keystone_perf import metrics
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.loadgen import arrivals
 from rally_keystone_perf.report.figures import open_model, slo
 from rally_keystone_perf.report.readers.rally_json import Iteration, Workload
-from rally_keystone_perf.run.capacity_search import Step
 
 STEADY_FROM = 0.5  # the share of a step before its judged part
 

@@ -8,9 +8,9 @@ A cluster's run folder may hold (each optional)
   its share of every node's, median and p95 server time of the successful.
 * ``logs/resources-nodeK.csv``, ``resources-db.csv``,
   ``resources-haproxy.csv``: each tier's CPU and memory
-  (:mod:`..deploy.sampler`). Per tier: CPU seconds per request, CPUs used
-  (as a share of its quota when run.json's ``cpu_quota`` sets one), peak
-  RSS.
+  (:mod:`rally_keystone_perf.layout.resources`). Per tier: CPU seconds per
+  request, CPUs used (as a share of its quota when run.json's ``cpu_quota``
+  sets one), peak RSS.
 * ``logs/haproxy-stdout.log``: haproxy's requests per backend server
   (:mod:`.haproxy_log`).
 
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rally_keystone_perf.deploy.cluster import names
-from rally_keystone_perf.deploy.sampler import (
+from rally_keystone_perf.layout import names
+from rally_keystone_perf.layout.resources import (
     DB_TIER,
     GALERA_HAPROXY,
     HAPROXY_TIER,

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.cluster import names
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.report.figures import cluster_view, server_view
 from rally_keystone_perf.report.figures.run_labels import (
     NODES,

@@ -10,7 +10,8 @@ the run folder may also hold
   median of its route (:data:`rally_keystone_perf.client.atomics.ROUTES`) and the
   gap: what the client, the network and Rally add to the server's time.
 * ``logs/resources.csv``: the server process tree's cumulative CPU seconds
-  and total RSS, sampled during the run (:mod:`..deploy.sampler`). Per
+  and total RSS, sampled during the run
+  (:mod:`rally_keystone_perf.layout.resources`). Per
   workload, the CPU the server used during the load window per iteration
   (and as cores busy on average) and the peak RSS.
 * ``traces/traces.jsonl.gz`` (``--trace``): where the slowest traced
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.client import atomics
-from rally_keystone_perf.deploy.sampler import CLIENT_TIER, RESOURCES_CSV, tier_csv
+from rally_keystone_perf.layout.resources import CLIENT_TIER, RESOURCES_CSV, tier_csv
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.metrics import median_p95
 from rally_keystone_perf.report.figures import cluster_view, windows

@@ -1,10 +1,11 @@
 """An A/B folder read back: its rounds, each side's workloads and server CPU.
 
-The folder is what ``rally-keystone-perf ab`` wrote (:mod:`rally_keystone_perf.run.ab`):
-``ab.json`` and a run folder per side, whose ``results/`` hold every
-round's Rally report and whose resource samples give the server's CPU per
-iteration inside each workload's load window
-(:func:`rally_keystone_perf.report.figures.ab.workloads`).
+The folder is what ``rally-keystone-perf ab`` wrote
+(:mod:`rally_keystone_perf.run.ab`): ``ab.json``
+(:mod:`rally_keystone_perf.layout.ab_state`) and a run folder per side,
+whose ``results/`` hold every round's Rally report and whose resource
+samples give the server's CPU per iteration inside each workload's load
+window (:func:`rally_keystone_perf.report.figures.ab.workloads`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rally_keystone_perf.layout.ab_state import SIDES, AbState
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers import rally_json, resources
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run.ab import SIDES, STATE_FILE, AbState
-
-__all__ = ["STATE_FILE", "AbRound", "AbRun", "load"]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.client.http_wire import CLOSED_WITHOUT_RESPONSE
-from rally_keystone_perf.deploy.cluster import names
+from rally_keystone_perf.layout import names
 from rally_keystone_perf.metrics import Window, median_p95
 from rally_keystone_perf.report.readers import access_log
 from rally_keystone_perf.report.readers.rally_json import Iteration, ReportError

@@ -1,7 +1,8 @@
 """An A/B's instruction counts read back (``instructions.json``).
 
 Written by :mod:`rally_keystone_perf.run.instructions` when the A/B ran
-with ``--instructions``; absent otherwise.
+with ``--instructions``; absent otherwise. Its name and version:
+:mod:`rally_keystone_perf.layout.counts`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.layout.counts import COUNTS_FILE, COUNTS_VERSION
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run.instructions import COUNTS_FILE, COUNTS_VERSION
 
 
 @dataclass(frozen=True)

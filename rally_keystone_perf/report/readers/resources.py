@@ -1,9 +1,9 @@
-"""The resource sampler's CSVs (:mod:`..deploy.sampler`) over a load window.
+"""The resource sampler's CSVs over a load window.
 
-Each CSV holds one process tree's (or one cluster tier's) cumulative CPU
-seconds and total RSS, sampled during the run; :func:`resource_usage` gives
-the CPU used inside a window and the peak memory around it. Pure functions
-(reading files only).
+Each CSV (:mod:`rally_keystone_perf.layout.resources`) holds one process
+tree's (or one cluster tier's) cumulative CPU seconds and total RSS, sampled
+during the run; :func:`resource_usage` gives the CPU used inside a window and
+the peak memory around it. Pure functions (reading files only).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rally_keystone_perf.deploy.sampler import FIELDS
+from rally_keystone_perf.layout.resources import FIELDS
 from rally_keystone_perf.report.readers.rally_json import ReportError
 
 MB = 1024 * 1024

@@ -15,7 +15,6 @@ import subprocess
 from pathlib import Path
 
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run import rally_runner
 
 UUID_RE = re.compile(
     r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I
@@ -45,6 +44,10 @@ def export_from_rally(uuid: str, out_dir: Path) -> Path:
 
     :raises ReportError: rally is missing or does not know the task.
     """
+    # the report reads a run folder without the code that wrote it; only a
+    # task missing from every run folder needs the command that runs Rally
+    from rally_keystone_perf.run import rally_runner  # costly: run/ and deploy/
+
     try:
         rally = rally_runner.find_rally()
     except rally_runner.RallyError:

@@ -1,7 +1,7 @@
 """Where a traced iteration's server time went (``--trace``), from its spans.
 
 A run with ``--trace`` keeps Keystone's OSProfiler traces in
-``traces/traces.jsonl.gz`` (:mod:`rally_keystone_perf.deploy.tracing.trace_store`)
+``traces/traces.jsonl.gz`` (:mod:`rally_keystone_perf.layout.tracing`)
 and each traced iteration its trace id in its output. A trace's spans are
 paired from their ``-start``/``-stop`` events; each span's own time (its
 duration less its children's) goes to its category: ``db`` spans to SQL,
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.tracing import profiler, trace_store
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import parse_spec, traces_file
 from rally_keystone_perf.report.readers.rally_json import ReportError, Workload
 
 CATEGORIES = ("sql", "cache", "policy", "password", "token", "rest")
@@ -308,11 +308,11 @@ def trace_source(run: Path) -> TraceSource | None:
     """
     folder = RunDir(run)
     text = folder.state().options.get("trace")
-    path = trace_store.traces_file(folder)
+    path = traces_file(folder)
     if not text or not path.is_file():
         return None
     try:
-        spec = profiler.parse_spec(text)
+        spec = parse_spec(text)
     except ValueError as exc:
         raise ReportError(f"{folder.state_file}: --trace {text}: {exc}") from None
     return TraceSource(read_traces(path), spec.text, spec.slowest)

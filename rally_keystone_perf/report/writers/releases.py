@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rally_keystone_perf.report.figures.releases import PairRow, ReleaseRow
 from rally_keystone_perf.report.writers.common import (
@@ -21,7 +21,9 @@ from rally_keystone_perf.report.writers.common import (
 from rally_keystone_perf.report.writers.html import kit
 from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
 from rally_keystone_perf.report.writers.text import wrap
-from rally_keystone_perf.run.releases import Failure
+
+if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)
+    from rally_keystone_perf.run.releases import Failure
 
 MISSING = "-"
 LEFT = ("action", "release", "pair", "verdict")

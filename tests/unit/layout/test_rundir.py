@@ -201,7 +201,7 @@ def test_run_state_secrets_of_a_run_without_private_files(run: RunDir) -> None:
 
 def test_the_layout_names_every_folder_a_run_has(tmp_path: Path) -> None:
     from rally_keystone_perf.deploy.nova import config as nova_config
-    from rally_keystone_perf.deploy.tracing import trace_store
+    from rally_keystone_perf.layout.tracing import TRACES_DIR
     from rally_keystone_perf.loadgen.locust import protocol, task
 
     documented = {path.rstrip("/") for path, _ in rundir.LAYOUT}
@@ -210,7 +210,7 @@ def test_the_layout_names_every_folder_a_run_has(tmp_path: Path) -> None:
     assert made <= documented
     assert "runs/current" in documented and (tmp_path / "current").is_symlink()
     elsewhere = {
-        trace_store.TRACES_DIR,
+        TRACES_DIR,
         task.LOCUST_FOLDER,
         f"results/{protocol.ENGINE_DIR}",
         "nodes",  # deploy/cluster/startup.py: nodes/<node>/

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import pytest
 
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import capacity, capacity_search, capacity_steps
 from rally_keystone_perf.run.rally_runner import RallyRunner
@@ -29,12 +30,12 @@ def _search(tmp_path: Path, seen: dict[str, Any], capacity_rate: float):
     run = RunDir(tmp_path)
     rally = cast(RallyRunner, FakeRunner(run, seen))
 
-    def judge(report: Path) -> capacity_search.Step:
+    def judge(report: Path) -> Step:
         (task,) = seen["tasks"][-1:]
         step = json.loads(task.read_text())["subtasks"][0]["workloads"][0]
         rate = step["runner"]["keystone_perf_arrival_rate"]["rate"]
         misses = () if rate <= capacity_rate else ("p95<100ms: 300 ms",)
-        return capacity_search.Step(rate, rate, misses)
+        return Step(rate, rate, misses)
 
     lines: list[str] = []
     found = capacity.run_search(rally, run, PLAN, LIMITS, judge, lines.append)

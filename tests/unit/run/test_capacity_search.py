@@ -7,8 +7,9 @@ import random
 
 import pytest
 
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.run import capacity_search
-from rally_keystone_perf.run.capacity_search import Limits, Step
+from rally_keystone_perf.run.capacity_search import Limits
 
 SLO_P95 = 0.100  # seconds
 
@@ -96,19 +97,6 @@ def test_a_lag_while_the_servers_cpu_is_busy_is_a_missed_step() -> None:
     outcome = capacity_search.search(measure, Limits())
     assert not outcome.generator_limited
     assert outcome.stopped == "the bracket is narrower than 3%"
-    assert Step(10, 10, (), True, True).sustained is False
-    assert Step(10, 10, (), True, True).generator_bound is False
-    assert Step(10, 10, (), True, False).generator_bound is True
-
-
-def test_a_step_short_of_its_offered_rate_is_not_sustained() -> None:
-    assert Step(100, 96).sustained and not Step(100, 94).sustained
-    assert not Step(100, 100, ("p95",)).sustained
-    # one answer's worth of rate (judged over 3 s: 1/3 a second) is the
-    # count's grain: 14 answers of 15 due is met, 13 is not
-    assert Step(5, 14 / 3, resolution=1 / 3).sustained
-    assert not Step(5, 13 / 3, resolution=1 / 3).sustained
-    assert not Step(5, 14 / 3).sustained
 
 
 def test_the_rule_is_printed_and_bad_limits_refused() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from rally_keystone_perf.layout.capacity import Step
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import (
     capacity,
@@ -46,12 +47,12 @@ class ReportingRunner(FakeRunner):
         return outcome
 
 
-def judge(report: Path) -> capacity_search.Step:
+def judge(report: Path) -> Step:
     """A server of ``CAPACITY[side]`` a second: it meets any rate up to it."""
     found = json.loads(report.read_text())
     rate = found["keystone_perf_arrival_rate"]["rate"]
     misses = () if rate <= CAPACITY[found["side"]] else ("p95<500ms: 900 ms",)
-    return capacity_search.Step(rate, rate, misses)
+    return Step(rate, rate, misses)
 
 
 def _sides(tmp_path: Path, seen: dict[str, Any]) -> dict[str, Any]:
@@ -160,10 +161,10 @@ def test_a_search_given_its_steps_ends_as_the_callback_search_does() -> None:
     while not search.done:
         assert search.asked is not None
         rate = search.asked
-        step = capacity_search.Step(rate, rate, () if rate <= 13 else ("slow",))
+        step = Step(rate, rate, () if rate <= 13 else ("slow",))
         search.give(capacity.StepRun(len(search.taken) + 1, rate, Path("r"), step))
 
-    def measure(rate: float) -> capacity_search.Step:
-        return capacity_search.Step(rate, rate, () if rate <= 13 else ("slow",))
+    def measure(rate: float) -> Step:
+        return Step(rate, rate, () if rate <= 13 else ("slow",))
 
     assert search.outcome == capacity_search.search(measure, LIMITS)

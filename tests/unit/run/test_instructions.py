@@ -11,6 +11,7 @@ import pytest
 
 from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
+from rally_keystone_perf.layout.counts import COUNTS_FILE
 from rally_keystone_perf.run import instructions
 
 WORKLOADS = [{"name": "KeystonePerf.validate_token", "args": {}, "contexts": {}}]
@@ -69,7 +70,7 @@ def test_both_sides_counted_and_written(
     sides = {s: resolve(LaunchOptions()) for s in ("a", "b")}
     document = instructions.count_ab(tmp_path, sides, WORKLOADS, lambda m: None)
     assert seen == [("a", 4), ("b", 4)]
-    written = json.loads((tmp_path / instructions.COUNTS_FILE).read_text())
+    written = json.loads((tmp_path / COUNTS_FILE).read_text())
     assert written == json.loads(json.dumps(document))
     assert written["sides"]["b"]["workloads"][0]["per_request"] == 1010
     assert written["conditions"]["password_hash_rounds"] == 4

@@ -2,38 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from rally_keystone_perf.deploy.tracing import profiler
 from rally_keystone_perf.layout.rundir import RunDir, write_private_json
-
-
-@pytest.mark.parametrize(
-    ("text", "fraction", "slowest"),
-    [
-        ("slowest:3", 1.0, 3),
-        ("sample:0.1", 0.1, profiler.DEFAULT_SLOWEST),
-        ("sample:25%", 0.25, profiler.DEFAULT_SLOWEST),
-        ("sample:1", 1.0, profiler.DEFAULT_SLOWEST),
-    ],
-)
-def test_specs(text: str, fraction: float, slowest: int) -> None:
-    spec = profiler.parse_spec(text)
-    assert (spec.fraction, spec.slowest) == (fraction, slowest)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["slowest:0", "slowest:x", "sample:0", "sample:1.5", "sample:abc", "all", "x:1"],
-)
-def test_bad_specs_say_what_is_expected(text: str) -> None:
-    with pytest.raises(ValueError, match="slowest:N|sample:P"):
-        profiler.parse_spec(text)
-
-
-def test_spec_text_reads_back() -> None:
-    for text in ("slowest:7", "sample:0.2"):
-        assert profiler.parse_spec(text).text == text
 
 
 def test_keystone_section_names_the_suites_driver_and_no_key() -> None:

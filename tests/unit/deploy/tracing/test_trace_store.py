@@ -9,6 +9,7 @@ import pytest
 
 from rally_keystone_perf.deploy.tracing import trace_store
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.tracing import traces_file
 
 
 class _Pipeline:
@@ -60,7 +61,7 @@ def test_collect_keeps_each_trace_in_order_without_sql_parameters(
     run = RunDir(tmp_path / "run")
     run.create()
     assert trace_store.collect(run, "redis://127.0.0.1:1") == 1
-    with gzip.open(trace_store.traces_file(run), "rt") as stream:
+    with gzip.open(traces_file(run), "rt") as stream:
         (trace,) = [json.loads(line) for line in stream]
     assert trace["id"] == "t1"
     names = [e["name"] for e in trace["events"]]
@@ -74,4 +75,4 @@ def test_an_unreachable_redis_is_an_oserror_and_writes_nothing(tmp_path: Path) -
     run.create()
     with pytest.raises(OSError, match="cannot read the traces"):
         trace_store.collect(run, "redis://127.0.0.1:1")
-    assert not trace_store.traces_file(run).exists()
+    assert not traces_file(run).exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.layout.ab_state import DONE, SIDES, AbState, Round
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import ab as figures
@@ -29,14 +30,14 @@ def _report(path: Path, seed: int, mean: float) -> str:
 
 def make_ab(folder: Path, rounds: int = 6, slowdown: float = 1.2) -> Path:
     """An A/B folder whose B is ``slowdown`` times as slow, CPU samples too."""
-    state = ab.AbState(
+    state = AbState(
         folder=folder,
         task="tasks/gate-tokens.json",
-        sides={s: {"options": {"processes": 2 if s == "a" else 1}} for s in ab.SIDES},
+        sides={s: {"options": {"processes": 2 if s == "a" else 1}} for s in SIDES},
         rounds_planned=rounds,
-        status=ab.DONE,
+        status=DONE,
     )
-    for side in ab.SIDES:
+    for side in SIDES:
         run = RunDir(folder / side / "run")
         run.create()
         state.sides[side]["run"] = str(run.root)
@@ -45,8 +46,8 @@ def make_ab(folder: Path, rounds: int = 6, slowdown: float = 1.2) -> Path:
         lines = ["timestamp,cpu_seconds,rss_bytes,processes", *rows]
         (run.logs / "resources.csv").write_text("\n".join(lines) + "\n")
     for n in range(1, rounds + 1):
-        entry = ab.Round(n, ab.round_order(n))
-        for side in ab.SIDES:
+        entry = Round(n, ab.round_order(n))
+        for side in SIDES:
             mean = 1.0 * (slowdown if side == "b" else 1.0) * (1 + n / 20)  # drift
             results = RunDir(Path(state.sides[side]["run"])).results
             entry.reports[side] = _report(results / f"r{n}.json", n, mean)
@@ -83,7 +84,7 @@ def test_the_page_in_every_format(tmp_path: Path) -> None:
 
 def test_sides_that_ran_different_tasks_are_refused(tmp_path: Path) -> None:
     folder = make_ab(tmp_path / "ab", rounds=2)
-    state = ab.AbState.load(folder)
+    state = AbState.load(folder)
     one = [r.workload(r.gauss(1, 1.0, 20))]
     state.rounds[1].reports["b"] = str(
         f.write_report(tmp_path / "other.json", [f.task([one])])

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.layout.counts import COUNTS_FILE
 from rally_keystone_perf.report.readers import instructions
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run.instructions import COUNTS_FILE, write_counts
+from rally_keystone_perf.run.instructions import write_counts
 
 CREATE, VALIDATE = "KeystonePerf.create_token", "KeystonePerf.validate_token"
 

@@ -1,8 +1,8 @@
-"""Tests for rally_keystone_perf.deploy.cluster.names."""
+"""Tests for rally_keystone_perf.layout.names."""
 
 from __future__ import annotations
 
-from rally_keystone_perf.deploy.cluster import names
+from rally_keystone_perf.layout import names
 
 
 def test_names_are_one_based() -> None:

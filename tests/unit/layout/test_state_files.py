@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rally_keystone_perf.run import state_files
+from rally_keystone_perf.layout import state_files
 
 
 def test_a_state_file_is_replaced_whole(tmp_path: Path) -> None:

@@ -1,0 +1,78 @@
+"""``ab.json``: an A/B folder's record of what it compared and how it ran.
+
+``rally-keystone-perf ab`` (:mod:`rally_keystone_perf.run.ab`) writes it as
+the rounds end, the report (:mod:`rally_keystone_perf.report.readers.ab_folder`)
+reads it back. Its sides are :data:`SIDES`; its ``status`` one of
+:data:`RUNNING`, :data:`DONE`, :data:`INTERRUPTED` or :data:`FAILED`; each
+:class:`Round` names its order (``"ab"`` or ``"ba"``) and each side's report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.layout import state_files
+
+SIDES = ("a", "b")
+STATE_FILE = "ab.json"
+STATE_VERSION = 1
+RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
+
+
+@dataclass
+class Round:
+    """One round: its order, each side's report and when it ran."""
+
+    round_no: int
+    order: str
+    reports: dict[str, str] = field(default_factory=dict)  # side -> report path
+    started: float | None = None
+    finished: float | None = None
+    exit_codes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return set(self.reports) == set(SIDES)
+
+
+@dataclass
+class AbState:
+    """``ab.json``: what an A/B compared, how it ran, where its reports are."""
+
+    folder: Path
+    task: str
+    sides: dict[str, dict[str, Any]]  # side -> {"options": ..., "run": path}
+    rounds_planned: int
+    status: str = RUNNING
+    rounds: list[Round] = field(default_factory=list)
+    started: float | None = None
+    finished: float | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / STATE_FILE
+
+    def save(self) -> None:
+        """Write ``ab.json`` atomically."""
+        document = asdict(self)
+        document.pop("folder")
+        document["version"] = STATE_VERSION
+        state_files.write_json(self.path, document)
+
+    @classmethod
+    def load(cls, folder: Path) -> AbState:
+        """The A/B recorded in ``folder``; ValueError when there is none."""
+        path = folder / STATE_FILE
+        try:
+            document = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{folder}: not an A/B folder ({path}: {exc})") from None
+        document.pop("version", None)
+        rounds = [Round(**r) for r in document.pop("rounds", [])]
+        return cls(folder=folder, rounds=rounds, **document)
+
+    def complete_rounds(self) -> list[Round]:
+        return [r for r in self.rounds if r.complete]

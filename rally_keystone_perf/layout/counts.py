@@ -1,0 +1,15 @@
+"""``instructions.json``: an A/B's instruction counts, in the A/B folder.
+
+``rally-keystone-perf ab --instructions`` writes it
+(:mod:`rally_keystone_perf.run.instructions`), the report reads it back
+(:mod:`rally_keystone_perf.report.readers.instructions`). Its ``version`` is
+:data:`COUNTS_VERSION`; a reader refuses another. Beside it, ``conditions``
+(what the counts cover, in words) and ``sides``: per side its build and the
+counts of each workload (``position``, ``scenario``, ``per_request``,
+``spread``).
+"""
+
+from __future__ import annotations
+
+COUNTS_FILE = "instructions.json"
+COUNTS_VERSION = 1
