@@ -30,6 +30,12 @@ def resource_root() -> Path:
     )
 
 
+def installed_copy() -> bool:
+    """Whether the bundled files are an install's copies (under
+    ``<prefix>/share``), not a source checkout's own folders."""
+    return resource_root() != Path(__file__).resolve().parent.parent
+
+
 def deployments_dir() -> Path:
     """Folder of per-mode config templates."""
     return resource_root() / "deployments"

@@ -66,6 +66,14 @@ def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
     return parser.parse_args(shlex.split(text), namespace=copy.copy(args))
 
 
+def _starts_local(args: argparse.Namespace) -> bool:
+    """Whether either side is a Keystone this machine starts (or counts);
+    ``--show`` starts nothing."""
+    return args.show is None and any(
+        not side_arguments(args, side).os_cloud for side in ab.SIDES
+    )
+
+
 # not recorded: each side gets a free port; where a build's venv is
 NOT_RECORDED = ("host", "port", "keystone_venv", "build_cache")
 
@@ -270,4 +278,4 @@ def add_ab_command(sub: Any) -> None:
     arguments.add_launch_options(parser)
     cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
-    parser.set_defaults(func=cmd_ab)
+    parser.set_defaults(func=cmd_ab, starts_local=_starts_local)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rally_keystone_perf import stop_signals
 from rally_keystone_perf.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, echo
 from rally_keystone_perf.cli.parser import build_parser
+from rally_keystone_perf.deploy import extras
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.run.capacity import CapacityError
@@ -19,7 +20,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, dispatch, turn known failures into one-line errors."""
     args = build_parser().parse_args(argv)
     stop_signals.install()  # SIGTERM, SIGHUP: as Ctrl-C, exit 128 + signal
+    starts_local = getattr(args, "starts_local", None)
     try:
+        if starts_local is not None and starts_local(args):
+            extras.require_local()  # before anything starts
         return stop_signals.exit_code(int(args.func(args)))
     except (
         CapacityError,

@@ -15,6 +15,7 @@ from rally_keystone_perf.cli.common import (
     EXIT_SLA,
     echo,
     launch_options,
+    local_unless_cloud,
 )
 from rally_keystone_perf.deploy.options import resolve
 from rally_keystone_perf.layout.rundir import RunDir
@@ -163,7 +164,7 @@ def add_capacity_command(sub: Any) -> None:
     arguments.add_launch_options(parser)
     cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
-    parser.set_defaults(func=cmd_capacity)
+    parser.set_defaults(func=cmd_capacity, starts_local=local_unless_cloud)
 
 
 def _add_search_options(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,19 @@ from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.tasks.model import TaskFile
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
+
+
+def always_local(args: argparse.Namespace) -> bool:
+    """A command that always starts a local Keystone (``starts_local``: the
+    entry point refuses it, naming the extra, on the core install)."""
+    return True
+
+
+def local_unless_cloud(args: argparse.Namespace) -> bool:
+    """A command that starts a local Keystone unless given ``--os-cloud``."""
+    return not args.os_cloud
+
+
 EXIT_INTERRUPTED = 130
 # every command's exit codes and what each means (the docs' reference table)
 EXIT_CODES = (

@@ -23,7 +23,12 @@ from rally_keystone_perf.cli import (
     run_commands,
     study_commands,
 )
-from rally_keystone_perf.cli.common import DEFAULT_TASK, EXIT_ERROR
+from rally_keystone_perf.cli.common import (
+    DEFAULT_TASK,
+    EXIT_ERROR,
+    always_local,
+    local_unless_cloud,
+)
 from rally_keystone_perf.report.writers.registry import GATE_FORMATS
 from rally_keystone_perf.tasks import generate
 
@@ -50,7 +55,7 @@ def _add_up(sub: Subparsers) -> None:
     )
     arguments.add_launch_options(up)
     arguments.add_runs_dir(up)
-    up.set_defaults(func=deploy_commands.cmd_up)
+    up.set_defaults(func=deploy_commands.cmd_up, starts_local=always_local)
 
 
 def _add_down_status(sub: Subparsers) -> None:
@@ -101,7 +106,7 @@ def _add_run(sub: Subparsers) -> None:
     engine_options.add_engine_options(run)
     cloud_commands.add_cloud_options(run, boot=True)
     arguments.add_runs_dir(run)
-    run.set_defaults(func=run_commands.cmd_run)
+    run.set_defaults(func=run_commands.cmd_run, starts_local=local_unless_cloud)
 
 
 def _add_matrix(sub: Subparsers) -> None:
@@ -156,7 +161,9 @@ def _add_matrix(sub: Subparsers) -> None:
     engine_options.add_engine_options(matrix_cmd)
     cloud_commands.add_cloud_options(matrix_cmd)
     arguments.add_runs_dir(matrix_cmd)
-    matrix_cmd.set_defaults(func=run_commands.cmd_matrix)
+    matrix_cmd.set_defaults(
+        func=run_commands.cmd_matrix, starts_local=local_unless_cloud
+    )
 
 
 def _add_report(sub: Subparsers) -> None:
@@ -295,15 +302,20 @@ def _add_gate(sub: Subparsers) -> None:
 
 
 def _add_tasks(sub: Subparsers) -> None:
-    """``tasks``: check or regenerate the bundled task files."""
+    """``tasks``: check, regenerate or locate the bundled task files."""
     tasks = sub.add_parser(
         "tasks",
-        help="check or regenerate the bundled task files",
+        help="check, regenerate or locate the bundled task files",
         description=run_commands.cmd_tasks.__doc__,
     )
     action = tasks.add_mutually_exclusive_group()
     action.add_argument("--check", action="store_true", help="compare (default)")
     action.add_argument("--write", action="store_true", help="regenerate")
+    action.add_argument(
+        "--path",
+        action="store_true",
+        help="print the tasks folder alone (for rally task start)",
+    )
     tasks.add_argument(
         "--tasks-dir",
         type=Path,

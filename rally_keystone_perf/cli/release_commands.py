@@ -14,6 +14,7 @@ from rally_keystone_perf.cli import arguments
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
+    always_local,
     combined_exit,
     echo,
     launch_options,
@@ -199,4 +200,6 @@ def add_releases_command(sub: Any) -> None:
     )
     arguments.add_launch_options(parser, with_mode=True)
     arguments.add_runs_dir(parser)
-    parser.set_defaults(func=cmd_releases, build_deps="release")
+    parser.set_defaults(
+        func=cmd_releases, build_deps="release", starts_local=always_local
+    )

@@ -200,15 +200,26 @@ def _matrix_end(
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
-    """Check (default) or regenerate the bundled task files under tasks/<mode>/.
+    """Check (default) or regenerate the bundled task files under tasks/<mode>/,
+    or print where they are.
 
     One file per mode, scenario, concurrency level of the seeds and size
     (quick or full), all from one table (rally_keystone_perf/tasks/generate.py).
     --check exits 1 listing every file that differs from the generator's
-    output; --write rewrites them.
+    output; --write rewrites them (a source checkout's, or --tasks-dir's: an
+    install's copies are not rewritten); --path prints the folder alone, for
+    rally task start "$(rally-keystone-perf tasks --path)/uwsgi/<file>.json".
     """
 
     tasks_dir = args.tasks_dir or paths.tasks_dir()
+    if args.path:
+        print(tasks_dir)
+        return EXIT_OK
+    if args.write and args.tasks_dir is None and paths.installed_copy():
+        raise ValueError(
+            f"{tasks_dir} is an install's copy of the task files: not rewritten "
+            "(regenerate a checkout's, or give --tasks-dir DIR)"
+        )
     if args.write:
         count = generate.write(tasks_dir)
         echo(f"wrote {count} task files under {tasks_dir}")

@@ -126,6 +126,12 @@ def _options_of(args: argparse.Namespace) -> study_capacity.OptionsFor:
     return lambda config, tasks: _options(args, config, tasks)
 
 
+def _starts_local(args: argparse.Namespace) -> bool:
+    """A study starts its configs' Keystones; the list of studies starts
+    nothing."""
+    return not args.list and args.seed is not None
+
+
 def cmd_study(args: argparse.Namespace) -> int:
     """Run a seed's study, then print the seed's table beside ours.
 
@@ -346,4 +352,4 @@ def add_study_command(sub: Any) -> None:
     )
     arguments.add_launch_options(parser, with_mode=False)
     arguments.add_runs_dir(parser)
-    parser.set_defaults(func=cmd_study)
+    parser.set_defaults(func=cmd_study, starts_local=_starts_local)

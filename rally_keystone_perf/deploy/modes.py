@@ -92,13 +92,15 @@ class Mode:
     database: str | None = None
 
 
-KEYSTONE_MANAGE = Requirement("keystone-manage", "pip install keystone")
-UWSGI = Requirement("uwsgi", "pip install uwsgi")
+KEYSTONE_MANAGE = Requirement(
+    "keystone-manage", "pip install 'rally-keystone-perf[local]'"
+)
+UWSGI = Requirement("uwsgi", "pip install 'rally-keystone-perf[local]'")
 NGINX = Requirement("nginx", "apt-get install nginx", in_venv=False)
 APACHE = Requirement("apache2", "apt-get install apache2", in_venv=False)
 MOD_WSGI = Requirement(
     "mod_wsgi-express",
-    "apt-get install apache2-dev && pip install mod-wsgi",
+    "apt-get install apache2-dev && pip install 'rally-keystone-perf[apache]'",
 )
 MEMCACHED = Requirement("memcached", "apt-get install memcached", in_venv=False)
 MARIADB = Requirement("mariadbd", "apt-get install mariadb-server", in_venv=False)

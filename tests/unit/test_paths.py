@@ -17,6 +17,7 @@ def test_checkout_resources() -> None:
     assert paths.deployments_dir() == CHECKOUT / "deployments"
     assert paths.tasks_dir() == CHECKOUT / "tasks"
     assert (paths.tasks_dir() / "smoke.json").is_file()
+    assert not paths.installed_copy()
 
 
 def test_venv_bin() -> None:
@@ -47,6 +48,7 @@ def test_wheel_install_uses_the_data_folder(
     _fake_install(tmp_path, monkeypatch, tmp_path / "data", tmp_path / "prefix")
     assert paths.resource_root() == share
     assert paths.tasks_dir() == share / "tasks"
+    assert paths.installed_copy()
 
 
 def test_falls_back_to_the_prefix(

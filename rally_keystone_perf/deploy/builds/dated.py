@@ -26,8 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from uv import find_uv_bin
-
+from rally_keystone_perf.deploy.extras import INSTALL_LOCAL
 from rally_keystone_perf.deploy.options import LaunchError
 
 SUITE, RELEASE = "suite", "release"
@@ -108,7 +107,12 @@ def cutoff(deps: str, version: str, fetch: Fetch = fetch_simple_json) -> str | N
 
 
 def uv_binary() -> Path:
-    """The uv that came with the suite (the ``uv`` package from PyPI)."""
+    """The uv that came with the suite (the ``uv`` package from PyPI, in the
+    ``local`` extra)."""
+    try:
+        from uv import find_uv_bin  # costly: optional, the local extra's
+    except ImportError:
+        raise LaunchError(f"Keystone builds need uv: {INSTALL_LOCAL}") from None
     try:
         return Path(find_uv_bin())
     except FileNotFoundError as exc:

@@ -15,6 +15,7 @@ from rally.common import logging
 from rally.task import runner
 
 from rally_keystone_perf.client import lean_http
+from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.faults import RUN_ENV
 from rally_keystone_perf.loadgen.locust import protocol
 from rally_keystone_perf.loadgen.locust.plan import RUNNERS, load_plan
@@ -74,7 +75,11 @@ class LocustRunner(runner.ScenarioRunner):
         context: dict[str, Any],
         args: dict[str, Any],
     ) -> None:
-        """Start the master, feed it the workload, pass its records to Rally."""
+        """Start the master, feed it the workload, pass its records to Rally.
+
+        Refused, naming the extra, where Locust is not installed (the runner
+        itself loads on the core install)."""
+        preflight.check_choice_modules("locust")
         setup = self._setup(cls, context, args)
         master = subprocess.Popen(
             [sys.executable, "-m", MASTER_MODULE],

@@ -1,4 +1,5 @@
-"""Tests for rally_keystone_perf.cli.run_commands: the matrix's end tables."""
+"""Tests for rally_keystone_perf.cli.run_commands: the matrix's end tables,
+the tasks command."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf import cli, paths
 from rally_keystone_perf.cli import run_commands
 from rally_keystone_perf.run import matrix
 from tests.unit.report import runs as r
@@ -46,3 +48,24 @@ def test_one_node_count_is_the_combined_table_only(
     run_commands._write_matrix_tables(state, paths)
     assert "Keystone nodes" not in capsys.readouterr().out
     assert "Keystone nodes" not in (state.folder / "combined.md").read_text()
+
+
+def test_tasks_path_prints_the_folder_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["tasks", "--path"]) == 0
+    out = capsys.readouterr().out
+    assert out == f"{paths.tasks_dir()}\n"
+    assert (Path(out.strip()) / "uwsgi" / "create-token-c4-quick.json").is_file()
+
+
+def test_tasks_write_refuses_an_installs_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installed = tmp_path / "share" / "tasks"
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(paths, "tasks_dir", lambda: installed)
+    monkeypatch.setattr(paths, "installed_copy", lambda: True)
+    assert cli.main(["tasks", "--write"]) == 1
+    assert "an install's copy" in capsys.readouterr().err
+    assert list(installed.iterdir()) == []  # nothing written
+    assert cli.main(["tasks", "--write", "--tasks-dir", str(tmp_path / "mine")]) == 0
+    assert list((tmp_path / "mine").glob("*/*.json"))

@@ -23,7 +23,8 @@ def test_find_executable_missing(no_path: Path) -> None:
     with pytest.raises(LaunchError) as err:
         preflight.find_executable(modes.KEYSTONE_MANAGE)
     assert str(err.value) == (
-        "keystone-manage is not installed; install it with: pip install keystone"
+        "keystone-manage is not installed; install it with: "
+        "pip install 'rally-keystone-perf[local]'"
     )
 
 
@@ -32,7 +33,8 @@ def test_check_requirements_names_the_missing_one(no_path: Path) -> None:
     with pytest.raises(LaunchError) as err:
         preflight.check_requirements(preflight.requirements(resolve(LaunchOptions())))
     assert str(err.value) == (
-        "uwsgi is not installed; install it with: pip install uwsgi"
+        "uwsgi is not installed; install it with: "
+        "pip install 'rally-keystone-perf[local]'"
     )
 
 

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pytest
 
+from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.loadgen.locust import protocol
 from rally_keystone_perf.plugins.runners import locust_engine
 from rally_keystone_perf.plugins.runners.locust_engine import LocustRunner
@@ -54,6 +56,23 @@ def test_a_config_without_any_worker_is_refused() -> None:
     context = {"task": _Task(uuid="task-1"), "owner_id": "w-1"}
     with pytest.raises(ValueError, match="no worker"):
         runner._setup(_Scenario, context, {})  # type: ignore[arg-type]
+
+
+def test_the_runner_without_locust_refuses_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "locust" else real(name, *a),
+    )
+    started = []
+    monkeypatch.setattr(locust_engine.subprocess, "Popen", started.append)
+    context = {"task": _Task(uuid="task-1"), "owner_id": "w-1"}
+    with pytest.raises(LaunchError, match=r"rally-keystone-perf\[locust\]"):
+        _runner()._run_scenario(_Scenario, "run", context, {})
+    assert started == []  # no master started
 
 
 def test_record_lines_become_rally_results_and_iteration_events(
