@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments, cloud_commands, engine_options
+from rally_keystone_perf.cli import (
+    arguments,
+    cloud_commands,
+    engine_options,
+    launch_arguments,
+)
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -58,7 +63,7 @@ class _SideParser(argparse.ArgumentParser):
 def side_arguments(args: argparse.Namespace, side: str) -> argparse.Namespace:
     """The command's arguments with side ``side``'s own options over them."""
     parser = _SideParser(prog=f"--{side}", add_help=False)
-    arguments.add_launch_options(parser)
+    launch_arguments.add_launch_options(parser)
     cloud_commands.add_side_cloud_options(parser)
     text = getattr(args, side) or ""
     # argparse sets a default only where the namespace has no value yet: the
@@ -231,7 +236,7 @@ def add_ab_command(sub: Any) -> None:
         "the A/B folder, on its own port) and every round runs the task on each, "
         "in the order AB BA BA AB ...; then each workload's rounds and, per "
         "measure (median, throughput, server CPU per iteration), B's cost "
-        "against A's with its 95%% interval over the rounds and the verdict. "
+        "against A's with its 95% interval over the rounds and the verdict. "
         "A side is the command's launch options with its own --a/--b options "
         "over them, a Keystone build among them (--b '--keystone-build "
         "~/src/keystone': a change against the installed Keystone), or a "
@@ -275,7 +280,7 @@ def add_ab_command(sub: Any) -> None:
         default="table",
         help="output format (default: %(default)s)",
     )
-    arguments.add_launch_options(parser)
+    launch_arguments.add_launch_options(parser)
     cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_ab, starts_local=_starts_local)

@@ -8,7 +8,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.cli import arguments, capacity_cloud, cloud_commands
+from rally_keystone_perf.cli import (
+    arguments,
+    capacity_cloud,
+    cloud_commands,
+    launch_arguments,
+)
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -45,7 +50,8 @@ def _limits(args: argparse.Namespace) -> capacity_search.Limits:
 
 
 def cmd_capacity(args: argparse.Namespace) -> int:
-    """Start Keystone, search the highest rate meeting the SLO, print the curve.
+    """Search the highest rate a Keystone (started here, or --os-cloud) sustains
+    under the SLO, print the curve.
 
     The task file's one workload runs once per step under the open-model
     runner (keystone_perf_arrival_rate) at the step's rate, for
@@ -136,7 +142,8 @@ def add_capacity_command(sub: Any) -> None:
     """``capacity``: its arguments."""
     parser = sub.add_parser(
         "capacity",
-        help="the highest arrival rate a local Keystone sustains under an SLO",
+        help="the highest arrival rate a Keystone sustains under an SLO (a "
+        "local one, or your cloud's with --os-cloud)",
         description=cmd_capacity.__doc__,
     )
     parser.add_argument(
@@ -161,7 +168,7 @@ def add_capacity_command(sub: Any) -> None:
         help="e.g. 'p95<100ms,success>=99.9%%' (a dropped iteration fails)",
     )
     _add_search_options(parser)
-    arguments.add_launch_options(parser)
+    launch_arguments.add_launch_options(parser)
     cloud_commands.add_cloud_options(parser, server_log=False)
     arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_capacity, starts_local=local_unless_cloud)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.cli import arguments, engine_options
+from rally_keystone_perf.cli import arguments, engine_options, launch_arguments
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -124,7 +124,7 @@ def _local_options_given(
     """The launch and engine options set away from their defaults (but the
     command's ``own``, which it checks itself)."""
     probe_parser = argparse.ArgumentParser(add_help=False)
-    arguments.add_launch_options(probe_parser)
+    launch_arguments.add_launch_options(probe_parser)
     engine_options.add_engine_options(probe_parser)
     given = [
         action.option_strings[0]

@@ -92,6 +92,7 @@ def launch_options(
         password_hash_rounds=args.password_hash_rounds,
         token_expiration=args.token_expiration,
         token_provider=args.token_provider,
+        wsgi=args.wsgi,
         start_timeout=args.start_timeout,
         user_pool=user_pool_size(args, tasks),
         fake_computes=args.fake_computes,

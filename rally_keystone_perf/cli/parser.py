@@ -18,6 +18,7 @@ from rally_keystone_perf.cli import (
     cloud_commands,
     deploy_commands,
     engine_options,
+    launch_arguments,
     release_commands,
     report_commands,
     run_commands,
@@ -53,7 +54,7 @@ def _add_up(sub: Subparsers) -> None:
         help="start a local Keystone and leave it running",
         description=deploy_commands.cmd_up.__doc__,
     )
-    arguments.add_launch_options(up)
+    launch_arguments.add_launch_options(up)
     arguments.add_runs_dir(up)
     up.set_defaults(func=deploy_commands.cmd_up, starts_local=always_local)
 
@@ -102,7 +103,7 @@ def _add_run(sub: Subparsers) -> None:
         action="store_true",
         help="leave Keystone running after the tasks",
     )
-    arguments.add_launch_options(run)
+    launch_arguments.add_launch_options(run)
     engine_options.add_engine_options(run)
     cloud_commands.add_cloud_options(run, boot=True)
     arguments.add_runs_dir(run)
@@ -157,7 +158,7 @@ def _add_matrix(sub: Subparsers) -> None:
         action="store_true",
         help="forget the cells done so far and start over",
     )
-    arguments.add_launch_options(matrix_cmd, with_mode=False)
+    launch_arguments.add_launch_options(matrix_cmd, with_mode=False)
     engine_options.add_engine_options(matrix_cmd)
     cloud_commands.add_cloud_options(matrix_cmd)
     arguments.add_runs_dir(matrix_cmd)

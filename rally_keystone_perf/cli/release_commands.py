@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments
+from rally_keystone_perf.cli import arguments, launch_arguments
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -198,7 +198,7 @@ def add_releases_command(sub: Any) -> None:
     parser.add_argument(
         "--restart", action="store_true", help="forget the rounds done so far"
     )
-    arguments.add_launch_options(parser, with_mode=True)
+    launch_arguments.add_launch_options(parser, with_mode=True)
     arguments.add_runs_dir(parser)
     parser.set_defaults(
         func=cmd_releases, build_deps="release", starts_local=always_local

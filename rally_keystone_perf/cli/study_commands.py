@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments, study_capacity
+from rally_keystone_perf.cli import arguments, launch_arguments, study_capacity
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -350,6 +350,6 @@ def add_study_command(sub: Any) -> None:
     parser.add_argument(
         "--restart", action="store_true", help="forget the cells or rounds done so far"
     )
-    arguments.add_launch_options(parser, with_mode=False)
+    launch_arguments.add_launch_options(parser, with_mode=False)
     arguments.add_runs_dir(parser)
     parser.set_defaults(func=cmd_study, starts_local=_starts_local)

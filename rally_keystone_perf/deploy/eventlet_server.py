@@ -24,6 +24,7 @@ import eventlet
 eventlet.monkey_patch(os=False, select=True, socket=True, thread=True, time=True)
 
 import argparse
+import importlib
 import logging
 import re
 import sys
@@ -68,6 +69,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--backlog", type=int, default=128)
     parser.add_argument("--access-log", default=None)
+    parser.add_argument(
+        "--app",
+        default="rally_keystone_perf.deploy.wsgi_app:application",
+        help="the WSGI application, module:name (--wsgi: the suite's wrapper "
+        "or keystone.wsgi.api:application)",
+    )
     return parser.parse_args(argv)
 
 
@@ -92,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     import keystone.conf  # costly: loads all of Keystone's options (0.8 s)
     from oslo_service import service, wsgi  # costly: eventlet and oslo (0.5 s)
 
-    from rally_keystone_perf.deploy.wsgi_app import application  # costly: app
+    module, _, name = args.app.partition(":")
+    application = getattr(importlib.import_module(module), name)
 
     conf = keystone.conf.CONF
     wsgi.register_opts(conf)

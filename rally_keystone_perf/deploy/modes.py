@@ -294,6 +294,8 @@ MODES: dict[str, Mode] = {
                         "$listen_backlog",
                         "--access-log",
                         "$log_dir/access.log",
+                        "--app",
+                        "$wsgi_module",
                     ),
                     runs_keystone=True,
                 ),
@@ -326,6 +328,15 @@ DEFAULT_TOKEN_EXPIRATION = 3600  # Keystone's [token] expiration default
 # not encrypted: the successor of the PKI tokens seed 001 measured)
 TOKEN_PROVIDERS = ("fernet", "jws")
 DEFAULT_TOKEN_PROVIDER = "fernet"
+# --wsgi: the application the servers load. suite: Keystone's app inside the
+# suite's wrapper (deploy/wsgi_app.py: the policy rules loaded before the
+# first request, SQLite's writers in turn, an escaping exception answered
+# 500, --trace's spans); stock: Keystone's own entry point, nothing around it
+WSGI_APPS = {
+    "suite": "rally_keystone_perf.deploy.wsgi_app:application",
+    "stock": "keystone.wsgi.api:application",
+}
+DEFAULT_WSGI = "suite"
 DATABASES: dict[str, tuple[Requirement, ...]] = {
     "sqlite": (),
     "mysql": (MARIADB, MARIADB_INSTALL_DB),

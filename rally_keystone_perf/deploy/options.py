@@ -44,6 +44,7 @@ class LaunchOptions:
     password_hash_rounds: int | None = None
     token_expiration: int = modes.DEFAULT_TOKEN_EXPIRATION
     token_provider: str = modes.DEFAULT_TOKEN_PROVIDER
+    wsgi: str = modes.DEFAULT_WSGI  # the app the servers load (modes.WSGI_APPS)
     cache: str = modes.DEFAULT_CACHE
     db: str = "sqlite"
     identity: str = modes.DEFAULT_IDENTITY
@@ -162,15 +163,39 @@ def _with_mode_database(options: LaunchOptions, mode: modes.Mode) -> LaunchOptio
     return options
 
 
+def _check_wsgi(mode: modes.Mode, options: LaunchOptions) -> None:
+    """``--wsgi stock`` where the servers load Keystone's own entry point.
+
+    :raises ValueError: an unknown app, a mode that serves more than
+        Keystone, or ``--trace``, whose spans are the wrapper's.
+    """
+    if options.wsgi not in modes.WSGI_APPS:
+        raise ValueError(f"--wsgi {options.wsgi}: one of {', '.join(modes.WSGI_APPS)}")
+    if options.wsgi == modes.DEFAULT_WSGI:
+        return
+    if mode.name not in modes.KEYSTONE_MODES:
+        raise ValueError(
+            f"--wsgi {options.wsgi}: mode {mode.name} starts more than Keystone; "
+            f"stock runs in {', '.join(modes.KEYSTONE_MODES)}"
+        )
+    if options.trace:
+        raise ValueError(
+            f"--wsgi {options.wsgi} and --trace: the trace points are the suite "
+            "wrapper's (deploy/wsgi_app.py)"
+        )
+
+
 def resolve(options: LaunchOptions, progress: Progress = _quiet) -> Deployment:
     """Resolve the mode, its database and its settings, once: every later
     step (task checks, preflight, launcher, session) receives the Deployment.
 
     ``progress`` hears when the mode imposes its own database.
 
-    :raises ValueError: unknown mode or profile, threads for a mode without.
+    :raises ValueError: unknown mode or profile, threads for a mode without,
+        ``--wsgi stock`` where it cannot run.
     """
     mode = modes.get_mode(options.mode)
+    _check_wsgi(mode, options)
     effective = _with_mode_database(options, mode)
     if effective != options:
         why = f"mode {options.mode}" if mode.database else f"--nodes {options.nodes}"

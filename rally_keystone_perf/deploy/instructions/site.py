@@ -23,7 +23,7 @@ from rally_keystone_perf.deploy import options as launch_options
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.keystone import config, init
-from rally_keystone_perf.deploy.modes import KEYSTONE_MANAGE
+from rally_keystone_perf.deploy.modes import DEFAULT_WSGI, KEYSTONE_MANAGE
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, LaunchOptions
 from rally_keystone_perf.layout.rundir import RunDir, write_private_json
 
@@ -41,12 +41,18 @@ def count_options(options: LaunchOptions) -> LaunchOptions:
     the options say otherwise (at Keystone's 12 a password token costs about
     10 s under valgrind, the hash's C code nearly all of it).
 
-    :raises LaunchError: what one process cannot hold (memcached, LDAP).
+    :raises LaunchError: what one process cannot hold (memcached, LDAP), or
+        ``--wsgi stock`` (the replay loads the suite's wrapper).
     """
     if options.cache == "memcached":
         raise LaunchError(
             "instruction counts run Keystone in one process: memcached's work "
             "is outside it (count with --cache none)"
+        )
+    if options.wsgi != DEFAULT_WSGI:
+        raise LaunchError(
+            "instruction counts replay requests through the suite's WSGI "
+            f"wrapper (deploy/wsgi_app.py): --wsgi {options.wsgi} is not counted"
         )
     if options.identity != "sql":
         raise LaunchError(

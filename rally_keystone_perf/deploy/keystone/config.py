@@ -253,6 +253,8 @@ def template_values(
         "credential_keys": str(run.keys / "credential"),
         "token_expiration_line": token_expiration_line(options.token_expiration),
         "token_provider_line": token_provider_line(options.token_provider),
+        "wsgi_module": modes.WSGI_APPS[options.wsgi],
+        "wsgi_import": modes.WSGI_APPS[options.wsgi].partition(":")[0],
         "jwt_tokens_section": jwt_tokens_section(options.token_provider, run),
         "password_hash_rounds_line": _hash_rounds_line(options.password_hash_rounds),
         "identity_driver_line": identity_driver_line(options.identity),

@@ -39,6 +39,7 @@ CACHE_DEFAULT = "request-local"  # --cache none: Keystone's default [cache]
 CACHE_DISABLED = "disabled"  # [cache] enabled = false: request-local off too
 PROFILE_DEFAULT = "stock"
 DB_DEFAULT = "sqlite"
+WSGI_DEFAULT = "suite"  # --wsgi: Keystone's app in the suite's wrapper
 RUNNER_COLUMNS = ("concurrency", "times")
 # settings named in a label only when they differ from these
 LABEL_DEFAULTS = {
@@ -89,6 +90,8 @@ def config_columns(state: RunState) -> dict[str, str]:
         columns["tokens"] = str(options["token_provider"])
     if "identity" in options:  # runs before --identity: sql
         columns["identity"] = str(options["identity"])
+    if options.get("wsgi", WSGI_DEFAULT) != WSGI_DEFAULT:  # --wsgi stock
+        columns["wsgi"] = str(options["wsgi"])
     if int(options.get("nodes", 1)) > 1:  # a cluster behind haproxy
         columns[NODES] = str(options["nodes"])
         columns["balance"] = str(options.get("lb_balance", "roundrobin"))
@@ -147,13 +150,20 @@ def _state_columns(state: RunState) -> dict[str, str]:
 
 def config_warnings(config: dict[str, str]) -> list[str]:
     """Lines a report shows above a run's tables when its config is not stock."""
+    warnings = []
     if config.get("cache") == CACHE_DISABLED:
-        return [
+        warnings.append(
             "warning: Keystone's cache was disabled ([cache] enabled = false): "
             "its request-local cache was off too, which makes validations "
             "several times slower than a stock Keystone; no deployment runs this"
-        ]
-    return []
+        )
+    if config.get("wsgi") == "stock" and config.get("db", DB_DEFAULT) == DB_DEFAULT:
+        warnings.append(
+            "warning: --wsgi stock on SQLite: concurrent writers are not put in "
+            'turn, so SQLite\'s "database is locked" failures here are '
+            "Keystone's own"
+        )
+    return warnings
 
 
 def run_config_line(state: RunState) -> str:

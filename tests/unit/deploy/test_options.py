@@ -52,3 +52,14 @@ def test_the_resolved_deployment_gives_nova_fake_its_database() -> None:
         "mariadbd",
         "nova-manage",
     }
+
+
+def test_wsgi_stock_runs_where_the_servers_load_keystone_alone() -> None:
+    for mode in modes.KEYSTONE_MODES:
+        assert resolve(LaunchOptions(mode=mode, wsgi="stock")).options.wsgi == "stock"
+    with pytest.raises(ValueError, match="mode nova-fake starts more than Keystone"):
+        resolve(LaunchOptions(mode="nova-fake", wsgi="stock"))
+    with pytest.raises(ValueError, match="the trace points are the suite wrapper's"):
+        resolve(LaunchOptions(wsgi="stock", trace="slowest:5"))
+    with pytest.raises(ValueError, match="--wsgi plain: one of suite, stock"):
+        resolve(LaunchOptions(wsgi="plain"))

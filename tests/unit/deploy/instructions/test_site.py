@@ -34,6 +34,7 @@ def test_one_process_on_sqlite_with_bcrypts_least_rounds() -> None:
     [
         (LaunchOptions(cache="memcached"), "memcached's work is outside it"),
         (LaunchOptions(identity="ldap"), "ldap identity backend"),
+        (LaunchOptions(wsgi="stock"), "--wsgi stock is not counted"),
     ],
 )
 def test_work_outside_the_process_is_refused(

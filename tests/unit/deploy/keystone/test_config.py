@@ -182,3 +182,18 @@ def test_a_cluster_lists_every_nodes_memcached(run: RunDir) -> None:
         "memcache_servers = 198.18.0.11:11211,198.18.0.12:11211"
         in (values["cache_config"])
     )
+
+
+def test_wsgi_stock_loads_keystones_own_entry_point(run: RunDir) -> None:
+    uwsgi = _ini(_render(run, wsgi="stock")["uwsgi.ini"])["uwsgi"]
+    assert uwsgi["module"] == "keystone.wsgi.api:application"
+    values = config.template_values(
+        run, resolve(LaunchOptions(mode="apache", wsgi="stock")), 1
+    )
+    config.render_templates(run, modes.get_mode("apache"), values)
+    wsgi = (run.conf / "keystone.wsgi").read_text()
+    assert "from keystone.wsgi.api import application" in wsgi
+    assert "rally_keystone_perf" not in wsgi
+    eventlet = modes.get_mode("eventlet").processes[0].argv
+    argv = [Template(arg).substitute(values) for arg in eventlet]
+    assert argv[argv.index("--app") + 1] == "keystone.wsgi.api:application"

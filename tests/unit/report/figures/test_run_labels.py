@@ -354,3 +354,15 @@ def test_config_columns_of_a_cloud_run_with_its_server_log() -> None:
     assert run_labels.config_columns(state)["server side"] == (
         "from its log, clock -0.5 s"
     )
+
+
+def test_the_wsgi_column_and_warning_of_a_stock_app() -> None:
+    suite = RunState.from_json({"mode": "uwsgi", "options": {"wsgi": "suite"}})
+    assert "wsgi" not in run_labels.config_columns(suite)
+    stock = RunState.from_json({"mode": "uwsgi", "options": {"wsgi": "stock"}})
+    columns = run_labels.config_columns(stock)
+    assert columns["wsgi"] == "stock"
+    (warning,) = run_labels.config_warnings(columns)
+    assert "database is locked" in warning and "Keystone's own" in warning
+    mysql = {**columns, "db": "mysql"}
+    assert run_labels.config_warnings(mysql) == []
