@@ -114,7 +114,7 @@ def add_worker_command(sub: Any) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """Work for a ``run --engine locust --expect-workers N`` master: receive
+    """Work for a run --engine locust --expect-workers N master: receive
     its workload (scenario, arguments, the users and tokens Rally's contexts
     made), run this host's share of the iterations when it says go, ship
     each iteration's record back; exit when the master ends. Install this

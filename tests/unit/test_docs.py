@@ -195,3 +195,45 @@ def test_the_install_page_lists_what_ci_installs() -> None:
     block = re.search(r"    apt-get install (.*?)\n\n", install, re.S)
     assert block
     assert set(block.group(1).replace("\\", " ").split()) == ci_packages
+
+
+def test_every_commands_help_is_plain_text() -> None:
+    """``--help`` is read in a terminal: no doubled percent signs (a
+    description is not %-formatted) and no reStructuredText markup."""
+    leftovers = {
+        f"{name}: {mark}"
+        for name, sub in _subparsers(build_parser()).items()
+        for mark in ("%%", "``", ":mod:", ":func:", ":class:", ":data:", ":doc:")
+        if mark in sub.format_help()
+    }
+    assert not leftovers, sorted(leftovers)
+
+
+INSTALL = re.compile(r"pip\s+install\s+(\S+)")
+
+
+def test_every_install_of_the_suite_is_spelled_one_way() -> None:
+    """``pip install 'rally-keystone-perf[EXTRA]'`` (or ``'.[EXTRA]'`` from
+    a clone), quoted for every shell, with extras setup.cfg defines."""
+    setup = (ROOT / "setup.cfg").read_text()
+    extras = set(
+        re.findall(r"^(\w+) =$", setup.split("[options.extras_require]")[1], re.M)
+    )
+    wrong = []
+    for path, text in _pages().items():
+        for spec in INSTALL.findall(" ".join(text.split())):
+            if spec.startswith("..."):  # a list elided in the prose
+                continue
+            spec = spec.lstrip("`(").rstrip("`:;,.)")
+            named = re.fullmatch(r"'(?:rally-keystone-perf|\.)\[([\w,]+)\]'", spec)
+            if named and (set(named[1].split(",")) <= extras or named[1] == "EXTRA"):
+                continue
+            if spec in (
+                "rally-keystone-perf",
+                "tox",
+                "...",
+                "--dry-run",
+            ) or spec.startswith("-"):
+                continue
+            wrong.append(f"{path.relative_to(ROOT)}: pip install {spec}")
+    assert not wrong, wrong

@@ -21,7 +21,7 @@ class MaxDurationPercentile(sla.SLA):
     Configured as ``{action: {percentile: max_seconds}}``, e.g.
     ``{"keystone.create_token": {"95": 0.5}, "total": {"99": 2.0}}``.
     Percentiles are computed exactly as the report, the gate and Rally's own
-    statistics compute them (:mod:`rally_keystone_perf.report.figures.stats`: Rally's
+    statistics compute them (``rally_keystone_perf/metrics.py``: Rally's
     ``percentile``, the total as Rally's, failed iterations included); an
     action absent from every iteration fails no criterion (``n/a``).
     """

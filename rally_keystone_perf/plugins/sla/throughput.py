@@ -18,8 +18,8 @@ class MinThroughput(sla.SLA):
     """Minimum successful iterations per second over the load.
 
     Throughput is successful iterations per second of the load window, as in
-    the report (:mod:`rally_keystone_perf.report.figures.stats`: the window whose
-    length Rally records as the workload's ``load_duration``).
+    the report (``rally_keystone_perf/metrics.py``: the window whose length
+    Rally records as the workload's ``load_duration``).
     """
 
     CONFIG_SCHEMA = {
