@@ -129,8 +129,9 @@ def install_argv(
     ``constraints``; as of ``cutoff_time`` when one is given.
 
     uv for every build, pinned or dated: it installs a build's hundred
-    libraries in 15 s where pip took 50 (the same versions; uv reads
-    ``UV_INDEX_URL`` and ``uv.toml``, not pip's configuration).
+    libraries faster than pip, the same versions (a build's measured time:
+    doc/source/studies/releases.rst); uv reads ``UV_INDEX_URL`` and
+    ``uv.toml``, not pip's configuration.
     """
     dated = ("--exclude-newer", cutoff_time) if cutoff_time is not None else ()
     return [
