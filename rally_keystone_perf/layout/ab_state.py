@@ -10,7 +10,7 @@ reads it back. Its sides are :data:`SIDES`; its ``status`` one of
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +57,7 @@ class AbState:
 
     def save(self) -> None:
         """Write ``ab.json`` atomically."""
-        document = asdict(self)
-        document.pop("folder")
-        document["version"] = STATE_VERSION
-        state_files.write_json(self.path, document)
+        state_files.write_state(self.path, self, STATE_VERSION)
 
     @classmethod
     def load(cls, folder: Path) -> AbState:

@@ -4,6 +4,7 @@ document or the new one, never half of one."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -17,3 +18,12 @@ def write_json(path: Path, document: Any) -> None:
     scratch = path.with_suffix(".tmp")
     scratch.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
     os.replace(scratch, path)
+
+
+def write_state(path: Path, state: Any, version: int) -> None:
+    """A state dataclass (``ab.json``'s, ``rounds.json``'s) as its file: its
+    fields but the ``folder`` it lives in, with its format's ``version``."""
+    document = dataclasses.asdict(state)
+    document.pop("folder", None)
+    document["version"] = version
+    write_json(path, document)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +74,7 @@ class RoundsState:
 
     def save(self) -> None:
         """Write ``rounds.json`` atomically."""
-        document = asdict(self)
-        document.pop("folder")
-        document["version"] = STATE_VERSION
-        state_files.write_json(self.path, document)
+        state_files.write_state(self.path, self, STATE_VERSION)
 
     @classmethod
     def load(cls, folder: Path) -> RoundsState:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,3 +16,14 @@ def test_a_state_file_is_replaced_whole(tmp_path: Path) -> None:
     state_files.write_json(path, {"rounds": 2})
     assert json.loads(path.read_text()) == {"rounds": 2}
     assert [p.name for p in path.parent.iterdir()] == ["ab.json"]  # no scratch
+
+
+def test_a_state_dataclass_is_written_without_its_folder(tmp_path: Path) -> None:
+    @dataclasses.dataclass
+    class State:
+        folder: Path
+        rounds: list[int]
+
+    path = tmp_path / "rounds.json"
+    state_files.write_state(path, State(tmp_path, [1, 2]), version=3)
+    assert json.loads(path.read_text()) == {"rounds": [1, 2], "version": 3}
