@@ -23,8 +23,7 @@ from rally_keystone_perf.cli.study_commands import DEFAULT_ROUNDS, MIN_ROUNDS
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
-from rally_keystone_perf.report.figures import releases as figures
-from rally_keystone_perf.report.figures import study_rounds
+from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.writers import releases as writer
 from rally_keystone_perf.run import releases as releases_run
 from rally_keystone_perf.run import study_rounds as rounds_run
@@ -117,25 +116,15 @@ def _page(
 ) -> writer.ReleasesPage:
     """The page of the rounds done (none: only the releases left out)."""
     measured = list(result.state.configs) if result.state else []
-    per_round = study_rounds.measured_rounds(
-        result.state.reports() if result.state else []
-    )
-    level = figures.level_of(per_round)
-    done = len(per_round)
-    partial = "" if done >= args.rounds else f" (partial: {done} of {args.rounds})"
-    mode = next(iter(ready.values())).mode.name if ready else "-"
-    return writer.ReleasesPage(
-        f"Keystone releases ({args.size}, {mode}, concurrency {level}): token "
-        "create, token validate, project list",
+    return pages.releases(
+        args.size,
+        next(iter(ready.values())).mode.name if ready else "-",
         versions,
-        figures.release_rows(measured, study_rounds.combined(per_round), level),
-        figures.pair_rows(measured, per_round),
+        measured,
+        result.state.reports() if result.state else [],
+        args.rounds,
         result.failures,
-        (
-            f"ours: {done} rounds{partial} taken in turns, every release up at "
-            "once, their order counterbalanced; a row is the mean of its rounds",
-            f"libraries: {_libraries({v: ready[v] for v in measured})}",
-        ),
+        _libraries({v: ready[v] for v in measured}),
     )
 
 

@@ -20,6 +20,7 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
+from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.figures import study as study_report
 from rally_keystone_perf.report.figures import study_rounds, study_visits
 from rally_keystone_perf.report.writers import registry as writers
@@ -248,18 +249,8 @@ def _in_rounds(
         f"{args.rounds} rounds taken in turns{share}"
     )
     codes = rounds_run.run_rounds(plan, state, echo)
-    per_round = study_rounds.measured_rounds(state.reports())
-    ours = study_rounds.combined(per_round)
-    done = len(per_round)
-    partial = "" if done >= args.rounds else f" (partial: {done} of {args.rounds})"
-    page = study_writer.StudyPage(
-        study,
-        args.size,
-        study_report.study_rows(study, ours, levels),
-        study_rounds.ratio_rows(study, per_round, levels),
-        measured_in=f"{done} rounds{partial} taken in turns, every config up at "
-        f"once, the configs' order counterbalanced{share}; a row is the mean of "
-        "its rounds",
+    page = pages.study_in_rounds(
+        study, args.size, levels, state.reports(), args.rounds, share
     )
     return page, codes
 

@@ -9,7 +9,6 @@ reads it back. Its sides are :data:`SIDES`; its ``status`` one of
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,15 +60,24 @@ class AbState:
 
     @classmethod
     def load(cls, folder: Path) -> AbState:
-        """The A/B recorded in ``folder``; ValueError when there is none."""
-        path = folder / STATE_FILE
+        """The A/B recorded in ``folder``, its paths found again if it moved
+        (:func:`.state_files.relocated`); ValueError when there is none."""
+        document = state_files.read_state(folder / STATE_FILE, "an A/B folder")
         try:
-            document = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{folder}: not an A/B folder ({path}: {exc})") from None
-        document.pop("version", None)
-        rounds = [Round(**r) for r in document.pop("rounds", [])]
-        return cls(folder=folder, rounds=rounds, **document)
+            rounds = [Round(**r) for r in document.pop("rounds", [])]
+            state = cls(folder=folder, rounds=rounds, **document)
+        except TypeError as exc:
+            raise ValueError(
+                f"{folder / STATE_FILE}: not an A/B folder ({exc})"
+            ) from None
+        for side in state.sides.values():
+            if side.get("run"):
+                side["run"] = state_files.relocated(folder, side["run"])
+        for entry in rounds:
+            entry.reports = {
+                k: state_files.relocated(folder, v) for k, v in entry.reports.items()
+            }
+        return state
 
     def complete_rounds(self) -> list[Round]:
         return [r for r in self.rounds if r.complete]

@@ -1,6 +1,8 @@
 """A state file (``ab.json``, ``rounds.json``, ``matrix.json``...) written
 atomically: a reader, or the next command after a crash, finds the old
-document or the new one, never half of one."""
+document or the new one, never half of one. Read back with
+:func:`read_state`; the paths it recorded follow a folder that was moved or
+copied (:func:`relocated`)."""
 
 from __future__ import annotations
 
@@ -27,3 +29,40 @@ def write_state(path: Path, state: Any, version: int) -> None:
     document.pop("folder", None)
     document["version"] = version
     write_json(path, document)
+
+
+def read_state(path: Path, what: str) -> dict[str, Any]:
+    """The document of a state file written by :func:`write_state`, its
+    ``version`` dropped.
+
+    :raises ValueError: no such file, or not a JSON object: ``<path>: not
+        <what> (<reason>)``.
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not {what} ({exc})") from None
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: not {what} (not a JSON object)")
+    document.pop("version", None)
+    return document
+
+
+def relocated(folder: Path, recorded: str) -> str:
+    """A path a state file recorded, found again after its ``folder`` moved.
+
+    State files record absolute paths (each side's run folder, each round's
+    report), all inside the folder. When ``recorded`` no longer exists, the
+    longest tail of it that exists under ``folder`` is taken (a folder
+    copied to another machine, or into the test data); otherwise
+    ``recorded`` as it was, for the reader to name.
+    """
+    path = Path(recorded)
+    if not path.is_absolute() or path.exists():
+        return recorded
+    parts = path.parts[1:]
+    for start in range(len(parts)):
+        candidate = folder.joinpath(*parts[start:])
+        if candidate.exists():
+            return str(candidate)
+    return recorded

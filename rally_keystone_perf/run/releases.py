@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from rally_keystone_perf.deploy.builds import dated, prepare
 from rally_keystone_perf.deploy.options import Deployment, LaunchError
+from rally_keystone_perf.layout.rounds_state import RoundsState
 from rally_keystone_perf.run import rounds, study_rounds
 from rally_keystone_perf.run.matrix import MatrixError
 from rally_keystone_perf.tasks.model import TaskFile
@@ -79,7 +80,7 @@ class Failure:
 class ReleasesRun:
     """What the rounds left: the state, the codes and the releases left out."""
 
-    state: study_rounds.RoundsState | None = None
+    state: RoundsState | None = None
     codes: list[int] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
 

@@ -4,8 +4,9 @@ A study compares deployments (its configs); measured one after the other,
 as a matrix each, their ratios compared machine states up to a quarter of
 an hour apart. Here every config's Keystone is started once, side by side
 (each in ``<study dir>/<config>/``, on its own port), and each round runs
-every config's task once (its levels as one task: :mod:`rally_keystone_perf
-.tasks.rounds`), the configs in the counterbalanced order of
+every config's task once (its levels as one task:
+:mod:`rally_keystone_perf.tasks.rounds`), the configs in the
+counterbalanced order of
 :func:`rally_keystone_perf.run.rounds.balanced_order`. A ratio is then
 taken per round and the rounds give its interval
 (:mod:`rally_keystone_perf.report.figures.study_rounds`).
@@ -19,84 +20,29 @@ sample of its own either way).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
-from rally_keystone_perf.layout import state_files
+from rally_keystone_perf.layout.rounds_state import (
+    DONE,
+    FAILED,
+    INTERRUPTED,
+    RUNNING,
+    RoundsState,
+    StudyRound,
+)
 from rally_keystone_perf.run import rounds
 from rally_keystone_perf.run.matrix import MatrixError, duration_text, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks
 from rally_keystone_perf.tasks.model import TaskFile
 
-STATE_FILE = "rounds.json"
-STATE_VERSION = 1
-RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
 EXIT_INTERRUPTED = 130
 ROUND_TASKS = "round-tasks"  # in a config's run folder
 Echo = Callable[[str], None]
-
-
-@dataclass
-class StudyRound:
-    """One round: the configs' order, their reports and exit codes."""
-
-    round_no: int
-    order: list[str]
-    reports: dict[str, str] = field(default_factory=dict)  # config -> report
-    exit_codes: dict[str, int] = field(default_factory=dict)
-    started: float | None = None
-    finished: float | None = None
-
-    @property
-    def complete(self) -> bool:
-        return set(self.reports) >= set(self.order)
-
-
-@dataclass
-class RoundsState:
-    """``rounds.json``: what each config runs, and every round so far."""
-
-    folder: Path
-    configs: dict[str, dict[str, Any]]  # label -> {"options", "tasks", "runs"}
-    scale: float  # each round's share of a task file's iterations or seconds
-    rounds_planned: int
-    status: str = RUNNING
-    rounds: list[StudyRound] = field(default_factory=list)
-
-    @property
-    def path(self) -> Path:
-        return self.folder / STATE_FILE
-
-    def save(self) -> None:
-        """Write ``rounds.json`` atomically."""
-        state_files.write_state(self.path, self, STATE_VERSION)
-
-    @classmethod
-    def load(cls, folder: Path) -> RoundsState:
-        """The rounds recorded in ``folder``; ValueError when there are none."""
-        path = folder / STATE_FILE
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-            document.pop("version", None)
-            found = [StudyRound(**r) for r in document.pop("rounds", [])]
-            return cls(folder=folder, rounds=found, **document)
-        except (OSError, ValueError, TypeError) as exc:
-            raise ValueError(f"{path}: not a study's rounds ({exc})") from None
-
-    def complete_rounds(self) -> list[StudyRound]:
-        return [r for r in self.rounds if r.complete]
-
-    def reports(self) -> list[dict[str, Path]]:
-        """Each complete round's reports by config."""
-        return [
-            {label: Path(path) for label, path in r.reports.items()}
-            for r in self.complete_rounds()
-        ]
 
 
 def open_state(

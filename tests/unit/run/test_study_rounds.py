@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.deploy.options import LaunchOptions
+from rally_keystone_perf.layout import rounds_state
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run import study_rounds as sr
 from rally_keystone_perf.run.matrix import MatrixError
@@ -41,14 +42,16 @@ def _plan(tmp_path: Path, rounds: int = 3) -> sr.RoundsPlan:
     )
 
 
-def _state(tmp_path: Path, rounds: int = 3, restart: bool = False) -> sr.RoundsState:
+def _state(
+    tmp_path: Path, rounds: int = 3, restart: bool = False
+) -> rounds_state.RoundsState:
     return sr.open_state(tmp_path / "study", _configs(), 0.5, rounds, restart)
 
 
 def test_every_round_runs_every_config_in_its_turn(sides, tmp_path: Path) -> None:
     state = _state(tmp_path)
     codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
-    assert codes == [0] * 9 and state.status == sr.DONE
+    assert codes == [0] * 9 and state.status == rounds_state.DONE
     configs = [line.split()[1] for line in sides["log"]]
     assert configs == [
         "config:one", "config:four", "config:apache",
@@ -56,7 +59,7 @@ def test_every_round_runs_every_config_in_its_turn(sides, tmp_path: Path) -> Non
         "config:apache", "config:one", "config:four",
     ]  # fmt: skip
     assert sides["stopped"] == ["apache", "four", "one"]
-    loaded = sr.RoundsState.load(tmp_path / "study")
+    loaded = rounds_state.RoundsState.load(tmp_path / "study")
     assert len(loaded.complete_rounds()) == 3
     assert sorted(loaded.reports()[0]) == ["apache", "four", "one"]
     assert loaded.configs["four"]["runs"] == [str(tmp_path / "study/four/run")]
@@ -68,7 +71,7 @@ def test_an_interrupt_keeps_the_complete_rounds(sides, tmp_path: Path) -> None:
     sides["interrupt_at"] = 5  # round 2's second config
     state = _state(tmp_path)
     codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
-    assert sr.EXIT_INTERRUPTED in codes and state.status == sr.INTERRUPTED
+    assert sr.EXIT_INTERRUPTED in codes and state.status == rounds_state.INTERRUPTED
     assert len(sides["stopped"]) == 3
     assert [r.round_no for r in state.complete_rounds()] == [1]
     assert state.rounds[1].exit_codes["apache"] == rally_runner.EXIT_INTERRUPTED
@@ -114,7 +117,7 @@ def test_rounds_of_other_options_are_refused(sides, tmp_path: Path) -> None:
 
 def test_a_broken_state_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "study").mkdir()
-    (tmp_path / "study" / sr.STATE_FILE).write_text("{")
+    (tmp_path / "study" / rounds_state.STATE_FILE).write_text("{")
     with pytest.raises(MatrixError, match="not a study's rounds"):
         _state(tmp_path)
 

@@ -1,0 +1,136 @@
+"""Golden copies of the pages users see, on folders recorded in tests/.
+
+Each case runs one command through the CLI (``report``, ``compare``,
+``gate``, ``ab --show``) on folders under ``recorded/`` (real runs, trimmed:
+``recorded/README.rst`` says where each came from), or builds the study's
+or the releases' page from a recorded ``rounds.json``
+(:mod:`rally_keystone_perf.report.pages`), in every format it writes. What
+the user sees (exit code, standard output, standard error) is compared
+with ``golden/<case>.<format>``.
+
+``GOLDEN_UPDATE=1 pytest tests/unit/report/test_golden.py`` rewrites the
+copies: review their diff, and name every change in the closing note.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rally_keystone_perf.cli.app import main
+from rally_keystone_perf.layout.rounds_state import RoundsState
+from rally_keystone_perf.report import pages
+from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.report.writers import releases as releases_writer
+from rally_keystone_perf.run.releases import Failure
+from rally_keystone_perf.studies import registry as studies
+
+HERE = Path(__file__).parent
+RECORDED = HERE / "recorded"
+GOLDEN = HERE / "golden"
+ALL = ("table", "markdown", "csv", "json", "html")
+
+COMMANDS: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "report": (["report", "runs/smoke-a"], ALL),
+    "report-two": (["report", "runs/smoke-a", "runs/smoke-b"], ("table", "json")),
+    "report-combined": (
+        ["report", "--combined", "runs/smoke-a", "runs/smoke-b"],
+        ("table", "markdown"),
+    ),
+    "report-trends": (["report", "--trends", "runs"], ("table", "markdown", "json")),
+    "report-study-run": (
+        ["report", "study-002/apache-memcached/20261128-114620-apache"],
+        ("table", "markdown"),
+    ),
+    "compare": (["compare", "runs/smoke-a", "runs/smoke-b"], ALL),
+    "gate": (
+        ["gate", "--baseline", "runs/smoke-a", "runs/smoke-b"],
+        ("table", "markdown", "json"),
+    ),
+    "ab-cloud": (["ab", "--show", "ab-cloud"], ("table", "markdown", "json")),
+    "ab-instructions": (
+        ["ab", "--show", "ab-instructions"],
+        ("table", "markdown", "json"),
+    ),
+}
+
+
+def _seen(code: int, out: str, err: str) -> str:
+    """What the user saw, the recorded folder's place made constant."""
+    seen = f"exit {code}\n--- stdout\n{out}--- stderr\n{err}"
+    return seen.replace(str(RECORDED), "<recorded>")
+
+
+def _check(name: str, seen: str) -> None:
+    golden = GOLDEN / name
+    if os.environ.get("GOLDEN_UPDATE"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(seen, encoding="utf-8")
+    assert golden.exists(), f"no golden copy {golden}: run with GOLDEN_UPDATE=1"
+    expected = golden.read_text(encoding="utf-8")
+    assert seen == expected, f"{name} changed: GOLDEN_UPDATE=1 shows the diff"
+
+
+@pytest.mark.parametrize(
+    ("case", "fmt"),
+    [(case, fmt) for case, (_, formats) in COMMANDS.items() for fmt in formats],
+)
+def test_a_command_prints_what_it_printed(
+    case: str,
+    fmt: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(RECORDED)
+    argv, _ = COMMANDS[case]
+    code = main([*argv, "--format", fmt])
+    captured = capsys.readouterr()
+    _check(f"{case}.{fmt}", _seen(code, captured.out, captured.err))
+
+
+def _study_page(fmt: str) -> str:
+    study = studies.study("002")
+    state = RoundsState.load(RECORDED / "study-002")
+    page = pages.study_in_rounds(study, "quick", study.levels(), state.reports(), 2)
+    stream = io.StringIO()
+    registry.writer(registry.STUDY, fmt)(page, stream)
+    return stream.getvalue()
+
+
+def _releases_page(fmt: str) -> str:
+    """The releases' page on the study's rounds, its configs as releases."""
+    state = RoundsState.load(RECORDED / "study-002")
+    labels = list(state.configs)
+    page = pages.releases(
+        "quick",
+        "mixed",
+        [*labels, "31.0.0"],
+        labels,
+        state.reports(),
+        3,
+        [Failure("31.0.0", "install", "pip said: no matching distribution")],
+        "the suite's",
+    )
+    write: Callable[..., None] = {
+        "table": releases_writer.write_text,
+        "markdown": releases_writer.write_markdown,
+        "html": releases_writer.write_html,
+        "svg": releases_writer.write_svg,
+    }[fmt]
+    stream = io.StringIO()
+    write(page, stream)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_the_study_page_is_what_it_was(fmt: str) -> None:
+    _check(f"study-002.{fmt}", _seen(0, _study_page(fmt), ""))
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "svg"])
+def test_the_releases_page_is_what_it_was(fmt: str) -> None:
+    _check(f"releases.{fmt}", _seen(0, _releases_page(fmt), ""))
