@@ -121,8 +121,8 @@ def create_pool(
     """Create the projects, the users and their grants; return the pool.
 
     ``plan``: :func:`plan_users`, or users that exist already (with their
-    ids: an LDAP directory loaded beforehand, see :mod:`.ldap`), which only
-    get their project and role.
+    ids: an LDAP directory loaded beforehand, see :mod:`.backends.ldap`),
+    which only get their project and role.
     """
     from keystone.common import sql  # costly: Keystone
 

@@ -57,7 +57,7 @@ def import_server_log(run: Path, log: Path) -> list[str]:
 
 
 def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:
-    """Write computed :func:`.entries.report_entries` in format ``fmt``.
+    """Write computed :func:`.figures.entries.report_entries` in format ``fmt``.
 
     :raises ValueError: unknown format.
     """
@@ -84,7 +84,7 @@ def report(
     """Load report files (or run folders) and write their report.
 
     ``overrides`` replace or add run-level columns; ``combine`` writes one
-    table for all (:mod:`.combined`) instead.
+    table for all (:mod:`.figures.combined`) instead.
 
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     :raises ValueError: unknown format.
@@ -122,7 +122,7 @@ def write_scaling(
 
 
 def trends(paths: Sequence[Path], stream: TextIO, fmt: str = "table") -> None:
-    """Follow each workload across the reports under ``paths`` (:mod:`.trends`).
+    """Follow each workload across the reports under ``paths`` (:mod:`.figures.trends`).
 
     :raises ValueError: unknown format.
     :raises ReportError: a path that does not exist, a folder with no
@@ -227,7 +227,7 @@ def gate(
     alpha: float = ALPHA,
     allow_concurrency_mismatch: bool = False,
 ) -> GateRun:
-    """Find and load both runs (see :mod:`.source`) and gate one on the other.
+    """Find and load both runs (see :mod:`.readers.source`) and gate one on the other.
 
     :raises ReportError: a run cannot be found or read.
     :raises ValueError: nothing to gate, or settings out of range.

@@ -22,7 +22,7 @@ A file is ``<scenario>-<level>-<size>.json``, the level ``c<N>``
 tests (Rally's ``serial`` runner: ``create-token-serial-quick.json``) and
 ``throughput-c8`` for its requests-per-second table
 (``list-revocation-events-throughput-c8-full.json``); seed 001's plans are in
-:mod:`.seed001`, the plans' common shape in :mod:`.plans`.
+:mod:`.seed001_tasks`, the plans' common shape in :mod:`.seed_plans`.
 
 ``full`` is the seeds' own size (10000 token creations with a users context
 of 12 tenants x 512 users; 100 create/delete cycles; 120 s per project-list

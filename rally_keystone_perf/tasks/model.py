@@ -2,9 +2,10 @@
 
 :meth:`TaskFile.load` does what ``rally task start`` does before it runs
 anything: Rally's Jinja2 rendering with the task arguments, its YAML/JSON
-loader, then its task format (v1 or v2, into :class:`rally.task.task_cfg.
-TaskConfig`). The checks (:mod:`.check`) and the user pool's sizing read the
-same parsed workloads; Rally itself reads the file again when it runs it.
+loader, then its task format (v1 or v2, into
+:class:`rally.task.task_cfg.TaskConfig`). The checks (:mod:`.check`) and
+the user pool's sizing read the same parsed workloads; Rally itself reads
+the file again when it runs it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A plan says, for each level and size, the runner, the contexts and the
 words of the task's description. :mod:`.generate` holds the plans of seeds
-000, 002 and 003 and writes every file; :mod:`.seed001` holds seed 001's,
+000, 002 and 003 and writes every file; :mod:`.seed001_tasks` holds seed 001's,
 whose levels are not plain concurrency levels (one iteration at a time, and
 a rate at a fixed concurrency), hence the level hooks below: by default a
 level is ``c<N>`` in the file name and title and "at concurrency N" in the

@@ -7,11 +7,11 @@ The first member bootstraps the cluster (``--wsrep-new-cluster``, once: its
 record in run.json is the joining command, so a fault's restart rejoins),
 the others join it one at a time and receive the data by state transfer
 (SST). Keystone reaches the cluster through haproxy
-(:mod:`.haproxy`'s ``render_database``): one active member, the others
+(:func:`..cluster.haproxy.render_database`): one active member, the others
 backups, as kolla-ansible's haproxy does for MariaDB.
 
 Every option that differs from MariaDB's default is in :func:`wsrep_args`
-(or :func:`backends.mariadb_argv`) with the reason.
+(or :func:`.mariadb.mariadb_argv`) with the reason.
 """
 
 from __future__ import annotations

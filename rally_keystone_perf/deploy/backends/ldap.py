@@ -11,7 +11,7 @@ Nothing is written to LDAP through Keystone: the directory is loaded before
 slapd starts, in one ``slapadd`` of an LDIF holding the admin user and the
 whole user pool (6144 users in well under a second), each with a salted SHA
 ``userPassword`` as ``ldappasswd`` stores it on a stock slapd. The pool's
-projects and role assignments are then made in SQL by :mod:`.user_pool`.
+projects and role assignments are then made in SQL by :mod:`..user_pool`.
 The LDIF, the slapd admin DN's password and the users' password stay in
 ``private/``.
 """
@@ -142,7 +142,7 @@ def start_slapd(
 
     ``admin``: Keystone's admin user and password (bootstrap finds it in
     LDAP); ``pool_size``: the user pool's projects x users, written to
-    :func:`pool_plan_file` for :mod:`.user_pool`.
+    :func:`pool_plan_file` for :mod:`..user_pool`.
     """
     conf = render_config(run)
     directory(run).mkdir(mode=0o700)

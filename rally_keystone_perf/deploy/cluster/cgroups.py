@@ -152,7 +152,7 @@ def create(
     Hosts whose quota is None get no group. Processes join their group as
     root (cgroup v2 lets only the owner of the common ancestor move a
     process): a server that runs as another user drops to it afterwards
-    (PostgreSQL: :mod:`..postgresql`).
+    (PostgreSQL: :mod:`..backends.postgresql`).
 
     :raises CgroupError: what failed (groups made before it are removed).
     """

@@ -4,7 +4,8 @@ Debian's haproxy, started by the launcher in the foreground (``-db``) with
 ``conf/haproxy.cfg`` (from ``deployments/cluster/haproxy.cfg.tmpl``), its
 log (``option httplog``: the backend server and haproxy's timers per
 request) in ``logs/haproxy-stdout.log`` and its stats socket in the run's
-sockets folder. :func:`parse_log_line` reads one line of that log.
+sockets folder. The report reads one line of that log with
+:func:`rally_keystone_perf.report.readers.haproxy_log.parse_log_line`.
 """
 
 from __future__ import annotations

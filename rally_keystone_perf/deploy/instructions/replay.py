@@ -8,11 +8,11 @@ nothing)::
         --admin-secret admin.json --workload WORKLOAD.json \\
         --markers LIB.so --warm-up 20 --segments 3 --iterations 10
 
-Keystone is the servers' own application (:mod:`rally_keystone_perf.deploy.
-wsgi_app`), configured from the config files, its database SQLite in this
-process. The recipe's setup (:mod:`.recipes`) and ``--warm-up`` iterations
-run uninstrumented; then each of ``--segments`` segments zeroes the counts,
-runs ``--iterations`` iterations with collection on only inside Keystone's
+Keystone is the servers' own application (:mod:`..wsgi_app`), configured
+from the config files, its database SQLite in this process. The recipe's
+setup (:mod:`.recipes`) and ``--warm-up`` iterations run uninstrumented;
+then each of ``--segments`` segments zeroes the counts, runs
+``--iterations`` iterations with collection on only inside Keystone's
 application, and dumps its total (labelled ``segment-N``).
 """
 

@@ -1,6 +1,6 @@
 """Several ``keystone-manage`` commands in one Python process.
 
-Run by :func:`..init.run_manage_batch` with the Keystone build's own
+Run by :func:`.init.run_manage_batch` with the Keystone build's own
 interpreter, as ``python -c <this file's source> <steps as JSON>``: it
 imports Keystone and oslo.config, and this suite only for a module step,
 so it works in any build's venv. Each step is what ``keystone-manage ARGS``

@@ -1,16 +1,16 @@
 """The nova-fake mode's OpenStack services beside the local Keystone.
 
 Real services from PyPI (the ``nova`` extra) and Debian, all on loopback,
-all the run's own children: RabbitMQ (:mod:`.rabbitmq`); Placement, Glance
-(file store), nova-api and a minimal Neutron API, each under uwsgi; then
-nova-conductor, nova-scheduler and one or more nova-computes with the fake
-virt driver (how OpenStack simulates compute hosts). The databases live on the
-run's MariaDB.
+all the run's own children: RabbitMQ (:mod:`..backends.rabbitmq`);
+Placement, Glance (file store), nova-api and a minimal Neutron API, each
+under uwsgi; then nova-conductor, nova-scheduler and one or more
+nova-computes with the fake virt driver (how OpenStack simulates compute
+hosts). The databases live on the run's MariaDB.
 
 Two phases around Keystone's start:
 
 * :func:`prepare` while Keystone is stopped: ports, generated passwords
-  (``private/stack.json``) and the catalog (:mod:`.service_catalog`).
+  (``private/stack.json``) and the catalog (:mod:`..service_catalog`).
 * :func:`start` once Keystone answers: databases and their schemas,
   RabbitMQ, the services, the compute host's cell mapping, then the flavor
   and image the bundled boot tasks name (:data:`.ready.FLAVOR`, :data:`.ready.IMAGE`).

@@ -88,7 +88,8 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         """``token``, or its replacement once it is about to expire.
 
         About to expire: 30 s before its expiry, or in the second half of
-        its lifetime when that is shorter (:func:`client.refresh_time`).
+        its lifetime when that is shorter
+        (:func:`~rally_keystone_perf.client.keystone_v3.refresh_time`).
         A run longer than Keystone's ``[token] expiration`` would otherwise
         fail with 401 from then on (seed 004's symptom). The replacement is
         one ``POST /v3/auth/tokens`` timed as ``keystone.refresh_token``, never

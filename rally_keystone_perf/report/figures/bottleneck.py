@@ -4,12 +4,12 @@ Each tier's busy cores in the load window (the sampled process trees:
 Keystone, or each node and the database of a cluster, and the load
 generator) over the CPUs it may use (its cgroup quota, else the machine's)
 name the busiest; tiers without a quota share the machine, so their sum is
-checked against its CPUs too. Requests that waited in haproxy's queue
-(its log's ``%Tw``, p95 of 1 ms or more) name haproxy's queue. A traced
-run adds where the server's time went (:mod:`.traces`): the median traced
-iteration's largest category, its SQL statements and its cache misses (a
-get that neither the request's memo nor the shared cache answered). No
-tier at 80% of its CPUs and no queue: ``none`` with each use.
+checked against its CPUs too. Requests that waited in haproxy's queue (its
+log's ``%Tw``, p95 of 1 ms or more) name haproxy's queue. A traced run adds
+where the server's time went (:mod:`..readers.tracing`): the median traced
+iteration's largest category, its SQL statements and its cache misses (a get
+that neither the request's memo nor the shared cache answered). No tier at
+80% of its CPUs and no queue: ``none`` with each use.
 """
 
 from __future__ import annotations

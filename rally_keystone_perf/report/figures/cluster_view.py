@@ -3,16 +3,17 @@
 A cluster's run folder may hold (each optional)
 
 * ``logs/nodeK/access.log``: node K's requests (the format of
-  :mod:`.access_log`), without haproxy's health checks (``GET /v3`` every
-  second on every node: not the workload's). Per node: requests served,
-  its share of every node's, median and p95 server time of the successful.
+  :mod:`..readers.access_log`), without haproxy's health checks (``GET /v3``
+  every second on every node: not the workload's). Per node: requests
+  served, its share of every node's, median and p95 server time of the
+  successful.
 * ``logs/resources-nodeK.csv``, ``resources-db.csv``,
   ``resources-haproxy.csv``: each tier's CPU and memory
   (:mod:`rally_keystone_perf.layout.resources`). Per tier: CPU seconds per
   request, CPUs used (as a share of its quota when run.json's ``cpu_quota``
   sets one), peak RSS.
 * ``logs/haproxy-stdout.log``: haproxy's requests per backend server
-  (:mod:`.haproxy_log`).
+  (:mod:`..readers.haproxy_log`).
 
 and names the saturated tier: one whose CPU use is at least
 :data:`SATURATED` of its quota. Times are in seconds except haproxy's, in

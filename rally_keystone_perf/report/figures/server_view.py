@@ -4,18 +4,19 @@ A report written by ``rally-keystone-perf run`` lies in ``<run>/results/``;
 the run folder may also hold
 
 * ``logs/access.log``: the server's time of every request (see
-  :mod:`.access_log`). Per workload, the requests inside its load window
-  (:func:`.windows.load_window`) give each route's count, median and p95
-  server time, and each atomic action's client median next to the server
-  median of its route (:data:`rally_keystone_perf.client.atomics.ROUTES`) and the
-  gap: what the client, the network and Rally add to the server's time.
+  :mod:`..readers.access_log`). Per workload, the requests inside its load
+  window (:func:`.windows.load_window`) give each route's count, median and
+  p95 server time, and each atomic action's client median next to the server
+  median of its route (:data:`rally_keystone_perf.client.atomics.ROUTES`)
+  and the gap: what the client, the network and Rally add to the server's
+  time.
 * ``logs/resources.csv``: the server process tree's cumulative CPU seconds
   and total RSS, sampled during the run
   (:mod:`rally_keystone_perf.layout.resources`). Per
   workload, the CPU the server used during the load window per iteration
   (and as cores busy on average) and the peak RSS.
 * ``traces/traces.jsonl.gz`` (``--trace``): where the slowest traced
-  iterations' server time went (:mod:`.traces`).
+  iterations' server time went (:mod:`..readers.tracing`).
 * ``logs/resources-client.csv``: the same of the load generator (Rally's
   process and everything it started: its runner processes, or Locust's
   master and workers): the client's CPU per iteration, what issue 18's

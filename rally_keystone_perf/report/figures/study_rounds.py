@@ -1,14 +1,14 @@
 """A study measured in rounds: its rows over the rounds, each ratio with its
 interval and the machine's drift beside it.
 
-Each complete round measured every config (:mod:`rally_keystone_perf.run
-.study_rounds`). Per round and level a ratio is taken between two configs
-measured minutes apart at most, as :mod:`.study` takes it from one run
-(the slower's average over the faster's, or the faster's throughput over
-the slower's); the estimate is the geometric mean of the rounds' ratios and
-its interval the t-interval of :func:`rally_keystone_perf.report.figures.ab
-.estimate` (the A/B's, on the same grounds: the round is the unit of
-evidence).
+Each complete round measured every config
+(:mod:`rally_keystone_perf.run.study_rounds`). Per round and level a ratio
+is taken between two configs measured minutes apart at most, as
+:mod:`.study` takes it from one run (the slower's average over the faster's,
+or the faster's throughput over the slower's); the estimate is the geometric
+mean of the rounds' ratios and its interval the t-interval of
+:func:`.ab.estimate` (the A/B's, on the same grounds: the round is the unit
+of evidence).
 
 The **drift** beside a ratio is how far the same config's figure moved
 between rounds (the largest over the smallest round, minus one, the larger

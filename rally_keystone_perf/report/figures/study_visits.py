@@ -1,13 +1,12 @@
 """A study measured A-B-A: each ratio with the machine's drift beside it.
 
-Configs that cannot all be up at once (clusters of several node counts)
-run one after the other in the order A B C ... C B A
+Configs that cannot all be up at once (clusters of several node counts) run
+one after the other in the order A B C ... C B A
 (:mod:`rally_keystone_perf.run.study_matrix`): every config but the middle
 one is measured twice. A row is the mean of a config's visits
 (:func:`rally_keystone_perf.report.figures.study_rounds.combined`), a ratio
-that of the two configs' rows (:func:`rally_keystone_perf.report.figures
-.study.gain`): both means are centred on the same moment of the study, so
-a drift steady over the study cancels.
+that of the two configs' rows (:func:`.study.gain`): both means are centred
+on the same moment of the study, so a drift steady over the study cancels.
 
 The **drift** beside a ratio is how far one of its configs' figure moved
 between its two visits (the larger over the smaller, minus one; the larger

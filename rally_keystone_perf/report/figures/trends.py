@@ -4,7 +4,7 @@ What a CI job's history needs (``report --trends RUNS...``). Workloads are
 matched as ``rally task trends`` matches them, by their configuration: the
 scenario and its arguments, the runner, the contexts and the SLA (hashed),
 and here also the deployment the run was made on (mode, profile,
-processes, ...: :func:`.config.run_label`), so that a uwsgi run never
+processes, ...: :func:`.run_labels.run_label`), so that a uwsgi run never
 continues an Apache run's line. Each point is one run of that workload: its
 start, the total's median and p95, the success rate, the throughput, and
 the gate's verdict (:mod:`.gate`) against the point before it: the run

@@ -4,7 +4,8 @@ A name is a Rally JSON report file, a run folder (its ``results/*.json``) or a
 Rally task UUID. A UUID is looked up first among the run folders under the
 runs directory (each task ``run`` made is exported there as
 ``<task>-<uuid8>.json``), then in the Rally database of the user's default
-configuration, with the export ``run`` makes (:func:`.rally_runner.export_args`).
+configuration, with the export ``run`` makes
+(:func:`rally_keystone_perf.run.rally_runner.export_args`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A cluster run's tiers (:mod:`..cluster_view`) in the report's server side.
+"""A cluster run's tiers (:mod:`..figures.cluster_view`) in the report's server side.
 
 Under a workload's route table the text and markdown outputs print a table
 of the tiers (a row per node, the database, haproxy), a table of haproxy's

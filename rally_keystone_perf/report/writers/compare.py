@@ -7,7 +7,7 @@ ratios with 3 decimals and p-values with 3 significant digits; ``csv`` and
 workload) or ``series`` (one point of a latency-vs-concurrency series);
 columns that do not apply to a record are empty. The row builders here
 (:func:`group_rows`, :func:`series_rows`, :func:`intro`) make the HTML page's
-tables too (:mod:`.html.compare`).
+tables too (:mod:`.html.comparison`).
 
 The compare JSON document (schema version 1)::
 
@@ -34,10 +34,10 @@ The compare JSON document (schema version 1)::
 
 Verdicts: ``baseline``, ``faster``, ``slower``, ``not significant``,
 ``too few samples``, ``missing``, ``no baseline``, ``not comparable: ...``
-(see :mod:`..compare`). ``achieved`` holds each run's
-:func:`..concurrency.fields` (null where the run lacks the workload); the
-group's ``notes`` (also printed under its table) name the runs whose load
-differs from the baseline's.
+(see :mod:`..figures.compare`). ``achieved`` holds each run's
+:func:`..figures.concurrency.fields` (null where the run lacks the
+workload); the group's ``notes`` (also printed under its table) name the
+runs whose load differs from the baseline's.
 New keys may be added within version 1; removing or changing the meaning of
 one raises the version.
 """

@@ -27,9 +27,10 @@ The report JSON document (schema version 1)::
                    "success": 1.0,                             # fraction or null
                    "count": 10}, ...]}]}]}
 
-When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
-(or a cluster's logs; see :mod:`..server_view`), each workload also has a
-``"server"`` object::
+When the report's run folder has ``logs/access.log`` or
+``logs/resources.csv`` (or a cluster's logs; see
+:mod:`..figures.server_view`), each workload also has a ``"server"``
+object::
 
     "server": {
       "routes": [{"route": "POST /v3/auth/tokens", "count": 10, "failed": 0,
@@ -45,7 +46,7 @@ When the report's run folder has ``logs/access.log`` or ``logs/resources.csv``
       "client": {...as "resources"...}}  # the load generator; null: no samples
 
 A cluster run's ``"server"`` also has a ``"cluster"`` object (see
-:mod:`..cluster_view`; seconds, haproxy's timers in ms)::
+:mod:`..figures.cluster_view`; seconds, haproxy's timers in ms)::
 
     "cluster": {
       "nodes": [{"tier": "node1", "requests": 120, "share": 0.5,
@@ -62,7 +63,7 @@ A cluster run's ``"server"`` also has a ``"cluster"`` object (see
       "saturation": "saturated: database (98% of its 0.5-CPU quota)"}
 
 A traced run's (``--trace``) ``"server"`` also has ``"traces"`` (see
-:mod:`..traces`; seconds)::
+:mod:`..readers.tracing`; seconds)::
 
     "traces": {"spec": "sample:0.1", "sampled": 10, "found": 10,
                "slowest": [{"number": 7, "duration": 0.2, "trace_id": "...",

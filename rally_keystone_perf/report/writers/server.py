@@ -1,4 +1,4 @@
-"""The server side of a report's workloads (:mod:`..server_view`) in every format.
+"""The server side of each workload (:mod:`..figures.server_view`) in every format.
 
 The table and markdown outputs print it under each workload's table, the CSV
 adds ``client_median`` ... ``client_peak_rss_mb`` columns and the JSON a

@@ -1,11 +1,12 @@
 """The report as text: prettytable tables for a terminal, and markdown.
 
 Each workload gets a heading, Rally's statistics table (see
-:func:`~rally_keystone_perf.report.figures.stats.main_stats`), the load duration and
-throughput, the concurrency asked and reached (:mod:`..concurrency`), the
-contexts' setup and cleanup time and an error summary. Only error types and
-messages are ever printed, never tracebacks. The combined table
-(:mod:`..combined`) is written here too.
+:func:`~rally_keystone_perf.report.figures.stats.main_stats`), the load
+duration and throughput, the concurrency asked and reached
+(:mod:`..figures.concurrency`), the contexts' setup and cleanup time and an
+error summary. Only error types and messages are ever printed, never
+tracebacks. The combined table (:mod:`..figures.combined`) is written here
+as well.
 """
 
 from __future__ import annotations
@@ -233,8 +234,9 @@ def load_line(duration: float | None, rate: float | None) -> str:
 def load_lines(workload: Workload) -> list[str]:
     """The concurrency (and rate) asked and reached, and the note if it fell short.
 
-    See :mod:`..concurrency`; the note is one line, worded like "asked 1000
-    concurrent, reached 266: the load generator, not Keystone, set this figure".
+    See :mod:`..figures.concurrency`; the note is one line, worded like
+    "asked 1000 concurrent, reached 266: the load generator, not Keystone,
+    set this figure".
     """
     load = concurrency.achieved(workload)
     note = concurrency.under_reached(load)
@@ -346,12 +348,12 @@ def write_markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
 
 
 def write_combined_table(table: CombinedTable, stream: TextIO) -> None:
-    """The combined table (:mod:`..combined`) as a prettytable."""
+    """The combined table (:mod:`..figures.combined`) as a prettytable."""
     header, rows = table
     stream.write(text_table(header, rows, ("scenario", "note")).get_string() + "\n")
 
 
 def write_combined_markdown(table: CombinedTable, stream: TextIO) -> None:
-    """The combined table (:mod:`..combined`) as a markdown table."""
+    """The combined table (:mod:`..figures.combined`) as a markdown table."""
     header, rows = table
     stream.write(markdown_table(header, rows, ("mode", "scenario", "note")) + "\n")

@@ -1,4 +1,4 @@
-"""The slowest traced iterations of a workload (:mod:`..traces`) as a table.
+"""The slowest traced iterations of a workload (:mod:`..readers.tracing`) as a table.
 
 One row per slow iteration and a last row of medians over every traced
 iteration, so that an outlier stands out from the norm; then each slow

@@ -13,7 +13,7 @@ shown.
 
 :mod:`.report` shows, per workload, Rally's statistics table, the load
 duration and throughput, the concurrency asked and reached, the error
-summary and the iteration durations over time. :mod:`.compare` shows one
+summary and the iteration durations over time. :mod:`.comparison` shows one
 table per matched workload and, for every latency-vs-concurrency series, its
 table and plots of the latency percentiles, the throughput and the success
 rate against concurrency. :mod:`.kit` is the page, its style sheet and its

@@ -139,5 +139,5 @@ def report_page(files: Sequence[FileEntries]) -> str:
 
 
 def write_page(files: Sequence[FileEntries], stream: TextIO) -> None:
-    """Write the report page of computed :func:`~..entries.report_entries`."""
+    """Write the report page of computed :func:`~...figures.entries.report_entries`."""
     stream.write(report_page(files))

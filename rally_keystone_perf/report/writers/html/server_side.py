@@ -1,7 +1,8 @@
 """A workload's server side on the report page: the text format's tables
 and lines (:mod:`..server`: routes, resources, bottleneck, a cluster's
 tiers per node) as HTML and, on a traced run (``--trace``), the slowest
-traced iterations' table and a waterfall of each (:mod:`.waterfall`)."""
+traced iterations' table and a waterfall of each
+(:func:`.tracing.waterfall`)."""
 
 from __future__ import annotations
 

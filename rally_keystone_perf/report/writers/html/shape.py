@@ -1,4 +1,4 @@
-"""A workload's shape on the report page (:mod:`...report.shape`).
+"""A workload's shape on the report page (:mod:`...figures.shape`).
 
 Per action, a histogram (failed calls stacked in red) and a CDF (the
 failed calls' own line in red); the load profile (iterations in flight and
