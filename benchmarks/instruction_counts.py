@@ -49,7 +49,7 @@ from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy.builds import prepare, source
 from rally_keystone_perf.deploy.instructions import count, markers, site
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
-from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.readers import ab_folder
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -155,7 +155,7 @@ def timed_verdict(work: Path, base_ref: str, slow_ref: str, rounds: int) -> str:
     argv += [f"--b=--keystone-build {url}@{slow_ref}"]
     cli.main(argv)
     (workload,) = ab.workloads(ab_folder.load(folder))
-    return ab.verdict(workload.estimate(ab.MEDIAN))
+    return verdicts.describe(verdicts.judge(workload.estimate(ab.MEDIAN)))
 
 
 def report(found: dict[str, Any]) -> bool:

@@ -14,15 +14,17 @@ always means B is slower). The estimate is the geometric mean of the
 rounds' ratios and its interval a Student t-interval on their logarithms
 (n - 1 degrees of freedom): a ratio's logarithm is symmetric around no
 change, and a round's drift that slows both sides alike cancels in it.
-The verdict (:func:`verdict`):
+The verdict (:func:`.verdicts.judge`, in words by
+:func:`.verdicts.describe`):
 
 ``B slower by 12% (95% CI 8% to 16%)`` / ``B faster by ...``
     the interval lies wholly above (below) no change;
 ``no difference larger than 4% detectable``
-    the interval holds no change and is narrower than :data:`DISAGREE`
+    the interval holds no change and is narrower than
+    :data:`.verdicts.DISAGREE`
     either way: a difference, if any, is smaller than its wider end;
 ``not measurable: the rounds disagree (spread 31%)``
-    the interval reaches past :data:`DISAGREE`: the rounds vary too much
+    the interval reaches past :data:`.verdicts.DISAGREE`: the rounds vary too much
     for this many of them to say anything (spread: the rounds' ratios'
     geometric standard deviation, in percent);
 ``not measurable: 1 complete round``
@@ -30,18 +32,18 @@ The verdict (:func:`verdict`):
 
 Several workloads and measures judged together (a gate) keep their
 family-wise error rate at ``alpha`` by Bonferroni: each interval at
-confidence ``1 - alpha / m`` for ``m`` judged figures (:func:`judged`).
+confidence ``1 - alpha / m`` for ``m`` judged figures
+(:func:`.verdicts.judged`).
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rally_keystone_perf import metrics
 from rally_keystone_perf.report.figures import stats, windows
+from rally_keystone_perf.report.figures.verdicts import CONFIDENCE, Estimate, estimate
 from rally_keystone_perf.report.readers import resources
 from rally_keystone_perf.report.readers.ab_folder import AbRun
 from rally_keystone_perf.report.readers.rally_json import Workload
@@ -51,8 +53,6 @@ Samples = Sequence[resources.ResourceSample]
 MEDIAN, THROUGHPUT, SERVER_CPU = "median", "throughput", "server CPU"
 MEASURES = (MEDIAN, THROUGHPUT, SERVER_CPU)
 HIGHER_IS_BETTER = {THROUGHPUT}
-CONFIDENCE = 0.95
-DISAGREE = 0.25  # an interval reaching 25% past no change says nothing
 
 
 @dataclass(frozen=True)
@@ -92,23 +92,6 @@ class RoundPair:
         return a / b if measure in HIGHER_IS_BETTER else b / a
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """The cost ratio over rounds with its interval."""
-
-    ratio: float | None  # geometric mean of the rounds' ratios
-    low: float | None
-    high: float | None
-    rounds: int
-    spread: float | None  # geometric standard deviation - 1
-    confidence: float
-
-    @property
-    def regression(self) -> float | None:
-        """The estimated slowdown of B: 0.12 for 12% slower."""
-        return None if self.ratio is None else self.ratio - 1
-
-
 def side_round(workload: Workload, server_cpu: float | None) -> SideRound:
     """A side's figures of one workload run (one round)."""
     durations = stats.action_samples(workload)[metrics.TOTAL]
@@ -124,59 +107,12 @@ def side_round(workload: Workload, server_cpu: float | None) -> SideRound:
     )
 
 
-def estimate(ratios: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
-    """The geometric mean of ``ratios`` and its t-interval at ``confidence``."""
-    logs = [math.log(r) for r in ratios if r > 0]
-    n = len(logs)
-    if n < 2:
-        ratio = math.exp(logs[0]) if logs else None
-        return Estimate(ratio, None, None, n, None, confidence)
-    from scipy import stats as scipy_stats  # costly: 1.5 s to import
-
-    mean, sd = statistics.fmean(logs), statistics.stdev(logs)
-    half = scipy_stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
-    return Estimate(
-        ratio=math.exp(mean),
-        low=math.exp(mean - half),
-        high=math.exp(mean + half),
-        rounds=n,
-        spread=math.exp(sd) - 1,
-        confidence=confidence,
-    )
-
-
 def measure_estimate(
     pairs: Sequence[RoundPair], measure: str, confidence: float = CONFIDENCE
 ) -> Estimate:
     """The estimate of one measure over a workload's rounds."""
     ratios = [r for p in pairs if (r := p.cost_ratio(measure)) is not None]
     return estimate(ratios, confidence)
-
-
-def _pct(ratio: float) -> str:
-    return f"{(ratio - 1) * 100:+.0f}%".replace("+-", "-")
-
-
-def verdict(found: Estimate) -> str:
-    """What the rounds say about B against A (see the module's doc)."""
-    if found.low is None or found.high is None or found.ratio is None:
-        plural = "" if found.rounds == 1 else "s"
-        return f"not measurable: {found.rounds} complete round{plural}"
-    level = f"{found.confidence * 100:.4g}% CI"
-    interval = f"({level} {_pct(found.low)} to {_pct(found.high)})"
-    if found.low > 1:
-        return f"B slower by {(found.ratio - 1):.0%} {interval}"
-    if found.high < 1:
-        return f"B faster by {(1 - found.ratio):.0%} {interval}"
-    widest = max(found.high - 1, 1 - found.low)
-    if widest > DISAGREE:
-        return f"not measurable: the rounds disagree (spread {found.spread:.0%})"
-    return f"no difference larger than {widest:.0%} detectable {interval}"
-
-
-def judged(figures: int, alpha: float = 1 - CONFIDENCE) -> float:
-    """The confidence of each of ``figures`` intervals judged together."""
-    return 1 - alpha / max(1, figures)
 
 
 @dataclass

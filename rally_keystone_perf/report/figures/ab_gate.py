@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.figures.gate import (
     ERROR,
     FAIL,
@@ -51,16 +51,17 @@ def median_check(
     found = workload.estimate(ab.MEDIAN, confidence)
     base = _geomean([p.a.median for p in workload.pairs])
     current = _geomean([p.b.median for p in workload.pairs])
-    said = ab.verdict(found)
-    if found.low is None or found.high is None or said.startswith("not measurable"):
+    said = verdicts.judge(found)
+    if not said.measurable:
         status = ERROR
-    elif found.low > 1 and found.ratio is not None and found.ratio > 1 + max_regression:
+    elif said.call == verdicts.SLOWER and (found.regression or 0) > max_regression:
         status = FAIL
     else:
         status = PASS
     change = None if found.ratio is None else found.ratio - 1
+    message = verdicts.describe(said)
     return Check(
-        workload.label, MEDIAN_TOTAL, status, base, current, change, None, said
+        workload.label, MEDIAN_TOTAL, status, base, current, change, None, message
     )
 
 
@@ -95,7 +96,7 @@ def gate(
     workloads: Sequence[ab.AbWorkload], max_regression: float, alpha: float
 ) -> GateResult:
     """Every workload's checks, the medians judged together (Bonferroni)."""
-    confidence = ab.judged(len(workloads), alpha)
+    confidence = verdicts.judged(len(workloads), alpha)
     checks = []
     for workload in workloads:
         checks += [

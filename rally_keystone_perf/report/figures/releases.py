@@ -5,9 +5,11 @@ its rounds (:func:`rally_keystone_perf.report.figures.study_rounds.combined`).
 A pair of releases next to each other (28.0.0 after 27.0.0) has, per action,
 the ratio of the newer's median to the older's taken within each round, and
 over the rounds its geometric mean with the 95% t-interval (the A/B's,
-:func:`rally_keystone_perf.report.figures.ab.estimate`) and the drift of one
-release's median between rounds beside it. The verdict is the interval's:
-``slower`` or ``faster`` only when the whole interval says so.
+:func:`rally_keystone_perf.report.figures.verdicts.estimate`) and the drift of one
+release's median between rounds beside it. The verdict is the A/B's
+(:func:`rally_keystone_perf.report.figures.verdicts.judge`): ``slower`` or
+``faster`` only when the whole interval says so, and not measurable when it
+reaches 25% past no change.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.figures.study import Key, Measured
 from rally_keystone_perf.report.figures.study_rounds import Rounds, round_ratio
 from rally_keystone_perf.studies.model import Ratio
@@ -44,7 +47,7 @@ class PairRow:
     high: float | None
     drift: float | None
     rounds: int
-    verdict: str
+    verdict: verdicts.Verdict
 
 
 def level_of(per_round: Rounds) -> int | None:
@@ -64,25 +67,6 @@ def release_rows(
     ]
 
 
-def verdict(ratio: float | None, low: float | None, high: float | None) -> str:
-    """``slower by 8% (3% to 13%)`` when the whole interval is above 1,
-    ``faster ...`` below it, else no difference measured."""
-    if ratio is None:
-        return "not measured"
-    if low is None or high is None:
-        return f"{_change(ratio)} (one round: no interval)"
-    if low > 1:
-        return f"slower by {ratio - 1:.0%} ({low - 1:.0%} to {high - 1:.0%})"
-    if high < 1:
-        return f"faster by {1 - ratio:.0%} ({1 - high:.0%} to {1 - low:.0%})"
-    return f"no difference measured ({_change(low)} to {_change(high)})"
-
-
-def _change(ratio: float) -> str:
-    """``+8%`` or ``-3%``: the newer's median against the older's."""
-    return f"{ratio - 1:+.0%}"
-
-
 def pair_rows(releases: Sequence[str], per_round: Rounds) -> list[PairRow]:
     """Each release against the one before it, action by action."""
     level = level_of(per_round) or 0
@@ -95,14 +79,16 @@ def pair_rows(releases: Sequence[str], per_round: Rounds) -> list[PairRow]:
             )
             found = round_ratio(ratio, level, per_round)
             if found is None:
+                said = verdicts.not_measurable("not measured")
                 rows.append(
-                    PairRow(
-                        older, newer, action, None, None, None, None, 0, "not measured"
-                    )
+                    PairRow(older, newer, action, None, None, None, None, 0, said)
                 )
                 continue
             estimate = found.found
-            said = found.failing or verdict(estimate.ratio, estimate.low, estimate.high)
+            if found.failing:
+                said = verdicts.not_measurable(found.failing, estimate)
+            else:
+                said = verdicts.judge(estimate)
             rows.append(
                 PairRow(
                     older,

@@ -118,23 +118,43 @@ def gain(figure: str, slower: float | None, faster: float | None) -> float | Non
     return slower / faster
 
 
-def verdict(seed: float | None, ours: float | None, seed_words: str = "") -> str:
+@dataclass(frozen=True)
+class Agreement:
+    """What our ratio says of the seed's: its ``gist`` (``holds``, ``not
+    reproduced``, ``differs``, ``not measured``, or "" when the seed gave
+    nothing to compare) and the ``words`` the page prints."""
+
+    gist: str
+    words: str
+
+
+def agreement(
+    seed: float | None, ours: float | None, seed_words: str = ""
+) -> Agreement:
     """Whether our ratio shows the seed's gain (measured in the same run)."""
     if ours is None:
-        return "not measured"
+        return Agreement("not measured", "not measured")
     if seed is None:
         if not seed_words:
-            return ""
+            return Agreement("", "")
         close = abs(round(ours, 2) - 1) <= round(NO_GAIN - 1, 2)  # as printed
-        return "holds: close here too" if close else f"differs: {ours:.2f}x here"
+        if close:
+            return Agreement("holds", "holds: close here too")
+        return Agreement("differs", f"differs: {ours:.2f}x here")
     if seed >= NO_GAIN and ours < NO_GAIN:
-        return "not reproduced: no gain here"
+        return Agreement("not reproduced", "not reproduced: no gain here")
     if seed < NO_GAIN:  # the seed saw none (seed 001: 4 nodes vs 3)
-        gained = ours >= NO_GAIN
-        return "differs: a gain here" if gained else "holds: no gain here either"
+        if ours >= NO_GAIN:
+            return Agreement("differs", "differs: a gain here")
+        return Agreement("holds", "holds: no gain here either")
     if abs(ours - seed) <= SAME * seed:
-        return "holds"
-    return "holds, smaller here" if ours < seed else "holds, larger here"
+        return Agreement("holds", "holds")
+    return Agreement("holds", f"holds, {'smaller' if ours < seed else 'larger'} here")
+
+
+def verdict(seed: float | None, ours: float | None, seed_words: str = "") -> str:
+    """:func:`agreement`'s words."""
+    return agreement(seed, ours, seed_words).words
 
 
 def thresholds(seed: float | None) -> list[float]:

@@ -7,7 +7,7 @@ is taken between two configs measured minutes apart at most, as
 :mod:`.study` takes it from one run (the slower's average over the faster's,
 or the faster's throughput over the slower's); the estimate is the geometric
 mean of the rounds' ratios and its interval the t-interval of
-:func:`.ab.estimate` (the A/B's, on the same grounds: the round is the unit
+:func:`.verdicts.estimate` (the A/B's, on the same grounds: the round is the unit
 of evidence).
 
 The **drift** beside a ratio is how far the same config's figure moved
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rally_keystone_perf.report.figures import study
-from rally_keystone_perf.report.figures.ab import CONFIDENCE, Estimate, estimate
 from rally_keystone_perf.report.figures.study import Key, Measured, RatioRow
+from rally_keystone_perf.report.figures.verdicts import CONFIDENCE, Estimate, estimate
 from rally_keystone_perf.studies.model import Ratio, SeedRow
 from rally_keystone_perf.studies.model import Study as StudyModel
 
@@ -112,11 +112,6 @@ def round_ratio(ratio: Ratio, level: int, per_round: Rounds) -> RoundRatio | Non
     )
 
 
-def gist(said: str) -> str:
-    """A verdict's gist: ``holds`` of ``holds, smaller here``."""
-    return said.split(":")[0].split(",")[0]
-
-
 def interval_verdict(seed: float | None, found: Estimate, seed_words: str = "") -> str:
     """:func:`rally_keystone_perf.report.figures.study.verdict` of the
     estimate; undecided where the interval's ends have another gist
@@ -144,12 +139,12 @@ def range_verdict(
     inside = [t for t in study.thresholds(seed) if low < t < high]
     points = sorted({low, high, *inside})
     points += [(a + b) / 2 for a, b in zip(points, points[1:], strict=False)]
-    said = study.verdict(seed, ours, seed_words)
-    said_at_ends = [study.verdict(seed, point, seed_words) for point in points]
-    gists = sorted({gist(v) for v in (said, *said_at_ends)})
+    said = study.agreement(seed, ours, seed_words)
+    at_ends = [study.agreement(seed, point, seed_words) for point in points]
+    gists = sorted({found.gist for found in (said, *at_ends)})
     if len(gists) > 1:
         return f"undecided: the {what} allows {' and '.join(gists)}"
-    return said
+    return said.words
 
 
 def ratio_rows(

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from rally_keystone_perf.report.figures import ab
+from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.figures.instructions import InstructionRow
 from rally_keystone_perf.report.writers import common
 
@@ -54,7 +54,7 @@ class AbPage:
     rounds_planned: int
     sides: dict[str, str]  # side -> its options, as one line
     workloads: Sequence[ab.AbWorkload]
-    confidence: float = ab.CONFIDENCE
+    confidence: float = verdicts.CONFIDENCE
     # --instructions: counts by workload position, and what they cover
     instructions: Mapping[int, InstructionRow] = field(default_factory=dict)
     counted: Mapping[str, Any] = field(default_factory=dict)
@@ -109,7 +109,7 @@ def round_rows(workload: ab.AbWorkload) -> list[list[str]]:
     ]
 
 
-def _interval(found: ab.Estimate) -> str:
+def _interval(found: verdicts.Estimate) -> str:
     if found.low is None or found.high is None:
         return "-"
     return f"{found.low:.3f} - {found.high:.3f}"
@@ -122,7 +122,13 @@ def estimate_rows(workload: ab.AbWorkload, confidence: float) -> list[list[str]]
         found = workload.estimate(measure, confidence)
         ratio = "-" if found.ratio is None else f"{found.ratio:.3f}"
         rows.append(
-            [measure, ratio, _interval(found), str(found.rounds), ab.verdict(found)]
+            [
+                measure,
+                ratio,
+                _interval(found),
+                str(found.rounds),
+                verdicts.describe(verdicts.judge(found)),
+            ]
         )
     return rows
 
@@ -219,7 +225,8 @@ def _side(figures: ab.SideRound) -> dict[str, Any]:
     }
 
 
-def _estimate(found: ab.Estimate) -> dict[str, Any]:
+def _estimate(found: verdicts.Estimate) -> dict[str, Any]:
+    said = verdicts.judge(found)
     return {
         "cost_ratio": found.ratio,
         "low": found.low,
@@ -227,7 +234,8 @@ def _estimate(found: ab.Estimate) -> dict[str, Any]:
         "confidence": found.confidence,
         "rounds": found.rounds,
         "spread": found.spread,
-        "verdict": ab.verdict(found),
+        "verdict": verdicts.describe(said),
+        "call": said.call,
     }
 
 

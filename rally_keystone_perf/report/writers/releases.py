@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
+from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.figures.releases import PairRow, ReleaseRow
 from rally_keystone_perf.report.writers.common import (
     format_number,
@@ -87,7 +88,7 @@ def pairs_table(page: ReleasesPage) -> tuple[list[str], list[list[str]]]:
                 MISSING if pair.ratio is None else f"{pair.ratio:.2f}x",
                 interval,
                 MISSING if pair.drift is None else f"{pair.drift:.0%}",
-                pair.verdict,
+                verdicts.describe(pair.verdict, subject=""),
             ]
         )
     return header, cells
@@ -103,7 +104,8 @@ def outro(page: ReleasesPage) -> list[str]:
         "ratio: the newer release's median over the older's, taken within each "
         "round; 95% CI: the t-interval of the rounds' ratios; drift: how far one "
         "release's median moved between rounds; slower or faster only when the "
-        "whole interval says so"
+        "whole interval says so, not measurable when it reaches 25% past no change "
+        "(the A/B's verdict)"
     )
     return lines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rally_keystone_perf.report.figures import releases
+from rally_keystone_perf.report.figures import releases, verdicts
 from rally_keystone_perf.report.figures.study import Measured
 
 TOKENS = "keystone.create_token"
@@ -33,22 +33,28 @@ def test_a_newer_release_slower_in_every_round_is_slower() -> None:
     tokens = next(row for row in rows if row.action == TOKENS)
     assert tokens.ratio == pytest.approx(1.2)
     assert tokens.drift == pytest.approx(0.4)
-    assert tokens.verdict == "slower by 20% (20% to 20%)"
+    assert tokens.verdict.call == verdicts.SLOWER
+    said = verdicts.describe(tokens.verdict, subject="")
+    assert said == "slower by 20% (95% CI +20% to +20%)"
     others = [row for row in rows if row.action != TOKENS]
-    assert {row.verdict for row in others} == {"not measured"}
+    assert {verdicts.describe(row.verdict) for row in others} == {"not measured"}
+    assert not any(row.verdict.measurable for row in others)
 
 
-def test_rounds_that_disagree_measure_no_difference() -> None:
+def test_rounds_that_disagree_are_not_measurable() -> None:
     per_round = _rounds((0.10, 0.12), (0.12, 0.10), (0.10, 0.11))
     (tokens, *_) = releases.pair_rows(["27.0.0", "28.0.0"], per_round)
     assert tokens.low is not None and tokens.low < 1 < tokens.high
-    assert tokens.verdict.startswith("no difference measured (-")
+    assert tokens.verdict.call == verdicts.NOT_MEASURABLE
+    said = verdicts.describe(tokens.verdict)
+    assert said.startswith("not measurable: the rounds disagree (spread ")
 
 
-def test_verdicts() -> None:
-    assert releases.verdict(0.9, 0.85, 0.95) == "faster by 10% (5% to 15%)"
-    assert releases.verdict(1.1, None, None) == "+10% (one round: no interval)"
-    assert releases.verdict(None, None, None) == "not measured"
+def test_rounds_that_agree_bound_the_difference() -> None:
+    per_round = _rounds((0.10, 0.101), (0.12, 0.119), (0.10, 0.1005))
+    (tokens, *_) = releases.pair_rows(["27.0.0", "28.0.0"], per_round)
+    assert tokens.verdict.call == verdicts.NO_DIFFERENCE
+    assert verdicts.describe(tokens.verdict).startswith("no difference larger than")
 
 
 def test_each_release_has_a_row_per_action_measured_or_not() -> None:

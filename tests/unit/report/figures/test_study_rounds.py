@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.report.figures import study_rounds
-from rally_keystone_perf.report.figures.ab import Estimate
 from rally_keystone_perf.report.figures.study import Measured
+from rally_keystone_perf.report.figures.verdicts import Estimate
 from rally_keystone_perf.studies import seed000, seed003
 from tests.unit.report import runs as r
 

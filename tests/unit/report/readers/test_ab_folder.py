@@ -11,6 +11,7 @@ from rally_keystone_perf.layout.ab_state import DONE, SIDES, AbState, Round
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import ab as figures
+from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.readers import ab_folder
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.run import ab
@@ -63,7 +64,7 @@ def test_rounds_pair_up_per_workload(tmp_path: Path) -> None:
     assert [w.scenario for w in workloads] == [r.SCENARIO, VALIDATE]
     median = workloads[0].estimate(figures.MEDIAN)
     assert median.ratio == pytest.approx(1.2, abs=0.05)
-    assert figures.verdict(median).startswith("B slower by ")
+    assert verdicts.describe(verdicts.judge(median)).startswith("B slower by ")
     cpu = workloads[0].pairs[0]
     assert cpu.a.server_cpu is not None and cpu.b.server_cpu is not None
     # 1.2 times the CPU a second, over a longer window (slower iterations)

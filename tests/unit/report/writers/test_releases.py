@@ -48,7 +48,7 @@ def test_the_text_page_names_every_release_and_the_one_left_out() -> None:
     text = out.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "| create_token   | 27.0.0  |  0.113 |" in text
-    assert "28.0.0 vs 27.0.0" in text and "slower by 20% (20% to 20%)" in text
+    assert "28.0.0 vs 27.0.0" in text and "slower by 20% (95% CI +20% to +20%)" in text
     assert "left out: 29.0.0 (does not install): pip said: no matching" in text
 
 
