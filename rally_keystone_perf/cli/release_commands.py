@@ -24,7 +24,8 @@ from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.report import pages
-from rally_keystone_perf.report.writers import releases as writer
+from rally_keystone_perf.report.figures.releases import ReleasesPage
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run import releases as releases_run
 from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.tasks import check, generate
@@ -113,7 +114,7 @@ def _page(
     versions: Sequence[str],
     ready: Mapping[str, Deployment],
     result: releases_run.ReleasesRun,
-) -> writer.ReleasesPage:
+) -> ReleasesPage:
     """The page of the rounds done (none: only the releases left out)."""
     measured = list(result.state.configs) if result.state else []
     return pages.releases(
@@ -128,18 +129,14 @@ def _page(
     )
 
 
-def _write(page: writer.ReleasesPage, folder: Path) -> None:
+def _write(page: ReleasesPage, folder: Path) -> None:
     """The page printed, and written as releases.md, .html and .svg."""
-    writer.write_text(page, sys.stdout)
+    registry.writer(registry.RELEASES, "table")(page, sys.stdout)
     folder.mkdir(parents=True, exist_ok=True)
-    for suffix, write in (
-        ("md", writer.write_markdown),
-        ("html", writer.write_html),
-        ("svg", writer.write_svg),
-    ):
+    for suffix, fmt in (("md", "markdown"), ("html", "html"), ("svg", "svg")):
         path = folder / f"releases.{suffix}"
         with path.open("w", encoding="utf-8") as stream:
-            write(page, stream)
+            registry.writer(registry.RELEASES, fmt)(page, stream)
         echo(f"written: {path}")
 
 

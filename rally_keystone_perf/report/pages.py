@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rally_keystone_perf.report.figures import releases as release_figures
 from rally_keystone_perf.report.figures import study as study_figures
 from rally_keystone_perf.report.figures import study_rounds
-from rally_keystone_perf.report.writers.releases import ReleasesPage
+from rally_keystone_perf.report.figures.releases import ReleasesPage
 from rally_keystone_perf.report.writers.study import StudyPage
 from rally_keystone_perf.studies.model import Study
 

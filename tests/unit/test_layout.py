@@ -30,6 +30,7 @@ FLOORS = (
     "cli",  # parse arguments, call one function below, map errors to exit codes
     "report",  # the report, compare and gate pipelines (read, compute, write)
     "report.writers",  # documents x formats behind one registry
+    "report.blocks",  # each document kind's blocks, built from its figures
     "report.figures",  # numbers computed from what the readers return
     "report.readers",  # the run folder's artefacts read back into records
     "run",  # a session, the Rally engine, the matrix, a study

@@ -15,12 +15,16 @@ reaches 25% past no change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.figures.study import Key, Measured
 from rally_keystone_perf.report.figures.study_rounds import Rounds, round_ratio
 from rally_keystone_perf.studies.model import Ratio
+
+if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)
+    from rally_keystone_perf.run.releases import Failure
 
 ACTIONS = ("keystone.create_token", "keystone.validate_token", "keystone.list_projects")
 FIGURE = "median"
@@ -48,6 +52,18 @@ class PairRow:
     drift: float | None
     rounds: int
     verdict: verdicts.Verdict
+
+
+@dataclass(frozen=True)
+class ReleasesPage:
+    """What the page shows."""
+
+    title: str
+    releases: Sequence[str]
+    rows: Sequence[ReleaseRow]
+    pairs: Sequence[PairRow]
+    failures: Sequence[Failure] = ()
+    notes: Sequence[str] = field(default_factory=tuple)  # how it was measured
 
 
 def level_of(per_round: Rounds) -> int | None:

@@ -1,9 +1,11 @@
 """The one format registry: for each document kind, format name -> writer.
 
-A writer is a function ``(document, stream) -> None``. The CLI's ``--format``
+A writer is a function ``(figures, stream) -> None``. The CLI's ``--format``
 choices are the keys (:data:`FORMATS` for ``report`` and ``compare``,
-:data:`GATE_FORMATS` for ``gate``); :func:`writer` looks one up. Adding a
-format is a writer function and one entry per document kind here.
+:data:`GATE_FORMATS` for ``gate``); :func:`writer` looks one up. A kind
+built as a document (:mod:`rally_keystone_perf.report.blocks`) is one
+:func:`document_kind` entry: its blocks builder and the formats it is
+rendered in (:data:`.render.RENDERERS`).
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO, TypeVar
 
+from rally_keystone_perf.report.blocks import releases as releases_blocks
+from rally_keystone_perf.report.blocks.model import Document
 from rally_keystone_perf.report.figures.compare import CompareResult
 from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.gate import GateResult
+from rally_keystone_perf.report.figures.releases import ReleasesPage
 from rally_keystone_perf.report.figures.trends import Trend
 from rally_keystone_perf.report.writers import (
     ab,
@@ -27,8 +32,25 @@ from rally_keystone_perf.report.writers import (
 )
 from rally_keystone_perf.report.writers.html import comparison as compare_page
 from rally_keystone_perf.report.writers.html import report as report_page
+from rally_keystone_perf.report.writers.render import RENDERERS
 
 W = TypeVar("W")
+P = TypeVar("P")
+
+
+def document_kind(
+    build: Callable[[P], Document], formats: Sequence[str]
+) -> dict[str, Callable[[P, TextIO], None]]:
+    """A kind's writers: build its document, render it in each format."""
+
+    def rendered(fmt: str) -> Callable[[P, TextIO], None]:
+        def write(figures: P, stream: TextIO) -> None:
+            RENDERERS[fmt](build(figures), stream)
+
+        return write
+
+    return {fmt: rendered(fmt) for fmt in formats}
+
 
 REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = {
     "table": text.write_table,
@@ -74,6 +96,10 @@ AB: dict[str, Callable[[ab.AbPage, TextIO], None]] = {
     "markdown": ab.write_markdown,
     "json": ab.write_json,
 }
+
+RELEASES: dict[str, Callable[[ReleasesPage, TextIO], None]] = document_kind(
+    releases_blocks.document, ("table", "markdown", "html", "svg")
+)
 
 FORMATS = tuple(REPORT)  # report and compare write the same formats
 GATE_FORMATS = tuple(GATE)

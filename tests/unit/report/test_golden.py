@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,6 @@ from rally_keystone_perf.cli.app import main
 from rally_keystone_perf.layout.rounds_state import RoundsState
 from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.report.writers import releases as releases_writer
 from rally_keystone_perf.run.releases import Failure
 from rally_keystone_perf.studies import registry as studies
 
@@ -117,14 +115,8 @@ def _releases_page(fmt: str) -> str:
         [Failure("31.0.0", "install", "pip said: no matching distribution")],
         "the suite's",
     )
-    write: Callable[..., None] = {
-        "table": releases_writer.write_text,
-        "markdown": releases_writer.write_markdown,
-        "html": releases_writer.write_html,
-        "svg": releases_writer.write_svg,
-    }[fmt]
     stream = io.StringIO()
-    write(page, stream)
+    registry.writer(registry.RELEASES, fmt)(page, stream)
     return stream.getvalue()
 
 

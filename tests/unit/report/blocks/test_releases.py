@@ -7,13 +7,13 @@ import xml.etree.ElementTree as ET
 
 from rally_keystone_perf.report.figures import releases as figures
 from rally_keystone_perf.report.figures.study import Measured
-from rally_keystone_perf.report.writers import releases as writer
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run.releases import Failure
 
 TOKENS = "keystone.create_token"
 
 
-def _page() -> writer.ReleasesPage:
+def _page() -> figures.ReleasesPage:
     per_round = [
         {
             (v, 4, TOKENS): Measured(
@@ -32,7 +32,7 @@ def _page() -> writer.ReleasesPage:
     measured = versions[:2]
     from rally_keystone_perf.report.figures.study_rounds import combined
 
-    return writer.ReleasesPage(
+    return figures.ReleasesPage(
         "Keystone releases (quick)",
         versions,
         figures.release_rows(measured, combined(per_round), 4),
@@ -44,7 +44,7 @@ def _page() -> writer.ReleasesPage:
 
 def test_the_text_page_names_every_release_and_the_one_left_out() -> None:
     out = io.StringIO()
-    writer.write_text(_page(), out)
+    registry.writer(registry.RELEASES, "table")(_page(), out)
     text = out.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "| create_token   | 27.0.0  |  0.113 |" in text
@@ -54,7 +54,7 @@ def test_the_text_page_names_every_release_and_the_one_left_out() -> None:
 
 def test_the_plot_is_a_standalone_svg_of_the_medians() -> None:
     out = io.StringIO()
-    writer.write_svg(_page(), out)
+    registry.writer(registry.RELEASES, "svg")(_page(), out)
     root = ET.fromstring(out.getvalue())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert "create_token" in out.getvalue()
@@ -62,7 +62,7 @@ def test_the_plot_is_a_standalone_svg_of_the_medians() -> None:
 
 def test_markdown_and_html_pages() -> None:
     markdown, html = io.StringIO(), io.StringIO()
-    writer.write_markdown(_page(), markdown)
-    writer.write_html(_page(), html)
+    registry.writer(registry.RELEASES, "markdown")(_page(), markdown)
+    registry.writer(registry.RELEASES, "html")(_page(), html)
     assert "| create_token | 28.0.0 |" in markdown.getvalue()
     assert html.getvalue().startswith("<!DOCTYPE html>") and "<svg" in html.getvalue()
