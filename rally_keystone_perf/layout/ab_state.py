@@ -18,7 +18,8 @@ from rally_keystone_perf.layout import state_files
 SIDES = ("a", "b")
 STATE_FILE = "ab.json"
 STATE_VERSION = 1
-RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
+RUNNING, DONE = state_files.RUNNING, state_files.DONE
+INTERRUPTED, FAILED = state_files.INTERRUPTED, state_files.FAILED
 
 
 @dataclass

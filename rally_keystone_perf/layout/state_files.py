@@ -12,6 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+# a state's status: its command runs, ended, was stopped (Ctrl-C, SIGTERM:
+# the complete rounds kept) or failed
+RUNNING, DONE, INTERRUPTED, FAILED = "running", "done", "interrupted", "failed"
+
 
 def write_json(path: Path, document: Any) -> None:
     """``document`` as indented JSON with sorted keys, in ``path`` (its

@@ -19,20 +19,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
-from rally_keystone_perf.layout.ab_state import (
-    DONE,
-    FAILED,
-    INTERRUPTED,
-    SIDES,
-    AbState,
-    Round,
-)
+from rally_keystone_perf.layout.ab_state import DONE, SIDES, AbState, Round
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rounds
 
@@ -61,26 +53,19 @@ class AbPlan:
     sessions: Mapping[str, SideSession] = field(default_factory=dict)  # clouds
 
 
-def _sides(plan: AbPlan, echo: Echo) -> AbstractContextManager[dict[str, Side]]:
-    """Both sides up (A first), both stopped on the way out."""
-    return rounds.open_sides(
+def _turns(plan: AbPlan) -> rounds.Turns:
+    """The A/B as the rounds engine runs it: A and B, A started first."""
+    return rounds.Turns(
         plan.folder,
         SIDES,
+        plan.rounds,
         plan.deployments,
         plan.sessions,
-        echo,
         names={side: side.upper() for side in SIDES},
         targets={s: str(plan.options[s].get("target")) for s in plan.sessions},
+        max_seconds=plan.max_seconds,
+        noun="side",
     )
-
-
-def _budget_left(plan: AbPlan, state: AbState, clock: Callable[[], float]) -> bool:
-    """Whether another round fits in ``--max-minutes`` (by the mean so far)."""
-    done = state.complete_rounds()
-    if plan.max_seconds is None or not done or state.started is None:
-        return True
-    elapsed = clock() - state.started
-    return elapsed + elapsed / len(done) <= plan.max_seconds
 
 
 def run_ab(
@@ -89,22 +74,28 @@ def run_ab(
     echo: Echo,
     clock: Callable[[], float] = time.time,
 ) -> AbState:
-    """Run the rounds; return the state (also in ``<folder>/ab.json``)."""
+    """Run the rounds (:func:`.rounds.run_turns`); return the state (also in
+    ``<folder>/ab.json``)."""
     state = _new_state(plan)
     state.save()
+
+    def new_round(round_no: int, order: list[str], started: float) -> Round:
+        entry = Round(round_no, "".join(order), started=started)
+        state.rounds.append(entry)
+        return entry
+
+    def sides_up(sides: Mapping[str, Side], started: float) -> None:
+        for side, (run, _) in sides.items():
+            state.sides[side]["run"] = str(run.root)
+        state.started = started
+
+    def task(side: str, round_no: int, run: RunDir) -> tuple[Path, list[str]]:
+        return task_for(run), [f"ab:{side}", f"round:{round_no}"]
+
     try:
-        with _sides(plan, echo) as sides:
-            for side, (run, _) in sides.items():
-                state.sides[side]["run"] = str(run.root)
-            state.started = clock()
-            state.save()
-            _rounds(plan, state, sides, task_for, echo, clock)
-    except KeyboardInterrupt:
-        state.status = INTERRUPTED
-        echo(f"interrupted: {len(state.complete_rounds())} complete rounds kept")
-    except BaseException:
-        state.status = FAILED
-        raise
+        rounds.run_turns(
+            _turns(plan), state, rounds.Hooks(new_round, sides_up), task, echo, clock
+        )
     finally:
         state.finished = clock()
         state.save()
@@ -134,35 +125,3 @@ def _new_state(plan: AbPlan) -> AbState:
         sides={s: {"options": dict(plan.options[s])} for s in SIDES},
         rounds_planned=plan.rounds,
     )
-
-
-def _rounds(
-    plan: AbPlan,
-    state: AbState,
-    sides: Mapping[str, Side],
-    task_for: TaskFor,
-    echo: Echo,
-    clock: Callable[[], float],
-) -> None:
-    """Every planned round (within the budget), each side in its turn."""
-    for round_no in range(1, plan.rounds + 1):
-        if not _budget_left(plan, state, clock):
-            echo(f"time budget reached after {round_no - 1} rounds")
-            break
-        entry = Round(round_no, round_order(round_no), started=clock())
-        state.rounds.append(entry)
-        for side in entry.order:
-            run, runner = sides[side]
-            echo(f"round {round_no}/{plan.rounds}: side {side.upper()}")
-            outcome = runner.start_task(
-                task_for(run), tags=[f"ab:{side}", f"round:{round_no}"]
-            )
-            entry.exit_codes[side] = outcome.exit_code
-            if outcome.report is not None and not outcome.interrupted:
-                entry.reports[side] = str(outcome.report)
-            state.save()
-            if outcome.interrupted:
-                raise KeyboardInterrupt
-        entry.finished = clock()
-        state.save()
-    state.status = DONE

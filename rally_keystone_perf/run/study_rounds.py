@@ -28,19 +28,17 @@ from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.layout.rounds_state import (
-    DONE,
-    FAILED,
-    INTERRUPTED,
     RUNNING,
     RoundsState,
     StudyRound,
 )
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rounds
-from rally_keystone_perf.run.matrix import MatrixError, duration_text, shared_options
+from rally_keystone_perf.run.matrix import MatrixError, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks
 from rally_keystone_perf.tasks.model import TaskFile
 
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = rounds.EXIT_INTERRUPTED
 ROUND_TASKS = "round-tasks"  # in a config's run folder
 Echo = Callable[[str], None]
 
@@ -101,87 +99,37 @@ def run_rounds(
     echo: Echo,
     clock: Callable[[], float] = time.time,
 ) -> list[int]:
-    """Run the rounds after the complete ones; their exit codes (130 among
-    them after a Ctrl-C or SIGTERM, whose complete rounds are kept)."""
+    """Run the rounds after the complete ones (:func:`.rounds.run_turns`);
+    their exit codes (130 among them after a Ctrl-C or SIGTERM, whose
+    complete rounds are kept)."""
     done = len(state.complete_rounds())
     if done >= plan.rounds:
         echo(f"all {plan.rounds} rounds are done (recorded in {state.path})")
         return []
     if done:
         echo(f"resuming after round {done} of {plan.rounds} ({state.path})")
-    state.status = RUNNING
-    state.save()
-    codes: list[int] = []
-    try:
-        with rounds.open_sides(
-            plan.folder, plan.configs, plan.deployments, {}, echo
-        ) as sides:
-            for label, (run, _) in sides.items():
-                state.configs[label].setdefault("runs", []).append(str(run.root))
-            state.save()
-            _rounds(plan, state, sides, echo, clock, codes)
-        state.status = DONE
-    except KeyboardInterrupt:
-        state.status = INTERRUPTED
-        echo(f"interrupted: {len(state.complete_rounds())} complete rounds kept")
-        codes.append(EXIT_INTERRUPTED)
-    except BaseException:
-        state.status = FAILED
-        raise
-    finally:
-        state.save()
-    return codes
 
-
-def _rounds(
-    plan: RoundsPlan,
-    state: RoundsState,
-    sides: Mapping[str, rounds.Side],
-    echo: Echo,
-    clock: Callable[[], float],
-    codes: list[int],
-) -> None:
-    """Every round not done yet, each config in its turn."""
-    started, first = clock(), len(state.complete_rounds()) + 1
-    steps = (plan.rounds - first + 1) * len(plan.configs)
-    done = 0
-    for round_no in range(first, plan.rounds + 1):
-        entry = StudyRound(
-            round_no, rounds.balanced_order(round_no, plan.configs), started=clock()
-        )
+    def new_round(round_no: int, order: list[str], started: float) -> StudyRound:
+        entry = StudyRound(round_no, order, started=started)
         state.rounds.append(entry)
-        for label in entry.order:
-            where = f"round {round_no}/{plan.rounds}: {label}"
-            echo(_progress(where, clock() - started, done, steps))
-            done += 1
-            run, runner = sides[label]
-            task = round_tasks.write_round_task(
-                plan.tasks[label],
-                run.root / ROUND_TASKS,
-                f"study-{plan.seed}-{label}-round-{round_no}",
-                plan.scale,
-            )
-            tags = [f"study:{plan.seed}", f"config:{label}", f"round:{round_no}"]
-            outcome = runner.start_task(task, tags=tags)
-            entry.exit_codes[label] = outcome.exit_code
-            codes.append(outcome.exit_code)
-            if outcome.report is not None and not outcome.interrupted:
-                entry.reports[label] = str(outcome.report)
-            state.save()
-            if outcome.interrupted:
-                raise KeyboardInterrupt
-        entry.finished = clock()
-        state.save()
+        return entry
 
+    def sides_up(sides: Mapping[str, rounds.Side], started: float) -> None:
+        for label, (run, _) in sides.items():
+            state.configs[label].setdefault("runs", []).append(str(run.root))
 
-def _progress(where: str, elapsed: float, done: int, steps: int) -> str:
-    """``round 2/3: apache (elapsed 4m12s, about 4m left)``: the time left
-    by the mean of the ``done`` of ``steps`` tasks so far."""
-    text = f"{where} (elapsed {duration_text(elapsed)}"
-    if done:
-        left = elapsed / done * (steps - done)
-        text += f", about {duration_text(left)} left"
-    return text + ")"
+    def task(label: str, round_no: int, run: RunDir) -> tuple[Path, list[str]]:
+        written = round_tasks.write_round_task(
+            plan.tasks[label],
+            run.root / ROUND_TASKS,
+            f"study-{plan.seed}-{label}-round-{round_no}",
+            plan.scale,
+        )
+        return written, [f"study:{plan.seed}", f"config:{label}", f"round:{round_no}"]
+
+    turns = rounds.Turns(plan.folder, plan.configs, plan.rounds, plan.deployments)
+    hooks = rounds.Hooks(new_round, sides_up)
+    return rounds.run_turns(turns, state, hooks, task, echo, clock)
 
 
 def recorded_options(options: LaunchOptions) -> dict[str, Any]:

@@ -62,3 +62,88 @@ def test_a_side_failing_to_start_stops_those_up(monkeypatch, tmp_path: Path) -> 
         with rounds.open_sides(tmp_path, "xyz", dict.fromkeys("xyz"), {}, print):
             pass
     assert seen["stopped"] == ["x"]
+
+
+class _Record:
+    """A state file of rounds kept in memory; saves counted."""
+
+    def __init__(self) -> None:
+        self.status, self.rounds, self.saves, self.up = "", [], 0, {}
+
+    def save(self) -> None:
+        self.saves += 1
+
+    def complete_rounds(self) -> list[Any]:
+        return [r for r in self.rounds if len(r.reports) == 3]
+
+
+class _Round:
+    def __init__(self, round_no: int, order: list[str]) -> None:
+        self.round_no, self.order = round_no, order
+        self.reports: dict[str, str] = {}
+        self.exit_codes: dict[str, int] = {}
+        self.finished: float | None = None
+
+
+def _engine(
+    seen: dict[str, Any], tmp_path: Path, **turns: Any
+) -> tuple[_Record, list[int], list[str]]:
+    record, messages = _Record(), []
+
+    def new_round(round_no: int, order: list[str], started: float) -> _Round:
+        record.rounds.append(_Round(round_no, order))
+        return record.rounds[-1]
+
+    def sides_up(sides: Any, started: float) -> None:
+        record.up = {side: run.root.parent.name for side, (run, _) in sides.items()}
+
+    sides = ("x", "y", "z")
+    count = turns.pop("count", 3)
+    plan = rounds.Turns(tmp_path, sides, count, dict.fromkeys(sides), **turns)
+    ticks = itertools.count(0, 10)
+    codes = rounds.run_turns(
+        plan,
+        record,
+        rounds.Hooks(new_round, sides_up),
+        lambda side, n, run: (Path(f"{side}-{n}.json"), [f"{side}:{n}"]),
+        messages.append,
+        lambda: next(ticks),
+    )
+    return record, codes, messages
+
+
+def test_the_engine_runs_every_side_each_round_in_turns(
+    monkeypatch, tmp_path: Path
+) -> None:
+    seen = fake_sides.install(monkeypatch)
+    record, codes, messages = _engine(seen, tmp_path, names={"x": "X"}, noun="side")
+    assert record.status == "done" and codes == [0] * 9
+    assert [r.order for r in record.rounds] == [
+        ["x", "y", "z"], ["y", "z", "x"], ["z", "x", "y"]
+    ]  # fmt: skip
+    assert record.up == {"x": "x", "y": "y", "z": "z"}
+    assert seen["log"][:3] == ["x:1", "y:1", "z:1"]
+    assert record.saves >= 9 + 3  # after every task and every round
+    assert messages[-9] == "round 1/3: side X (elapsed 30s)"  # 10 s a tick
+    assert messages[-1].startswith("round 3/3: side y (elapsed ")
+    assert messages[-1].endswith("about 21s left)")  # 170 s for 8 tasks
+    assert sorted(seen["stopped"]) == ["x", "y", "z"]
+
+
+def test_an_interrupt_keeps_the_complete_rounds_and_says_so(
+    monkeypatch, tmp_path: Path
+) -> None:
+    seen = fake_sides.install(monkeypatch)
+    seen["interrupt_at"] = 5
+    record, codes, messages = _engine(seen, tmp_path)
+    assert record.status == "interrupted"
+    assert codes == [0, 0, 0, 0, rounds.EXIT_INTERRUPTED, rounds.EXIT_INTERRUPTED]
+    assert messages[-1] == "interrupted: 1 complete rounds kept"
+    assert sorted(seen["stopped"]) == ["x", "y", "z"]
+
+
+def test_no_round_starts_past_the_budget(monkeypatch, tmp_path: Path) -> None:
+    seen = fake_sides.install(monkeypatch)
+    record, _, messages = _engine(seen, tmp_path, count=6, max_seconds=100)
+    assert len(record.rounds) < 6 and record.status == "done"
+    assert "time budget reached after" in messages[-1]
