@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,14 +131,19 @@ def add_mismatch_option(parser: argparse.ArgumentParser, refusal: str) -> None:
     )
 
 
-def add_output_options(parser: argparse.ArgumentParser) -> None:
-    """``--format`` and ``--out`` of ``report`` and ``compare``."""
+def add_output_options(
+    parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS
+) -> None:
+    """``--format`` (one of ``formats``) and ``--out`` of the commands that
+    write a document (``report``, ``compare``, ``gate``)."""
+    unrounded = ""
+    if "csv" in formats:
+        unrounded = "; csv and json keep numbers unrounded, json has a versioned schema"
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=formats,
         default="table",
-        help="output format (default: %(default)s); csv and json keep numbers "
-        "unrounded, json has a versioned schema",
+        help=f"output format (default: %(default)s){unrounded}",
     )
     parser.add_argument(
         "--out",
@@ -146,4 +151,14 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="write to FILE instead of standard output",
+    )
+
+
+def add_alpha(parser: argparse.ArgumentParser, tests: str) -> None:
+    """``--alpha``: the significance level of ``tests``."""
+    parser.add_argument(
+        "--alpha",
+        type=alpha,
+        default=0.05,
+        help=f"significance level of {tests} (default: %(default)s)",
     )

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+from typing import Any
 
+from rally_keystone_perf.cli import arguments, launch_arguments
 from rally_keystone_perf.cli.common import (
     EXIT_NOT_RUNNING,
     EXIT_OK,
+    always_local,
     echo,
     launch_options,
     resolve_run,
@@ -87,3 +91,32 @@ def cmd_status(args: argparse.Namespace) -> int:
     if left:
         print(f"processes:  {', '.join(left)}")
     return EXIT_OK if running else EXIT_NOT_RUNNING
+
+
+def add_up_command(sub: Any) -> None:
+    """``up``: start and leave running."""
+    up = sub.add_parser(
+        "up",
+        help="start a local Keystone and leave it running",
+        description=cmd_up.__doc__,
+    )
+    launch_arguments.add_launch_options(up)
+    arguments.add_runs_dir(up)
+    up.set_defaults(func=cmd_up, starts_local=always_local)
+
+
+def add_down_status_commands(sub: Any) -> None:
+    """``down`` and ``status`` of a run folder."""
+    for name, func in (
+        ("down", cmd_down),
+        ("status", cmd_status),
+    ):
+        p = sub.add_parser(name, help=func.__doc__, description=func.__doc__)
+        p.add_argument(
+            "--run",
+            type=Path,
+            default=None,
+            help="run folder (default: <runs-dir>/current)",
+        )
+        arguments.add_runs_dir(p)
+        p.set_defaults(func=func)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import io
 from pathlib import Path
+from typing import Any
 
+from rally_keystone_perf.cli import arguments
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -17,6 +19,7 @@ from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import machine
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.writers.gate import headline, junit_xml
+from rally_keystone_perf.report.writers.registry import GATE_FORMATS
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -153,3 +156,120 @@ def _gate_ab(args: argparse.Namespace) -> int:
     if result.errors:
         return EXIT_ERROR
     return EXIT_OK if result.passed else EXIT_SLA
+
+
+def add_report_command(sub: Any) -> None:
+    """``report``: tables from Rally reports."""
+    report = sub.add_parser(
+        "report",
+        help="print tables from Rally JSON reports",
+        description=cmd_report.__doc__,
+    )
+    report.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS",
+        help="Rally JSON reports (rally task report --json) or run folders",
+    )
+    report.add_argument(
+        "--combined",
+        action="store_true",
+        help="one table for all: a row per workload with its configuration "
+        "columns and the total's figures (table or markdown)",
+    )
+    report.add_argument(
+        "--trends",
+        action="store_true",
+        help="follow each workload across the runs (reports, run folders, or "
+        "folders of runs: every */results/*.json under them) by time, with "
+        "median, p95, success, throughput and the gate's verdict (table, "
+        "markdown, json or html)",
+    )
+    report.add_argument(
+        "--server-log",
+        type=Path,
+        metavar="FILE",
+        help="a run against your own cloud (--os-cloud): an access log copied "
+        "from its Keystone (Apache combined with %%D, haproxy's httplog, "
+        "uwsgi's default), its lines of the run taken into the run folder "
+        "for the server-side table",
+    )
+    arguments.add_output_options(report)
+    report.set_defaults(func=cmd_report)
+
+
+def add_compare_command(sub: Any) -> None:
+    """``compare``: runs against a baseline."""
+    compare = sub.add_parser(
+        "compare",
+        help="compare runs with a baseline, with statistical verdicts",
+        description=cmd_compare.__doc__,
+    )
+    compare.add_argument(
+        "baseline",
+        type=Path,
+        metavar="A",
+        help="the baseline run: a Rally JSON report or a run folder",
+    )
+    compare.add_argument(
+        "others",
+        nargs="+",
+        type=Path,
+        metavar="B",
+        help="runs to compare with the baseline (reports or run folders)",
+    )
+    arguments.add_alpha(compare, "the Mann-Whitney U test")
+    arguments.add_mismatch_option(compare, 'default: its rows say "not comparable"')
+    arguments.add_output_options(compare)
+    compare.set_defaults(func=cmd_compare)
+
+
+def add_gate_command(sub: Any) -> None:
+    """``gate``: fail on a regression."""
+    gate_cmd = sub.add_parser(
+        "gate",
+        help="fail (exit 2) when a run regressed against a baseline",
+        description=cmd_gate.__doc__,
+    )
+    gate_cmd.add_argument(
+        "current",
+        metavar="CURRENT",
+        help="the run under test: a Rally JSON report, a run folder or a task "
+        "UUID; or an A/B folder (rally-keystone-perf ab), B gated against A",
+    )
+    gate_cmd.add_argument(
+        "--baseline",
+        default=None,
+        metavar="BASELINE",
+        help="the reference run: a Rally JSON report, a run folder or a task "
+        "UUID (needed unless CURRENT is an A/B folder)",
+    )
+    gate_cmd.add_argument(
+        "--max-regression",
+        type=arguments.percentage,
+        default=0.10,
+        metavar="PERCENT",
+        help="tolerated slowdown of a median or p95, e.g. 10%% (default: 10%%)",
+    )
+    gate_cmd.add_argument(
+        "--max-instruction-increase",
+        type=arguments.percentage,
+        default=None,
+        metavar="PERCENT",
+        help="an A/B folder only: also fail a workload whose instructions per "
+        "request (ab --instructions, counted under callgrind) on B exceed A's "
+        "by more than this, e.g. 1%% (default: not judged)",
+    )
+    arguments.add_alpha(gate_cmd, "the tests")
+    arguments.add_mismatch_option(gate_cmd, "default: the gate refuses it and exits 1")
+    gate_cmd.add_argument(
+        "--junit",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write JUnit XML (a test case per workload and criterion)",
+    )
+    arguments.add_output_options(gate_cmd, GATE_FORMATS)
+    arguments.add_runs_dir(gate_cmd)
+    gate_cmd.set_defaults(func=cmd_gate)

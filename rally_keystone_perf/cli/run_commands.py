@@ -7,16 +7,24 @@ import dataclasses
 import io
 import sys
 from pathlib import Path
+from typing import Any
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.cli import cloud_commands, engine_options
+from rally_keystone_perf.cli import (
+    arguments,
+    cloud_commands,
+    engine_options,
+    launch_arguments,
+)
 from rally_keystone_perf.cli.common import (
+    DEFAULT_TASK,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     combined_exit,
     echo,
     launch_options,
+    local_unless_cloud,
     task_files,
 )
 from rally_keystone_perf.deploy import preflight
@@ -232,3 +240,115 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     echo(f"{len(generate.generated())} task files under {tasks_dir} are up to date")
     return EXIT_OK
+
+
+def add_run_command(sub: Any) -> None:
+    """``run``: up, tasks, report, down."""
+    run = sub.add_parser(
+        "run",
+        help="up, run Rally tasks, print the report, down",
+        description=f"{cmd_run.__doc__} Exit code follows rally task start.",
+    )
+    run.add_argument(
+        "--task",
+        action="append",
+        metavar="FILE",
+        help=f"Rally task file; repeatable (default: tasks/{DEFAULT_TASK})",
+    )
+    run.add_argument(
+        "--task-args",
+        type=arguments.task_args,
+        default={},
+        metavar="JSON_OR_YAML",
+        help="the tasks' Jinja2 arguments, as rally task start --task-args "
+        'takes them: a mapping, e.g. \'{"image": "cirros"}\'',
+    )
+    run.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="leave Keystone running after the tasks",
+    )
+    launch_arguments.add_launch_options(run)
+    engine_options.add_engine_options(run)
+    cloud_commands.add_cloud_options(run, boot=True)
+    arguments.add_runs_dir(run)
+    run.set_defaults(func=cmd_run, starts_local=local_unless_cloud)
+
+
+def add_matrix_command(sub: Any) -> None:
+    """``matrix``: task files across modes, resumable."""
+    matrix_cmd = sub.add_parser(
+        "matrix",
+        help="run task files across deployment modes (resumable), one table",
+        description=cmd_matrix.__doc__,
+    )
+    matrix_cmd.add_argument(
+        "--modes",
+        type=arguments.mode_list,
+        default=["all"],
+        metavar="MODE,...",
+        help="modes to run, comma-separated, or all (default: all, skipping "
+        "modes whose programs are not installed)",
+    )
+    matrix_cmd.add_argument(
+        "--tasks",
+        default="create-token-c*",
+        metavar="PATTERN",
+        help="task files of each mode: tasks/<mode>/<PATTERN>-<size>.json, a "
+        "glob (default: %(default)s, seed 000's levels)",
+    )
+    matrix_cmd.add_argument(
+        "--size",
+        choices=generate.SIZES,
+        default="quick",
+        help="quick (about a minute per file on 2 cores) or full (the seeds' "
+        "times and context sizes) (default: %(default)s)",
+    )
+    matrix_cmd.add_argument(
+        "--tasks-dir",
+        type=Path,
+        default=None,
+        help="folder with one subfolder of task files per mode (default: the "
+        "bundled tasks/)",
+    )
+    matrix_cmd.add_argument(
+        "--matrix-dir",
+        type=Path,
+        default=None,
+        help="where the state, run folders and combined table go "
+        "(default: <runs-dir>/matrix-<size>)",
+    )
+    matrix_cmd.add_argument(
+        "--restart",
+        action="store_true",
+        help="forget the cells done so far and start over",
+    )
+    launch_arguments.add_launch_options(matrix_cmd, with_mode=False)
+    engine_options.add_engine_options(matrix_cmd)
+    cloud_commands.add_cloud_options(matrix_cmd)
+    arguments.add_runs_dir(matrix_cmd)
+    matrix_cmd.set_defaults(func=cmd_matrix, starts_local=local_unless_cloud)
+
+
+def add_tasks_command(sub: Any) -> None:
+    """``tasks``: check, regenerate or locate the bundled task files."""
+    tasks = sub.add_parser(
+        "tasks",
+        help="check, regenerate or locate the bundled task files",
+        description=cmd_tasks.__doc__,
+    )
+    action = tasks.add_mutually_exclusive_group()
+    action.add_argument("--check", action="store_true", help="compare (default)")
+    action.add_argument("--write", action="store_true", help="regenerate")
+    action.add_argument(
+        "--path",
+        action="store_true",
+        help="print the tasks folder alone (for rally task start)",
+    )
+    tasks.add_argument(
+        "--tasks-dir",
+        type=Path,
+        default=None,
+        help="the tasks folder (default: the bundled one)",
+    )
+    tasks.set_defaults(func=cmd_tasks)
