@@ -15,7 +15,6 @@ from rally_keystone_perf import paths, stop_signals
 from rally_keystone_perf.cli import (
     arguments,
     cloud_commands,
-    engine_options,
     launch_arguments,
 )
 from rally_keystone_perf.cli.common import (
@@ -31,7 +30,7 @@ from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.layout import ab_state
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.run import ab, instructions
+from rally_keystone_perf.run import ab, engines, instructions
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -177,7 +176,7 @@ def _timed_rounds(plan: ab.AbPlan, task: TaskFile) -> ab.AbState:
         return ab.counts_only(plan)
     echo(f"A/B in {plan.folder}: {plan.rounds} rounds, sides in turns")
     return ab.run_ab(
-        plan, lambda run: engine_options.task_to_run(task, None, run), echo
+        plan, lambda run: engines.RallyEngine().task_to_run(task, run), echo
     )
 
 

@@ -22,11 +22,10 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.own_cloud import compute, probe, target
 from rally_keystone_perf.layout.rundir import RunDir
-from rally_keystone_perf.loadgen.locust.task import LocustOptions
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.run import ab, matrix, own_cloud, rally_runner
+from rally_keystone_perf.run import ab, engines, matrix, own_cloud, rally_runner
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks import own_cloud as cloud_plan
 from rally_keystone_perf.tasks.model import TaskFile
@@ -218,7 +217,7 @@ def prepare_target(
 
 def _engine_on_cloud(
     args: argparse.Namespace, tasks: Sequence[TaskFile]
-) -> LocustOptions | None:
+) -> engines.Engine:
     """Rally's runners, or Locust's workers here or on other hosts (each
     given the target with its workload by the master); not in namespaces."""
     if args.worker_hosts:
@@ -228,8 +227,8 @@ def _engine_on_cloud(
             "elsewhere; use --workers N here, or --expect-workers N and "
             "'rally-keystone-perf worker --master' on other hosts"
         )
-    load_engine = engine_options.locust_options(args)
-    engine_options.check_tasks(tasks, load_engine)
+    load_engine = engine_options.engine(args)
+    load_engine.check(tasks)
     return load_engine
 
 
@@ -248,7 +247,7 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
     echo(f"run folder: {run.root}")
     outcomes = _run_tasks(run, ready, tasks, load_engine)
     codes = [o.exit_code for o in outcomes]
-    codes += engine_options.engine_exit_codes(run)
+    codes += engines.failure_codes(load_engine, run, echo)
     if args.server_log is not None:
         codes.append(_server_log(run, args.server_log))
     reports = [o.report for o in outcomes if o.report]
@@ -345,13 +344,13 @@ def _run_tasks(
     run: RunDir,
     ready: Ready,
     tasks: Sequence[TaskFile],
-    load_engine: LocustOptions | None,
+    load_engine: engines.Engine,
 ) -> list[rally_runner.TaskOutcome]:
     outcomes: list[rally_runner.TaskOutcome] = []
     try:
         with own_cloud.cloud_session(run, ready.cloud, ready.plan, echo) as runner:
-            engine_options.run_task_files(
-                runner, run, tasks, load_engine, TAGS, outcomes
+            engines.run_task_files(
+                runner, run, tasks, load_engine, TAGS, outcomes, echo
             )
     except KeyboardInterrupt:
         echo("interrupted")

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.cli.arguments import at_least, positive
-from rally_keystone_perf.cli.common import EXIT_ERROR, echo
-from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.layout.rundir import RunDir
-from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
-from rally_keystone_perf.loadgen.locust.plan import task_plans
 from rally_keystone_perf.loadgen.locust.protocol import parse_address
 from rally_keystone_perf.loadgen.locust.task import ENGINES, LocustOptions
-from rally_keystone_perf.run.rally_runner import RallyRunner, TaskOutcome
-from rally_keystone_perf.tasks import tracing as task_tracing
-from rally_keystone_perf.tasks.model import TaskFile
+from rally_keystone_perf.run import engines
 
 DEFAULT_WEB_UI = "127.0.0.1:8089"
 
@@ -153,59 +144,9 @@ def locust_options(args: argparse.Namespace) -> LocustOptions | None:
     )
 
 
-def check_tasks(tasks: Iterable[TaskFile], options: LocustOptions | None) -> None:
-    """Refuse, before anything starts, a workload the engine cannot run, or
-    the Locust engine when Locust is not installed (naming the extra).
+def engine(args: argparse.Namespace) -> engines.Engine:
+    """The engine ``--engine`` names (:mod:`rally_keystone_perf.run.engines`).
 
-    :raises LaunchError: Locust is not installed.
+    :raises ValueError: Locust options given to the Rally engine.
     """
-    if options is not None:
-        preflight.check_choice_modules("locust")
-        for task in tasks:
-            task_plans(task)
-
-
-def task_to_run(task: TaskFile, options: LocustOptions | None, run: RunDir) -> Path:
-    """The file Rally runs: the task itself, or its rewrite in the run (its
-    Locust form, the trace context of ``--trace``)."""
-    if options is not None:
-        options = options.on_hosts(run.state().client_network)
-    contexts = task_tracing.client_contexts(run)
-    return locust_task.task_to_run(task, options, run.root, contexts)
-
-
-def engine_failures(run: RunDir) -> list[str]:
-    """What went wrong in the Locust engine's workloads of ``run``."""
-    return locust_task.engine_failures(run.results)
-
-
-tags = locust_task.tags
-
-
-def run_task_files(
-    runner: RallyRunner,
-    run: RunDir,
-    tasks: Iterable[TaskFile],
-    load_engine: LocustOptions | None,
-    task_tags: Iterable[str],
-    outcomes: list[TaskOutcome],
-) -> None:
-    """Each task through Rally in its turn (in the engine's form), until one
-    is interrupted; each outcome appended as it ends (kept on a Ctrl-C)."""
-    for task in tasks:
-        echo(f"running {task.path}")
-        outcome = runner.start_task(
-            task_to_run(task, load_engine, run),
-            tags=[*task_tags, *tags(load_engine)],
-        )
-        outcomes.append(outcome)
-        if outcome.interrupted:
-            break
-
-
-def engine_exit_codes(run: RunDir) -> list[int]:
-    """Exit 1 for each failure of the Locust engine's workloads, said."""
-    problems = engine_failures(run)
-    for problem in problems:
-        echo(f"error: locust engine: {problem}")
-    return [EXIT_ERROR for _ in problems]
+    return engines.engine_for(locust_options(args))

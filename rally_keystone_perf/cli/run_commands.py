@@ -32,7 +32,7 @@ from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resol
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import combined, run_labels, scaling
-from rally_keystone_perf.run import matrix, rally_runner, session
+from rally_keystone_perf.run import engines, matrix, rally_runner, session
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -51,16 +51,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     deployment = resolve(launch_options(args, tasks), echo)  # once, passed down
     for task in tasks:
         check.check_deployment(task, deployment)
-    load_engine = engine_options.locust_options(args)
-    engine_options.check_tasks(tasks, load_engine)
+    load_engine = engine_options.engine(args)
+    load_engine.check(tasks)
     outcomes: list[rally_runner.TaskOutcome] = []
     run: RunDir | None = None
     try:
         with session.keystone_session(
             args.runs_dir, deployment, echo, args.keep_running
         ) as (run, runner):
-            engine_options.run_task_files(
-                runner, run, tasks, load_engine, [f"mode:{args.mode}"], outcomes
+            engines.run_task_files(
+                runner, run, tasks, load_engine, [f"mode:{args.mode}"], outcomes, echo
             )
     except KeyboardInterrupt:
         if run is None:
@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         api.report(reports, sys.stdout, "table", overrides=columns)
         echo(f"results: {run.results}")
     codes = [o.exit_code for o in outcomes]
-    return combined_exit([*codes, *engine_options.engine_exit_codes(run)])
+    return combined_exit([*codes, *engines.failure_codes(load_engine, run, echo)])
 
 
 def _matrix_modes(args: argparse.Namespace, base: LaunchOptions) -> list[str]:
@@ -167,13 +167,14 @@ def _local_matrix(
             preflight.check_cluster(
                 resolve(dataclasses.replace(base, mode=name, nodes=count))
             )
-    load_engine = engine_options.locust_options(args)
-    engine_options.check_tasks(loaded.values(), load_engine)
+    locust = engine_options.locust_options(args)
+    load_engine = engines.engine_for(locust)
+    load_engine.check(loaded.values())
     echo(f"matrix: {len(cells)} cells ({', '.join(names)}), all task files valid")
     folder = args.matrix_dir or args.runs_dir / f"matrix-{args.size}"
     shared = matrix.shared_options(base)
-    if load_engine is not None:  # absent for Rally: older states still resume
-        shared.update(load_engine.record())
+    if locust is not None:  # absent for Rally: older states still resume
+        shared.update(locust.record())
     state = matrix.MatrixState.open(folder, shared, args.restart)
 
     def options_for(mode: str, nodes: int) -> LaunchOptions:
@@ -183,8 +184,9 @@ def _local_matrix(
 
     codes: list[int] = []
     try:
-        on_locust = matrix.LocustEngine(load_engine, loaded) if load_engine else None
-        codes = matrix.run_matrix(cells, state, options_for, echo, engine=on_locust)
+        codes = matrix.run_matrix(
+            cells, state, options_for, echo, engine=load_engine, tasks=loaded
+        )
     except KeyboardInterrupt:
         echo("interrupted")
         codes.append(EXIT_INTERRUPTED)

@@ -23,11 +23,8 @@ from rally_keystone_perf.deploy import modes, preflight
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.layout.rundir import RunDir
-from rally_keystone_perf.loadgen.locust import task as locust_task
-from rally_keystone_perf.loadgen.locust.task import LocustOptions
-from rally_keystone_perf.run import rally_runner, session
+from rally_keystone_perf.run import engines, rally_runner, session
 from rally_keystone_perf.tasks import generate
-from rally_keystone_perf.tasks import tracing as task_tracing
 from rally_keystone_perf.tasks.model import TaskFile
 
 STATE_FILE = "matrix.json"
@@ -254,27 +251,20 @@ def duration_text(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-@dataclass(frozen=True)
-class LocustEngine:
-    """A matrix on the Locust engine: its options and the task files the
-    command has already parsed (and checked) before any server started."""
+_RALLY = engines.RallyEngine()
 
-    options: LocustOptions
+
+@dataclass(frozen=True)
+class _Load:
+    """The matrix's engine and the task files the command parsed."""
+
+    engine: engines.Engine
     tasks: Mapping[Path, TaskFile]
 
     def task_to_run(self, task: Path, run: RunDir) -> Path:
-        """The cell's task with its runners handed to Locust, in ``run``."""
-        on_hosts = self.options.on_hosts(run.state().client_network)
-        contexts = task_tracing.client_contexts(run)
-        return locust_task.task_to_run(self.tasks[task], on_hosts, run.root, contexts)
-
-
-def _traced(task: Path, run: RunDir) -> Path:
-    """``task`` with ``--trace``'s context in ``run``; itself when untraced."""
-    contexts = task_tracing.client_contexts(run)
-    if not contexts:
-        return task
-    return locust_task.task_to_run(TaskFile.load(task), None, run.root, contexts)
+        """The file Rally runs for the cell's ``task`` in ``run``."""
+        parsed = self.tasks.get(task) or TaskFile.load(task)
+        return self.engine.task_to_run(parsed, run)
 
 
 def run_matrix(
@@ -283,13 +273,16 @@ def run_matrix(
     options_for: Callable[[str, int], LaunchOptions],
     echo: Echo,
     clock: Callable[[], float] = time.monotonic,
-    engine: LocustEngine | None = None,
+    engine: engines.Engine = _RALLY,
     sessions: Sessions | None = None,
+    tasks: Mapping[Path, TaskFile] | None = None,
 ) -> list[int]:
     """Run the cells not done yet, mode by mode; return their exit codes.
 
-    ``sessions`` opens each block's run (default: a local Keystone of
-    ``options_for``'s launch options).
+    ``engine`` sends the load (:mod:`.engines`), of ``tasks`` (the task
+    files as the command parsed them; default: each cell's file read
+    again). ``sessions`` opens each block's run (default: a local Keystone
+    of ``options_for``'s launch options).
 
     Each mode's Keystone is started once (in ``<matrix dir>/runs``) and
     stopped after its cells, also on errors and Ctrl-C. A mode that cannot
@@ -321,7 +314,7 @@ def run_matrix(
                     clock,
                     progress,
                     codes,
-                    engine,
+                    _Load(engine, tasks or {}),
                     sessions,
                 ):
                     return codes  # a task was interrupted
@@ -345,7 +338,7 @@ def _run_mode(
     clock: Callable[[], float],
     progress: Progress,
     codes: list[int],
-    engine: LocustEngine | None = None,
+    load: _Load,
     sessions: Sessions | None = None,
 ) -> bool:
     """One deployment's cells (a mode, a node count) on one Keystone; True
@@ -360,17 +353,9 @@ def _run_mode(
         for cell in cells:
             echo(progress.line(cell))
             started = clock()
-            task = (
-                engine.task_to_run(cell.task, run)
-                if engine
-                else _traced(cell.task, run)
-            )
-            known = set(locust_task.engine_failures(run.results))
-            tags = [
-                f"mode:{mode}",
-                *locust_task.tags(engine.options if engine else None),
-            ]
-            outcome = runner.start_task(task, tags=tags)
+            known = set(load.engine.failures(run))
+            tags = [f"mode:{mode}", *load.engine.tags()]
+            outcome = runner.start_task(load.task_to_run(cell.task, run), tags=tags)
             state.record(
                 cell,
                 status=_status(outcome),
@@ -381,9 +366,9 @@ def _run_mode(
             )
             progress.cell_done()
             codes.append(outcome.exit_code)
-            for problem in locust_task.engine_failures(run.results):
+            for problem in load.engine.failures(run):
                 if problem not in known:  # this cell's, not an earlier one's
-                    echo(f"error: locust engine: {problem}")
+                    echo(f"error: {load.engine.name} engine: {problem}")
                     codes.append(1)
             if outcome.interrupted:
                 return True

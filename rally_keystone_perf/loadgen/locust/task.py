@@ -4,10 +4,8 @@ The task Rally runs is the user's, rendered and parsed once
 (:class:`~rally_keystone_perf.tasks.model.TaskFile`), written again in
 Rally's task format v2 with one change per workload: its runner becomes
 ``keystone_perf_locust``, which keeps the original (``runner_type`` and
-``runner``) and adds how the load is spread. Scenario, arguments, contexts,
-SLA and hooks are untouched. ``--trace`` rewrites the task the same way
-(on either engine) to add its context to every workload. The file keeps
-the original's name, so its results do too.
+``runner``) and adds how the load is spread; the rest is written again as
+:mod:`rally_keystone_perf.tasks.rewrite` writes any task.
 """
 
 from __future__ import annotations
@@ -22,11 +20,11 @@ from typing import Any
 from rally_keystone_perf.loadgen.locust.plan import task_plans
 from rally_keystone_perf.loadgen.locust.protocol import ENGINE_DIR
 from rally_keystone_perf.loadgen.locust.protocol import LOCUST_RUNNER as RUNNER
+from rally_keystone_perf.tasks import rewrite
 from rally_keystone_perf.tasks.model import TaskFile
 
 ENGINES = ("rally", "locust")
 LOCUST_FOLDER = "locust-tasks"  # the run folder's rewritten task files
-REWRITTEN_FOLDER = "tasks"  # the same, on Rally's own runners (--trace)
 
 
 @dataclass(frozen=True)
@@ -72,66 +70,26 @@ class LocustOptions:
         return config
 
 
-def _hook(hook: dict[str, Any]) -> dict[str, Any]:
-    action, trigger = hook["action"], hook["trigger"]
-    return {
-        "description": hook.get("description", ""),
-        "action": {action[0]: action[1]},
-        "trigger": {trigger[0]: trigger[1]},
-    }
-
-
-def _workload(
-    workload: dict[str, Any],
-    options: LocustOptions | None,
-    contexts: Mapping[str, Any],
-) -> dict[str, Any]:
-    runner = {workload["runner_type"]: workload["runner"]}
-    if options is not None:
-        runner = {
-            RUNNER: options.runner(workload["runner_type"], dict(workload["runner"]))
-        }
-    return {
-        "description": workload.get("description") or "",
-        "scenario": {workload["name"]: workload["args"]},
-        "runner": runner,
-        "contexts": {**workload["contexts"], **contexts},
-        "sla": workload["sla"],
-        "hooks": [_hook(h) for h in workload.get("hooks") or []],
-    }
-
-
 def locust_document(
     task: TaskFile,
     options: LocustOptions | None,
     contexts: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``task`` in Rally's format v2, each workload's runner handed to Locust
-    (unless ``options`` is None) and ``contexts`` added to each workload.
+    """``task`` in Rally's format v2 (:func:`.rewrite.document`), each
+    workload's runner handed to Locust (unless ``options`` is None) and
+    ``contexts`` added to each workload.
 
     :raises PlanError: a workload the engine cannot run (checked first).
     """
-    if options is not None:
-        task_plans(task)
-    config = task.config
-    contexts = contexts or {}
-    return {
-        "version": 2,
-        "title": config.title,
-        "description": config.description,
-        "tags": list(config.tags),
-        "subtasks": [
-            {
-                "title": subtask["title"],
-                "description": subtask.get("description", ""),
-                "tags": list(subtask.get("tags", [])),
-                "workloads": [
-                    _workload(w, options, contexts) for w in subtask["workloads"]
-                ],
-            }
-            for subtask in config.subtasks
-        ],
-    }
+    if options is None:
+        return rewrite.document(task, contexts)
+    task_plans(task)
+
+    def runner_for(kind: str, config: dict[str, Any]) -> dict[str, Any]:
+        assert options is not None
+        return {RUNNER: options.runner(kind, config)}
+
+    return rewrite.document(task, contexts, runner_for)
 
 
 def write_locust_task(
@@ -141,11 +99,7 @@ def write_locust_task(
     contexts: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write :func:`locust_document` as ``folder/<the task's name>.json``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / f"{task.path.stem}.json"
-    document = locust_document(task, options, contexts)
-    out.write_text(json.dumps(document, indent=2) + "\n")
-    return out
+    return rewrite.write(folder, task, locust_document(task, options, contexts))
 
 
 def tags(options: LocustOptions | None) -> list[str]:
@@ -162,10 +116,9 @@ def task_to_run(
     """The file Rally runs: the task itself, or its rewrite in the run with
     Locust's runners (``options``) and/or ``contexts`` added (``--trace``),
     or rendered with its ``--task-args``."""
-    if options is None and not contexts and not task.task_args:
-        return task.path
-    folder = LOCUST_FOLDER if options is not None else REWRITTEN_FOLDER
-    return write_locust_task(task, options, run_root / folder, contexts)
+    if options is None:
+        return rewrite.task_to_run(task, run_root, contexts)
+    return write_locust_task(task, options, run_root / LOCUST_FOLDER, contexts)
 
 
 def engine_failures(results: Path) -> list[str]:

@@ -14,6 +14,7 @@ from rally_keystone_perf.cli import cloud_commands
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.deploy.own_cloud.probe import Probe
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget
+from rally_keystone_perf.run import engines
 from rally_keystone_perf.tasks.model import TaskFile
 
 TARGET = CloudTarget("mine", "http://keystone.test:5000", "alice", "demo", password="x")
@@ -187,13 +188,15 @@ def test_locust_workers_here_or_elsewhere_drive_a_cloud(
         "--engine", "locust", "--expect-workers", "2", "--master-bind", "0.0.0.0"
     )
     engine = cloud_commands._engine_on_cloud(args, _tasks(READ_ONLY))
-    assert engine is not None
-    assert (engine.workers, engine.expect_workers, engine.bind_host) == (
+    assert isinstance(engine, engines.LocustEngine)
+    options = engine.options
+    assert (options.workers, options.expect_workers, options.bind_host) == (
         0,
         2,
         "0.0.0.0",
     )
-    assert cloud_commands._engine_on_cloud(_args(), _tasks(READ_ONLY)) is None
+    rally = cloud_commands._engine_on_cloud(_args(), _tasks(READ_ONLY))
+    assert isinstance(rally, engines.RallyEngine)
     with pytest.raises(Probed):  # the engine's options pass the local check
         cloud_commands.run_on_cloud(
             _args("--engine", "locust", "--workers", "2"), [_one_user_listing(tmp_path)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import engine_options
 from rally_keystone_perf.deploy import launcher
-from rally_keystone_perf.layout.rundir import RunDir
 from tests.unit.rally_fakes import write_task
 
 
@@ -79,21 +77,6 @@ def test_a_workload_locust_cannot_run_is_refused_before_anything_starts(
     assert error.startswith(f"error: {task}: workload KeystonePerf.create_token[0]")
     assert "rps with a ramp" in error
     assert not (tmp_path / "runs").exists()
-
-
-def test_engine_failures_name_each_lost_worker(tmp_path: Path) -> None:
-    run = RunDir(tmp_path)
-    folder = run.results / "engine"
-    folder.mkdir(parents=True)
-    (folder / "w1.json").write_text(json.dumps({"error": None, "lost": []}))
-    (folder / "w2.json").write_text(
-        json.dumps({"error": None, "lost": ["worker2 (pid 7) exited with -9"]})
-    )
-    (folder / "w3.json").write_text(json.dumps({"error": "no worker connected"}))
-    assert engine_options.engine_failures(run) == [
-        "workload w2: worker2 (pid 7) exited with -9",
-        "workload w3: no worker connected",
-    ]
 
 
 def test_worker_hosts_are_launch_options_and_the_engines() -> None:

@@ -13,7 +13,7 @@ import pytest
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.loadgen.locust.task import LocustOptions
-from rally_keystone_perf.run import matrix, session
+from rally_keystone_perf.run import engines, matrix, session
 from rally_keystone_perf.run.rally_runner import TaskOutcome
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -96,8 +96,23 @@ def test_the_bundled_seed_001_matrices() -> None:
     ]
 
 
+def _task_file(path: Path) -> Path:
+    """A one-workload task file at ``path`` (the matrix reads each cell's)."""
+    workload = {
+        "scenario": {"KeystonePerf.list_projects": {}},
+        "runner": {"constant": {"times": 4, "concurrency": 2}},
+    }
+    document = {
+        "version": 2,
+        "title": "t",
+        "subtasks": [{"title": "s", "workloads": [workload]}],
+    }
+    path.write_text(json.dumps(document))
+    return path
+
+
 def _cell(tmp_path: Path, name: str = "a.json", mode: str = "uwsgi") -> matrix.Cell:
-    return matrix.Cell(mode, tmp_path / name)
+    return matrix.Cell(mode, _task_file(tmp_path / name))
 
 
 def test_state_resumes_done_cells_only(tmp_path: Path) -> None:
@@ -295,7 +310,7 @@ def test_a_mode_that_cannot_start_does_not_stop_the_matrix(
 
 def test_run_matrix_one_keystone_per_node_count(tmp_path: Path, sessions) -> None:
     cells = [
-        matrix.Cell("uwsgi", tmp_path / "a.json", 1),
+        matrix.Cell("uwsgi", _task_file(tmp_path / "a.json"), 1),
         matrix.Cell("uwsgi", tmp_path / "a.json", 2),
     ]
     state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
@@ -308,20 +323,7 @@ def test_run_matrix_one_keystone_per_node_count(tmp_path: Path, sessions) -> Non
 def test_the_locust_engine_runs_each_cell_as_its_locust_task(
     tmp_path: Path, sessions
 ) -> None:
-    task = tmp_path / "lp.json"
-    workload = {
-        "scenario": {"KeystonePerf.list_projects": {}},
-        "runner": {"constant": {"times": 4, "concurrency": 2}},
-    }
-    task.write_text(
-        json.dumps(
-            {
-                "version": 2,
-                "title": "t",
-                "subtasks": [{"title": "s", "workloads": [workload]}],
-            }
-        )
-    )
+    task = _task_file(tmp_path / "lp.json")
     runner = FakeRunner({}, None)
     sessions["runner"] = runner
     state = matrix.MatrixState.open(tmp_path / "m", OPTIONS, False)
@@ -330,9 +332,8 @@ def test_the_locust_engine_runs_each_cell_as_its_locust_task(
         state,
         lambda mode, nodes: LaunchOptions(mode=mode, nodes=nodes),
         lambda message: None,
-        engine=matrix.LocustEngine(
-            LocustOptions(workers=2), {task: TaskFile.load(task)}
-        ),
+        engine=engines.LocustEngine(LocustOptions(workers=2)),
+        tasks={task: TaskFile.load(task)},
     )
     assert codes == [0] and runner.started == ["lp.json"]
     written = tmp_path / "m" / "runs" / "uwsgi" / "locust-tasks" / "lp.json"

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf import paths
 from rally_keystone_perf.loadgen.locust import task as locust_task
 from rally_keystone_perf.loadgen.locust.plan import PlanError
 from rally_keystone_perf.tasks.model import TaskFile
@@ -84,31 +83,3 @@ def test_worker_hosts_come_from_the_runs_network() -> None:
     assert placed.bind_host == "198.18.3.1"
     assert placed.runner("constant", {})["worker_hosts"] == ["ksp1c1", "ksp1c2"]
     assert locust_task.LocustOptions().on_hosts(network).worker_hosts == ()
-
-
-def test_trace_context_is_added_and_rallys_runner_kept(tmp_path: Path) -> None:
-    trace = {"keystone_perf_trace": {"sample": 0.5, "hmac_key_file": "/k"}}
-    out = locust_task.task_to_run(_task(tmp_path), None, tmp_path / "run", trace)
-    assert out.parent == tmp_path / "run" / locust_task.REWRITTEN_FOLDER
-    (workload,) = json.loads(out.read_text())["subtasks"][0]["workloads"]
-    assert workload["runner"] == {"constant": {"times": 200, "concurrency": 4}}
-    assert workload["contexts"] == {"keystone_perf_tokens": {}, **trace}
-    assert TaskFile.load(out).config  # Rally reads the rewrite
-
-
-def test_without_engine_or_contexts_the_task_itself_runs(tmp_path: Path) -> None:
-    task = _task(tmp_path)
-    assert locust_task.task_to_run(task, None, tmp_path / "run") == task.path
-
-
-def test_a_task_rendered_with_args_runs_as_rendered(tmp_path: Path) -> None:
-    bundled = paths.tasks_dir() / "boot-server-c5-quick.json"
-    task = TaskFile.load(bundled, {"image": "cirros", "network": "private"})
-    out = locust_task.task_to_run(task, None, tmp_path / "run")
-    assert out.parent == tmp_path / "run" / locust_task.REWRITTEN_FOLDER
-    (workload,) = json.loads(out.read_text())["subtasks"][0]["workloads"]
-    assert workload["scenario"]["KeystonePerf.boot_server"] == {
-        "image": {"name": "cirros"},
-        "flavor": {"name": "ram64"},
-        "network": {"name": "private"},
-    }
