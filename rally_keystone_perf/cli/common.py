@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rally_keystone_perf import paths
-from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.user_pool import parse_size
 from rally_keystone_perf.layout.rundir import RunDir
@@ -74,39 +74,33 @@ def user_pool_size(
     return max(t for t, _ in sizes), max(u for _, u in sizes)
 
 
+# LaunchOptions' fields no option sets as it is: computed (the user pool
+# from the tasks, matrix's list of node counts, --worker-hosts' count) or
+# set below the CLI (a build's venv, a template of keystone.conf)
+_NOT_AS_GIVEN = frozenset(
+    {"user_pool", "nodes", "client_hosts", "keystone_venv", "keystone_conf_template"}
+)
+
+
 def launch_options(
     args: argparse.Namespace, tasks: Sequence[TaskFile] = ()
 ) -> LaunchOptions:
-    """The launch options of a command's arguments (user pool sized for ``tasks``)."""
+    """The launch options of a command's arguments: every field of
+    :class:`LaunchOptions` the command has an option of, as given (the
+    dataclass's default for the others), the user pool sized for
+    ``tasks``."""
+    given = {
+        field.name: getattr(args, field.name)
+        for field in dataclasses.fields(LaunchOptions)
+        if field.name not in _NOT_AS_GIVEN and hasattr(args, field.name)
+    }
     return LaunchOptions(
-        mode=getattr(args, "mode", modes.DEFAULT_MODE),
-        profile=args.profile,
-        host=args.host,
-        port=args.port,
-        processes=args.processes,
-        threads=args.threads,
-        listen_backlog=args.listen_backlog,
-        cache=args.cache,
-        db=args.db,
-        identity=args.identity,
-        password_hash_rounds=args.password_hash_rounds,
-        token_expiration=args.token_expiration,
-        token_provider=args.token_provider,
-        wsgi=args.wsgi,
-        start_timeout=args.start_timeout,
+        **given,
         user_pool=user_pool_size(args, tasks),
-        fake_computes=args.fake_computes,
         # matrix --nodes is a list: its smallest count for the checks
         nodes=min(args.nodes) if isinstance(args.nodes, list) else args.nodes,
-        lb_balance=args.lb_balance,
-        node_cpus=args.node_cpus,
-        db_cpus=args.db_cpus,
         # --engine locust --worker-hosts netns:K (run and matrix only)
         client_hosts=getattr(args, "worker_hosts", 0),
-        trace=getattr(args, "trace", None),  # --trace slowest:N | sample:P
-        keystone_build=getattr(args, "keystone_build", None),
-        build_deps=getattr(args, "build_deps", "suite"),
-        build_cache=getattr(args, "build_cache", None),
     )
 
 
