@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rally_keystone_perf.layout import state_files
+from rally_keystone_perf.layout.state_files import Round
 
 SIDES = ("a", "b")
 STATE_FILE = "ab.json"
@@ -23,24 +24,12 @@ INTERRUPTED, FAILED = state_files.INTERRUPTED, state_files.FAILED
 
 
 @dataclass
-class Round:
-    """One round: its order, each side's report and when it ran."""
-
-    round_no: int
-    order: str
-    reports: dict[str, str] = field(default_factory=dict)  # side -> report path
-    started: float | None = None
-    finished: float | None = None
-    exit_codes: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def complete(self) -> bool:
-        return set(self.reports) == set(SIDES)
-
-
-@dataclass
-class AbState:
+class AbState(state_files.RoundsFile):
     """``ab.json``: what an A/B compared, how it ran, where its reports are."""
+
+    FILE: ClassVar[str] = STATE_FILE
+    VERSION: ClassVar[int] = STATE_VERSION
+    WHAT: ClassVar[str] = "an A/B folder"
 
     folder: Path
     task: str
@@ -51,34 +40,7 @@ class AbState:
     started: float | None = None
     finished: float | None = None
 
-    @property
-    def path(self) -> Path:
-        return self.folder / STATE_FILE
-
-    def save(self) -> None:
-        """Write ``ab.json`` atomically."""
-        state_files.write_state(self.path, self, STATE_VERSION)
-
-    @classmethod
-    def load(cls, folder: Path) -> AbState:
-        """The A/B recorded in ``folder``, its paths found again if it moved
-        (:func:`.state_files.relocated`); ValueError when there is none."""
-        document = state_files.read_state(folder / STATE_FILE, "an A/B folder")
-        try:
-            rounds = [Round(**r) for r in document.pop("rounds", [])]
-            state = cls(folder=folder, rounds=rounds, **document)
-        except TypeError as exc:
-            raise ValueError(
-                f"{folder / STATE_FILE}: not an A/B folder ({exc})"
-            ) from None
-        for side in state.sides.values():
+    def relocate_runs(self) -> None:
+        for side in self.sides.values():
             if side.get("run"):
-                side["run"] = state_files.relocated(folder, side["run"])
-        for entry in rounds:
-            entry.reports = {
-                k: state_files.relocated(folder, v) for k, v in entry.reports.items()
-            }
-        return state
-
-    def complete_rounds(self) -> list[Round]:
-        return [r for r in self.rounds if r.complete]
+                side["run"] = state_files.relocated(self.folder, side["run"])

@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Self
 
 # a state's status: its command runs, ended, was stopped (Ctrl-C, SIGTERM:
 # the complete rounds kept) or failed
@@ -70,3 +72,68 @@ def relocated(folder: Path, recorded: str) -> str:
         if candidate.exists():
             return str(candidate)
     return recorded
+
+
+@dataclass
+class Round:
+    """One round of a comparison in turns: the sides' order, each side's
+    report and exit code, when it ran. Complete when every side of its
+    order has a report."""
+
+    round_no: int
+    order: Sequence[str]  # "ab" in ab.json, the configs' labels in rounds.json
+    reports: dict[str, str] = field(default_factory=dict)  # side -> report path
+    exit_codes: dict[str, int] = field(default_factory=dict)
+    started: float | None = None
+    finished: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        return set(self.reports) >= set(self.order)
+
+
+class RoundsFile:
+    """What ``ab.json`` and ``rounds.json`` share: where the file is, how
+    it is saved and read back (its paths found again if the folder moved),
+    which rounds are complete. A subclass is a dataclass with ``folder``
+    and ``rounds`` among its fields, and names its :data:`FILE`,
+    :data:`VERSION` and :data:`WHAT` (for errors)."""
+
+    FILE: ClassVar[str]
+    VERSION: ClassVar[int]
+    WHAT: ClassVar[str]
+    folder: Path
+    rounds: list[Round]
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.FILE
+
+    def save(self) -> None:
+        """Write the file atomically."""
+        write_state(self.path, self, self.VERSION)
+
+    def complete_rounds(self) -> list[Round]:
+        return [r for r in self.rounds if r.complete]
+
+    def relocate_runs(self) -> None:
+        """The sides' run folders found again (:func:`relocated`) after a
+        load: a subclass that records them says where."""
+
+    @classmethod
+    def load(cls, folder: Path) -> Self:
+        """The state recorded in ``folder``.
+
+        :raises ValueError: none, or not this state's file.
+        """
+        document = read_state(folder / cls.FILE, cls.WHAT)
+        make: Any = cls
+        try:
+            rounds = [Round(**r) for r in document.pop("rounds", [])]
+            state = make(folder=folder, rounds=rounds, **document)
+        except TypeError as exc:
+            raise ValueError(f"{folder / cls.FILE}: not {cls.WHAT} ({exc})") from None
+        for entry in rounds:
+            entry.reports = {k: relocated(folder, v) for k, v in entry.reports.items()}
+        state.relocate_runs()
+        return state

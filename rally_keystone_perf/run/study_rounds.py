@@ -30,9 +30,9 @@ from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
 from rally_keystone_perf.layout.rounds_state import (
     RUNNING,
     RoundsState,
-    StudyRound,
 )
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.state_files import Round
 from rally_keystone_perf.run import rounds
 from rally_keystone_perf.run.matrix import MatrixError, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks
@@ -109,8 +109,8 @@ def run_rounds(
     if done:
         echo(f"resuming after round {done} of {plan.rounds} ({state.path})")
 
-    def new_round(round_no: int, order: list[str], started: float) -> StudyRound:
-        entry = StudyRound(round_no, order, started=started)
+    def new_round(round_no: int, order: list[str], started: float) -> Round:
+        entry = Round(round_no, order, started=started)
         state.rounds.append(entry)
         return entry
 

@@ -61,5 +61,5 @@ def load(folder: Path) -> AbRun:
                 f"workloads ({', '.join(names['a'])} against "
                 f"{', '.join(names['b'])}): not an A/B of one task"
             )
-        rounds.append(AbRound(entry.round_no, entry.order, loaded))
+        rounds.append(AbRound(entry.round_no, "".join(entry.order), loaded))
     return AbRun(state, rounds, samples)
