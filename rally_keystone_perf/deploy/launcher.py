@@ -170,9 +170,8 @@ def up(
         run.admin_secret, {"username": init.ADMIN_USER, "password": password}
     )
     try:
-        waited = _prepare_and_start(
-            run, deployment, executables, url, port, sockets, password, progress
-        )
+        starting = startup.Starting(run, deployment, executables, sockets, progress)
+        waited = _prepare_and_start(starting, url, port, password)
     except services.ServiceError as exc:
         progress("stopping what was started")
         stop(run)
@@ -197,24 +196,17 @@ def up(
 
 
 def _prepare_and_start(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    url: str,
-    port: int,
-    sockets: Path,
-    password: str,
-    progress: Progress,
+    starting: startup.Starting, url: str, port: int, password: str
 ) -> float:
     """Backends, configs, Keystone's init, its start; seconds until healthy."""
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, sockets = starting.executables, starting.sockets
     options, mode = deployment.options, deployment.mode
     _make_cpu_quota(run, deployment, progress)
     runtime.link_suite_code(run, options)
     if options.clustered:
-        return cluster_startup.prepare_and_start(
-            run, deployment, executables, url, port, sockets, password, progress
-        )
-    started = startup.start(run, deployment, executables, sockets, password, progress)
+        return cluster_startup.prepare_and_start(starting, url, port, password)
+    started = startup.start(starting, password)
     progress(f"rendering {mode.name} configuration in {run.conf}")
     values = config.template_values(
         run, deployment, port, executables, sockets, *started

@@ -204,13 +204,7 @@ def check_server_user(
     user = server_user(mode)
     if user is None:
         return
-    try:
-        pwd.getpwnam(user)
-    except KeyError:
-        raise LaunchError(
-            f"mode {mode.name} runs Keystone as {user}, which does not exist "
-            "(it comes with the apache2 package)"
-        ) from None
+    _require_user(user, f"mode {mode.name} runs Keystone as {user}", "apache2")
     probe = "import keystone, rally_keystone_perf"
     env = None if path is None else {**os.environ, "PYTHONPATH": str(path)}
     result = subprocess.run(
@@ -235,6 +229,20 @@ def check_server_user(
         )
 
 
+def _require_user(user: str, who: str, package: str) -> None:
+    """``user`` exists; else ``<who>, which does not exist (it comes with
+    the <package> package)``.
+
+    :raises LaunchError: no such user.
+    """
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise LaunchError(
+            f"{who}, which does not exist (it comes with the {package} package)"
+        ) from None
+
+
 def check_backend_users(options: LaunchOptions, runs_root: Path) -> None:
     """Fail early when PostgreSQL's user (as root) cannot reach the runs folder."""
     if options.db != "postgresql":
@@ -242,13 +250,9 @@ def check_backend_users(options: LaunchOptions, runs_root: Path) -> None:
     user = postgresql.server_user()
     if user is None:
         return
-    try:
-        pwd.getpwnam(user)
-    except KeyError:
-        raise LaunchError(
-            f"PostgreSQL refuses to run as root and runs as {user}, which does "
-            "not exist (it comes with the postgresql package)"
-        ) from None
+    _require_user(
+        user, f"PostgreSQL refuses to run as root and runs as {user}", "postgresql"
+    )
     existing = runs_root.absolute()
     while not existing.exists():
         existing = existing.parent

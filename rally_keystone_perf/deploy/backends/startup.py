@@ -10,6 +10,7 @@ is returned (passwords go to ``private/``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,6 +24,19 @@ from rally_keystone_perf.layout import names
 from rally_keystone_perf.layout.rundir import RunDir
 
 
+@dataclass(frozen=True)
+class Starting:
+    """A deployment being started in its run folder: what each step of the
+    start needs (the programs found by the preflight, where the sockets
+    go, who hears of the progress)."""
+
+    run: RunDir
+    deployment: Deployment
+    executables: dict[str, Path]
+    sockets: Path
+    progress: Progress
+
+
 class Started(NamedTuple):
     """Where the started backends listen (None: not started)."""
 
@@ -32,13 +46,7 @@ class Started(NamedTuple):
 
 
 def start(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    sockets: Path,
-    admin_password: str,
-    progress: Progress,
-    clients: Sequence[str] = (),
+    starting: Starting, admin_password: str, clients: Sequence[str] = ()
 ) -> Started:
     """Start the database, the directory and the cache the options ask for.
 
@@ -47,27 +55,23 @@ def start(
     addresses Keystone connects from besides that host (a cluster's nodes,
     which also run their own memcached: none is started here for them).
     """
-    _start_database(run, deployment, executables, sockets, progress, clients)
+    _start_database(starting, clients)
     ldap_url = None
-    if deployment.options.identity == "ldap":
-        ldap_url = _start_ldap(run, deployment, executables, admin_password, progress)
-    trace_url = _start_trace_backend(run, deployment, executables, progress)
+    if starting.deployment.options.identity == "ldap":
+        ldap_url = _start_ldap(starting, admin_password)
+    trace_url = _start_trace_backend(starting)
     if clients:
         return Started(None, ldap_url, trace_url)
-    port = _start_memcached(run, deployment, executables, progress)
-    host = deployment.options.host
+    port = _start_memcached(starting)
+    host = starting.deployment.options.host
     caches = None if port is None else [f"{host}:{port}"]
     return Started(caches, ldap_url, trace_url)
 
 
-def _start_trace_backend(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    progress: Progress,
-) -> str | None:
+def _start_trace_backend(starting: Starting) -> str | None:
     """``--trace``: the HMAC key into ``private/`` and redis; redis's URL."""
-    options = deployment.options
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, options = starting.executables, deployment.options
     if not options.trace:
         return None
     config.add_secret_section(run, profiler.secret_section(profiler.new_hmac_key(run)))
@@ -77,15 +81,10 @@ def _start_trace_backend(
     )
 
 
-def _start_database(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    sockets: Path,
-    progress: Progress,
-    clients: Sequence[str],
-) -> None:
+def _start_database(starting: Starting, clients: Sequence[str]) -> None:
     """MariaDB or PostgreSQL; Keystone's URL to it in the private secrets file."""
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, sockets = starting.executables, starting.sockets
     options, timeout = deployment.options, deployment.backend_timeout
     if options.db not in ("mysql", "postgresql"):
         return
@@ -110,15 +109,10 @@ def _start_database(
     run.write_state(db_port=db_port)
 
 
-def _start_ldap(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    admin_password: str,
-    progress: Progress,
-) -> str:
+def _start_ldap(starting: Starting, admin_password: str) -> str:
     """slapd loaded with the admin and the user pool; its ``ldap://`` URL."""
-    options = deployment.options
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, options = starting.executables, deployment.options
     port = preflight.pick_port(options.host, None)
     url = f"ldap://{options.host}:{port}"
     tenants, per_tenant = options.user_pool or (1, 1)
@@ -138,14 +132,10 @@ def _start_ldap(
     return url
 
 
-def _start_memcached(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    progress: Progress,
-) -> int | None:
+def _start_memcached(starting: Starting) -> int | None:
     """memcached for ``--cache memcached``; its port."""
-    options = deployment.options
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, options = starting.executables, deployment.options
     if options.cache != "memcached":
         return None
     port = preflight.pick_port(options.host, None)

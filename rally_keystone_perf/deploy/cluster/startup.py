@@ -65,16 +65,11 @@ def node_ports(net: network.Network, host_port: int) -> list[int]:
 
 
 def prepare_and_start(
-    run: RunDir,
-    deployment: Deployment,
-    executables: dict[str, Path],
-    url: str,
-    port: int,
-    sockets: Path,
-    password: str,
-    progress: Progress,
+    starting: startup.Starting, url: str, port: int, password: str
 ) -> float:
     """Shared tiers, Keystone's init, the nodes, haproxy; seconds until healthy."""
+    run, deployment, progress = starting.run, starting.deployment, starting.progress
+    executables, sockets = starting.executables, starting.sockets
     options, mode = deployment.options, deployment.mode
     db_hosts = galera.MEMBERS if options.db == "galera" else 0
     net = make_network(run, options.nodes, progress, db_hosts)
@@ -95,7 +90,9 @@ def prepare_and_start(
         )
         config.write_secret_config(run, url_with_password)
     started = startup.start(
-        run, shared, executables, sockets, password, progress, net.node_addresses
+        dataclasses.replace(starting, deployment=shared),
+        password,
+        net.node_addresses,
     )
     values = config.template_values(
         run, deployment, port, executables, sockets, None, *started[1:]
