@@ -244,6 +244,17 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_where_and_how(
+    parser: argparse.ArgumentParser, with_mode: bool, boot: bool
+) -> None:
+    """What ``run`` and ``matrix`` share: the launch options, the engine,
+    your own cloud instead (``--os-cloud``), the runs folder."""
+    launch_arguments.add_launch_options(parser, with_mode=with_mode)
+    engine_options.add_engine_options(parser)
+    cloud_commands.add_cloud_options(parser, boot=boot)
+    arguments.add_runs_dir(parser)
+
+
 def add_run_command(sub: Any) -> None:
     """``run``: up, tasks, report, down."""
     run = sub.add_parser(
@@ -270,10 +281,7 @@ def add_run_command(sub: Any) -> None:
         action="store_true",
         help="leave Keystone running after the tasks",
     )
-    launch_arguments.add_launch_options(run)
-    engine_options.add_engine_options(run)
-    cloud_commands.add_cloud_options(run, boot=True)
-    arguments.add_runs_dir(run)
+    _add_where_and_how(run, with_mode=True, boot=True)
     run.set_defaults(func=cmd_run, starts_local=local_unless_cloud)
 
 
@@ -325,10 +333,7 @@ def add_matrix_command(sub: Any) -> None:
         action="store_true",
         help="forget the cells done so far and start over",
     )
-    launch_arguments.add_launch_options(matrix_cmd, with_mode=False)
-    engine_options.add_engine_options(matrix_cmd)
-    cloud_commands.add_cloud_options(matrix_cmd)
-    arguments.add_runs_dir(matrix_cmd)
+    _add_where_and_how(matrix_cmd, with_mode=False, boot=False)
     matrix_cmd.set_defaults(func=cmd_matrix, starts_local=local_unless_cloud)
 
 
