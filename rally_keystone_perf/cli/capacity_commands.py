@@ -25,7 +25,7 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.deploy.options import resolve
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.figures import capacity_curve, slo
-from rally_keystone_perf.report.writers import capacity as capacity_writer
+from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.run import capacity, capacity_search, capacity_steps, session
 from rally_keystone_perf.run.rally_runner import RallyRunner
 from rally_keystone_perf.tasks import check
@@ -132,9 +132,10 @@ def _print(
         outcome.stopped,
         capacity_search.rule_text(limits),
     )
-    capacity_writer.write_table(curve, sys.stdout)
+    writers.writer(writers.CAPACITY, "table")(curve, sys.stdout)
     if run_root is not None:
-        capacity_writer.write_pages(curve, run_root / RESULT_FILE, run_root / PAGE_FILE)
+        pages = {"markdown": run_root / RESULT_FILE, "html": run_root / PAGE_FILE}
+        writers.write_files(writers.CAPACITY, curve, pages)
         echo(f"results: {run_root / RESULT_FILE}, {run_root / PAGE_FILE}")
 
 

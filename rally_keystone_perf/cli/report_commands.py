@@ -16,9 +16,10 @@ from rally_keystone_perf.cli.common import (
     write_output,
 )
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks.gate import headline
 from rally_keystone_perf.report.figures import machine
 from rally_keystone_perf.report.readers.rally_json import ReportError
-from rally_keystone_perf.report.writers.gate import headline, junit_xml
+from rally_keystone_perf.report.writers.junit import junit_xml
 from rally_keystone_perf.report.writers.registry import GATE_FORMATS
 
 

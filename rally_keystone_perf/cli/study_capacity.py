@@ -22,7 +22,7 @@ from rally_keystone_perf.cli.common import EXIT_INTERRUPTED, EXIT_SLA
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions, resolve
 from rally_keystone_perf.report.figures import capacity_curve, slo, study_capacity
-from rally_keystone_perf.report.writers import capacity as capacity_writer
+from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.run import (
     capacity,
     capacity_search,
@@ -210,10 +210,13 @@ def _part(
             outcome.stopped,
             rule,
         )
-        capacity_writer.write_pages(
+        writers.write_files(
+            writers.CAPACITY,
             curve,
-            plan.folder / f"capacity-{label}.md",
-            plan.folder / f"capacity-{label}.html",
+            {
+                "markdown": plan.folder / f"capacity-{label}.md",
+                "html": plan.folder / f"capacity-{label}.html",
+            },
         )
     rows = study_capacity.capacity_rows(study, curves)
     spec = study.capacity

@@ -23,8 +23,8 @@ from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.figures import study as study_report
 from rally_keystone_perf.report.figures import study_rounds, study_visits
+from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.writers import registry as writers
-from rally_keystone_perf.report.writers import study as study_writer
 from rally_keystone_perf.run import study_matrix as study_run
 from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.run.matrix import MatrixError
@@ -196,7 +196,7 @@ def _one_after_another(
     loaded: dict[Path, TaskFile],
     folder: Path,
     levels: list[int],
-) -> tuple[study_writer.StudyPage, list[int]]:
+) -> tuple[StudyPage, list[int]]:
     """Each config as a matrix of its own, A B ... B A (clusters)."""
 
     def options_for(config: Config, tasks: Sequence[Path]) -> LaunchOptions:
@@ -204,7 +204,7 @@ def _one_after_another(
 
     result = study_run.run_study(cells, study, folder, options_for, echo, args.restart)
     visits = [study_report.measured(visit) for visit in result.visits]
-    page = study_writer.StudyPage(
+    page = StudyPage(
         study,
         args.size,
         study_report.study_rows(study, study_rounds.combined(visits), levels),
@@ -225,7 +225,7 @@ def _in_rounds(
     loaded: dict[Path, TaskFile],
     folder: Path,
     levels: list[int],
-) -> tuple[study_writer.StudyPage, list[int]]:
+) -> tuple[StudyPage, list[int]]:
     """Every config up at once, measured in rounds taken in turns."""
     deployments, tasks, recorded = {}, {}, {}
     for label, chosen in cells.items():
@@ -255,7 +255,7 @@ def _in_rounds(
     return page, codes
 
 
-def _write_page(page: study_writer.StudyPage, study: Study, folder: Path) -> None:
+def _write_page(page: StudyPage, study: Study, folder: Path) -> None:
     """The page printed, and written as ``study-<seed>.md`` and ``.html``."""
     writers.writer(writers.STUDY, "table")(page, sys.stdout)
     folder.mkdir(parents=True, exist_ok=True)

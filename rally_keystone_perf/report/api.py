@@ -17,6 +17,7 @@ from typing import TextIO
 
 from rally_keystone_perf.layout import ab_state
 from rally_keystone_perf.report import own_cloud
+from rally_keystone_perf.report.blocks.gate import headline
 from rally_keystone_perf.report.figures import (
     ab,
     ab_gate,
@@ -27,6 +28,7 @@ from rally_keystone_perf.report.figures import (
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures import trends as trending
+from rally_keystone_perf.report.figures.ab import AbPage, side_texts
 from rally_keystone_perf.report.figures.compare import ALPHA, CompareResult, SeriesRow
 from rally_keystone_perf.report.figures.entries import FileEntries, report_entries
 from rally_keystone_perf.report.figures.gate import DEFAULT_MAX_REGRESSION, GateResult
@@ -41,10 +43,7 @@ from rally_keystone_perf.report.readers import instructions as instruction_count
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.readers.source import resolve
 from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.report.writers.ab import AbPage, side_texts
-from rally_keystone_perf.report.writers.combined import combined_table
-from rally_keystone_perf.report.writers.gate import headline, junit_xml
-from rally_keystone_perf.report.writers.scaling import scaling_table
+from rally_keystone_perf.report.writers.junit import junit_xml
 
 
 def import_server_log(run: Path, log: Path) -> list[str]:
@@ -107,7 +106,7 @@ def write_combined(
 
     :raises ValueError: unknown format.
     """
-    registry.writer(registry.COMBINED, fmt)(combined_table(figures), stream)
+    registry.writer(registry.COMBINED, fmt)(figures, stream)
 
 
 def write_scaling(
@@ -118,7 +117,7 @@ def write_scaling(
 
     :raises ValueError: unknown format.
     """
-    registry.writer(registry.SCALING, fmt)(scaling_table(figures), stream)
+    registry.writer(registry.SCALING, fmt)(figures, stream)
 
 
 def trends(paths: Sequence[Path], stream: TextIO, fmt: str = "table") -> None:

@@ -18,7 +18,7 @@ from rally_keystone_perf.report.figures import releases as release_figures
 from rally_keystone_perf.report.figures import study as study_figures
 from rally_keystone_perf.report.figures import study_rounds
 from rally_keystone_perf.report.figures.releases import ReleasesPage
-from rally_keystone_perf.report.writers.study import StudyPage
+from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.studies.model import Study
 
 if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)

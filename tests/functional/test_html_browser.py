@@ -27,9 +27,10 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks.compare_data import series_groups
 from rally_keystone_perf.report.figures import compare, run_labels, study
-from rally_keystone_perf.report.writers import compare as compare_writer
-from rally_keystone_perf.report.writers import study as study_writer
+from rally_keystone_perf.report.figures.study_page import StudyPage
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.studies import seed000
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -213,13 +214,15 @@ def test_study_page_with_plots_renders(tmp_path: Path) -> None:
         for label in (seed000.ONE, seed000.FOUR)
     }
     ours = study.measured(reports)
-    page = study_writer.StudyPage(
+    page = StudyPage(
         seed000.STUDY,
         "quick",
         study.study_rows(seed000.STUDY, ours, [4, 16]),
         study.ratio_rows(seed000.STUDY, ours, [4, 16]),
     )
-    render_and_check(binary, tmp_path, "study", study_writer.html_page(page), 2, 3)
+    stream = io.StringIO()
+    registry.writer(registry.STUDY, "html")(page, stream)
+    render_and_check(binary, tmp_path, "study", stream.getvalue(), 2, 3)
 
 
 def test_compare_page_renders(tmp_path: Path) -> None:
@@ -248,7 +251,7 @@ def test_compare_page_renders(tmp_path: Path) -> None:
     runs = run_labels.load_runs([root / "base", root / "other"])
     comparison = compare.compare([(run.label, run.workloads) for run in runs])
     series = compare.series([(run.config_label, run.workloads) for run in runs])
-    assert len(compare_writer.series_groups(series)) == 1
+    assert len(series_groups(series)) == 1
     stream = io.StringIO()
     api.write_compare(comparison, stream, "html", series, runs)
     tables = len(comparison.groups) + 1

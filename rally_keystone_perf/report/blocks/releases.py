@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rally_keystone_perf.report.blocks.model import (
     TEXT,
+    Blank,
     Column,
     Document,
     Lines,
@@ -114,12 +115,13 @@ def plot(page: ReleasesPage) -> Plot:
 
 
 def document(page: ReleasesPage) -> Document:
-    """The page: both tables, the plot between them, the notes."""
+    """The page: both tables (a blank line between them in the terminal),
+    the plot between them, the notes."""
     notes = [
         f"left out: {f.release} (does not {f.stage}): {f.reason}" for f in page.failures
     ]
     notes += [*page.notes, EXPLAINED]
     return Document(
         page.title,
-        (release_table(page), plot(page), pair_table(page), Lines(notes)),
+        (release_table(page), plot(page), Blank(), pair_table(page), Lines(notes)),
     )

@@ -38,11 +38,13 @@ confidence ``1 - alpha / m`` for ``m`` judged figures
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rally_keystone_perf import metrics
 from rally_keystone_perf.report.figures import stats, windows
+from rally_keystone_perf.report.figures.instructions import InstructionRow
 from rally_keystone_perf.report.figures.verdicts import CONFIDENCE, Estimate, estimate
 from rally_keystone_perf.report.readers import resources
 from rally_keystone_perf.report.readers.ab_folder import AbRun
@@ -165,3 +167,48 @@ def workloads(found: AbRun) -> list[AbWorkload]:
                 )
             )
     return [result[k] for k in sorted(result)]
+
+
+@dataclass(frozen=True)
+class AbPage:
+    """What an A/B page shows (:mod:`rally_keystone_perf.report.blocks.ab`)."""
+
+    folder: str
+    task: str
+    status: str
+    rounds_planned: int
+    sides: dict[str, str]  # side -> its options, as one line
+    workloads: Sequence[AbWorkload]
+    confidence: float = CONFIDENCE
+    # --instructions: counts by workload position, and what they cover
+    instructions: Mapping[int, InstructionRow] = field(default_factory=dict)
+    counted: Mapping[str, Any] = field(default_factory=dict)
+
+    def counted_alone(self) -> list[InstructionRow]:
+        """The counted workloads no complete round timed (``--rounds 0``)."""
+        timed = {w.position for w in self.workloads}
+        return [r for pos, r in sorted(self.instructions.items()) if pos not in timed]
+
+
+def side_texts(options: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each side's launch options that differ from the other's, on one line;
+    the options both share under ``"both"``."""
+    a, b = options.get("a", {}), options.get("b", {})
+    keys = sorted(set(a) | set(b))
+    differ = [k for k in keys if a.get(k) != b.get(k)]
+    texts = {
+        side: ", ".join(f"{k} {values[k]}" for k in differ if _said(k, values, other))
+        or "as the other"
+        for side, values, other in (("a", a, b), ("b", b, a))
+    }
+    shown = [k for k in keys if k not in differ and a.get(k) not in (None, False)]
+    texts["both"] = ", ".join(f"{k} {a[k]}" for k in shown)
+    return texts
+
+
+def _said(key: str, values: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether a differing option is shown for a side: a cloud side records
+    its target alone, so the other side's unset options are not news."""
+    if key not in values:
+        return False
+    return key in other or values[key] not in (None, False)

@@ -18,7 +18,7 @@ compared with the fastest of them, the difference marked when it lies
 within the machine's drift over the table's runs (:mod:`.drift`).
 
 :func:`combined_rows` returns numbers (:class:`CombinedRow`);
-:mod:`rally_keystone_perf.report.writers.combined` makes the cells.
+:mod:`rally_keystone_perf.report.blocks.combined` makes the table.
 """
 
 from __future__ import annotations

@@ -97,32 +97,3 @@ def summary(
         late=late,
         late_share=late / len(lags) if lags else 0.0,
     )
-
-
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.1f}"
-
-
-def open_model_lines(model: OpenModel) -> list[str]:
-    """The summary as the text report prints it (times in ms)."""
-    names = "/".join(f"p{round(q * 100)}" for q in QUANTILES)
-    rate = "?" if model.rate is None else f"{model.rate:g}"
-    lines = [
-        f"open model: {rate} iterations/s asked, {model.due} due, "
-        f"{model.due - model.dropped} started, {model.dropped} dropped "
-        f"(max_in_flight {model.cap})",
-        f"  response time {names} (ms, from the intended start): "
-        + " / ".join(_ms(v) for v in model.response),
-        f"  service time  {names} (ms, the requests themselves): "
-        + " / ".join(_ms(v) for v in model.service),
-        f"  scheduling lag p50/p99 (ms): {_ms(model.lag[0])} / {_ms(model.lag[1])}"
-        f"; {model.late_share:.0%} started over {LATE * 1000:g} ms late",
-    ]
-    if model.generator_limited:
-        lines.append(
-            "  the load generator, not Keystone, was the limit: more than "
-            f"{LATE_SHARE:.0%} of the iterations (and {MIN_LATE} or more) started "
-            f"over {LATE * 1000:g} ms late (fewer iterations a second, or the "
-            "Locust engine's workers)"
-        )
-    return lines

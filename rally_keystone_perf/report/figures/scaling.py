@@ -25,14 +25,14 @@ between configurations lead the rows):
     of that token workload's ``total`` (:func:`.stats.main_stats`).
 ``saturated``
     the tier that saturated during the token workload
-    (:mod:`.cluster_view`, written by :mod:`..writers.scaling`); a
+    (:mod:`.cluster_view`, written by :mod:`..blocks.scaling`); a
     single host held to ``--node-cpus`` is the one node, its
     ``logs/resources.csv`` its samples; ``-`` without server data.
 ``seed 001 tokens/s``, ``seed 001 revocations/s``
     the seed's Apache figures for 1 to 4 nodes (``-`` for other counts).
 
 Every function here is pure (reads the run folders' files only) and returns
-numbers; :mod:`rally_keystone_perf.report.writers.scaling` makes the cells.
+numbers; :mod:`rally_keystone_perf.report.blocks.scaling` makes the table.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from prettytable import PrettyTable
 
 from rally_keystone_perf.report.figures.stats import StatsRow
 
-SCHEMA_VERSION = 1  # of the report and compare JSON documents
+SCHEMA_VERSION = 1  # of the report JSON document
+NA = "n/a"  # Rally's cell for no value
 INDENT = "  "  # a child row's or a wrapped line's indent in the terminal report
 
 

@@ -11,26 +11,30 @@ rendered in (:data:`.render.RENDERERS`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TextIO, TypeVar
 
+from rally_keystone_perf.report.blocks import ab as ab_blocks
+from rally_keystone_perf.report.blocks import capacity as capacity_blocks
+from rally_keystone_perf.report.blocks import combined as combined_blocks
+from rally_keystone_perf.report.blocks import compare as compare_blocks
+from rally_keystone_perf.report.blocks import gate as gate_blocks
 from rally_keystone_perf.report.blocks import releases as releases_blocks
+from rally_keystone_perf.report.blocks import scaling as scaling_blocks
+from rally_keystone_perf.report.blocks import study as study_blocks
+from rally_keystone_perf.report.blocks import trends as trends_blocks
 from rally_keystone_perf.report.blocks.model import Document
+from rally_keystone_perf.report.figures.ab import AbPage
+from rally_keystone_perf.report.figures.capacity_curve import Curve
+from rally_keystone_perf.report.figures.combined import CombinedFigures
 from rally_keystone_perf.report.figures.compare import CompareResult
 from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.gate import GateResult
 from rally_keystone_perf.report.figures.releases import ReleasesPage
+from rally_keystone_perf.report.figures.scaling import ScalingFigures
+from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.figures.trends import Trend
-from rally_keystone_perf.report.writers import (
-    ab,
-    compare,
-    data,
-    gate,
-    scaling,
-    study,
-    text,
-    trends,
-)
-from rally_keystone_perf.report.writers.html import comparison as compare_page
+from rally_keystone_perf.report.writers import data, text
 from rally_keystone_perf.report.writers.html import report as report_page
 from rally_keystone_perf.report.writers.render import RENDERERS
 
@@ -59,46 +63,34 @@ REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = {
     "json": data.write_json,
     "html": report_page.write_page,
 }
-COMPARE: dict[str, Callable[[CompareResult, TextIO], None]] = {
-    "table": compare.write_table,
-    "markdown": compare.write_markdown,
-    "csv": compare.write_csv,
-    "json": compare.write_json,
-    "html": compare_page.write_page,
-}
-GATE: dict[str, Callable[[GateResult, TextIO], None]] = {
-    "table": gate.write_table,
-    "markdown": gate.write_markdown,
-    "json": gate.write_json,
-}
-COMBINED: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
-    "table": text.write_combined_table,
-    "markdown": text.write_combined_markdown,
-}
-SCALING: dict[str, Callable[[text.CombinedTable, TextIO], None]] = {
-    "table": scaling.write_table,
-    "markdown": scaling.write_markdown,
-}
-STUDY: dict[str, Callable[[study.StudyPage, TextIO], None]] = {
-    "table": study.write_text,
-    "markdown": study.write_markdown,
-    "html": study.write_html,
-}
-TRENDS: dict[str, Callable[[Sequence[Trend], TextIO], None]] = {
-    "table": trends.write_text,
-    "markdown": trends.write_markdown,
-    "json": trends.write_json,
-    "html": trends.write_html,
-}
+COMPARE: dict[str, Callable[[CompareResult, TextIO], None]] = document_kind(
+    compare_blocks.document, ("table", "markdown", "csv", "json", "html")
+)
+GATE: dict[str, Callable[[GateResult, TextIO], None]] = document_kind(
+    gate_blocks.document, ("table", "markdown", "json")
+)
+COMBINED: dict[str, Callable[[CombinedFigures, TextIO], None]] = document_kind(
+    combined_blocks.document, ("table", "markdown")
+)
+SCALING: dict[str, Callable[[ScalingFigures, TextIO], None]] = document_kind(
+    scaling_blocks.document, ("table", "markdown")
+)
+STUDY: dict[str, Callable[[StudyPage, TextIO], None]] = document_kind(
+    study_blocks.document, ("table", "markdown", "html")
+)
+TRENDS: dict[str, Callable[[Sequence[Trend], TextIO], None]] = document_kind(
+    trends_blocks.document, ("table", "markdown", "json", "html")
+)
 
-AB: dict[str, Callable[[ab.AbPage, TextIO], None]] = {
-    "table": ab.write_text,
-    "markdown": ab.write_markdown,
-    "json": ab.write_json,
-}
+AB: dict[str, Callable[[AbPage, TextIO], None]] = document_kind(
+    ab_blocks.document, ("table", "markdown", "json")
+)
 
 RELEASES: dict[str, Callable[[ReleasesPage, TextIO], None]] = document_kind(
     releases_blocks.document, ("table", "markdown", "html", "svg")
+)
+CAPACITY: dict[str, Callable[[Curve, TextIO], None]] = document_kind(
+    capacity_blocks.document, ("table", "markdown", "html")
 )
 
 FORMATS = tuple(REPORT)  # report and compare write the same formats
@@ -116,3 +108,18 @@ def writer(kind: Mapping[str, W], fmt: str) -> W:
         raise ValueError(
             f"unknown format {fmt!r}; choose one of {', '.join(kind)}"
         ) from None
+
+
+def write_files(
+    kind: Mapping[str, Callable[[P, TextIO], None]],
+    figures: P,
+    paths: Mapping[str, Path],
+) -> None:
+    """``figures`` written in each format of ``paths`` to its file.
+
+    :raises ValueError: ``kind`` has no such format.
+    """
+    for fmt, path in paths.items():
+        write = writer(kind, fmt)  # before the file is opened
+        with path.open("w", encoding="utf-8") as stream:
+            write(figures, stream)

@@ -23,6 +23,8 @@ from rally_keystone_perf.report.readers.resources import ResourceUsage
 from rally_keystone_perf.report.writers import cluster, tracing
 from rally_keystone_perf.report.writers.common import (
     INDENT,
+    NA,
+    format_ms,
     markdown_table,
     md_cell,
     text_table,
@@ -81,11 +83,6 @@ def workload_view(item: FileEntries, entry: ReportEntry) -> WorkloadServerView |
     return None
 
 
-def _ms(value: float | None, digits: int = 1) -> str:
-    """Seconds as milliseconds, or ``n/a``."""
-    return "n/a" if value is None else f"{value * 1000:.{digits}f}"
-
-
 def _per_iteration(count: int, iterations: int) -> str:
     """Requests per iteration (e.g. Keystone token validations per boot)."""
     return "n/a" if not iterations else f"{count / iterations:.2f}"
@@ -110,10 +107,10 @@ def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
                 str(count),
                 _per_iteration(count, iterations),
                 str(times.failed if times else 0),
-                _ms(gap.client_median),
-                _ms(gap.server_median),
-                _ms(times.p95 if times else None),
-                _ms(gap.gap, 2),
+                format_ms(gap.client_median, missing=NA),
+                format_ms(gap.server_median, missing=NA),
+                format_ms(times.p95 if times else None, missing=NA),
+                format_ms(gap.gap, 2, NA),
             ]
         )
     mapped = {gap.route for gap in view.actions or []}
@@ -127,8 +124,8 @@ def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
                     _per_iteration(times.count, iterations),
                     str(times.failed),
                     "n/a",
-                    _ms(times.median),
-                    _ms(times.p95),
+                    format_ms(times.median, missing=NA),
+                    format_ms(times.p95, missing=NA),
                     "n/a",
                 ]
             )
@@ -164,12 +161,13 @@ def resources_line(item: FileEntries, view: WorkloadServerView) -> str | None:
 def client_line(item: FileEntries, view: WorkloadServerView) -> str | None:
     """The load generator's CPU per iteration and peak memory in the load window."""
     usage = view.client
+    cpu = None if usage is None else usage.cpu_per_iteration
     return _usage_line(
         "client CPU",
         usage,
         item.server is not None and item.server.client_csv is not None,
         "no sample of Rally's processes in the load window",
-        f"{_ms(None if usage is None else usage.cpu_per_iteration, 2)} ms/iteration",
+        f"{format_ms(cpu, 2, NA)} ms/iteration",
         ": Rally's and what it started",
     )
 

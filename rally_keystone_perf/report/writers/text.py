@@ -5,8 +5,7 @@ Each workload gets a heading, Rally's statistics table (see
 duration and throughput, the concurrency asked and reached
 (:mod:`..figures.concurrency`), the contexts' setup and cleanup time and an
 error summary. Only error types and messages are ever printed, never
-tracebacks. The combined table (:mod:`..figures.combined`) is written here
-as well.
+tracebacks.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from rally_keystone_perf.report.readers.rally_json import Workload
 from rally_keystone_perf.report.writers import server
 from rally_keystone_perf.report.writers.common import (
     INDENT,
+    format_ms,
     format_number,
     markdown_table,
     md_cell,
@@ -59,7 +59,6 @@ MAX_MESSAGE_CHARS = 160
 # so that the same error of many requests counts as one kind
 _REQUEST_ID = re.compile(r"\s*\(Request-ID: req-[0-9a-fA-F-]+\)")
 _UNBROKEN = "\x00"  # a space :func:`wrap` does not break at
-CombinedTable = tuple[Sequence[str], Sequence[Sequence[str]]]  # header, rows
 
 
 def heading(workload: Workload) -> str:
@@ -246,7 +245,34 @@ def load_lines(workload: Workload) -> list[str]:
 def open_lines(workload: Workload) -> list[str]:
     """An open-model workload's response and service time, lag and drops."""
     model = open_model.open_model(workload)
-    return [] if model is None else open_model.open_model_lines(model)
+    return [] if model is None else open_model_lines(model)
+
+
+def open_model_lines(model: open_model.OpenModel) -> list[str]:
+    """The summary as the text report prints it (times in ms)."""
+    names = "/".join(f"p{round(q * 100)}" for q in open_model.QUANTILES)
+    rate = "?" if model.rate is None else f"{model.rate:g}"
+    late = f"{open_model.LATE * 1000:g} ms late"
+    lag = " / ".join(format_ms(v) for v in model.lag)
+    lines = [
+        f"open model: {rate} iterations/s asked, {model.due} due, "
+        f"{model.due - model.dropped} started, {model.dropped} dropped "
+        f"(max_in_flight {model.cap})",
+        f"  response time {names} (ms, from the intended start): "
+        + " / ".join(format_ms(v) for v in model.response),
+        f"  service time  {names} (ms, the requests themselves): "
+        + " / ".join(format_ms(v) for v in model.service),
+        f"  scheduling lag p50/p99 (ms): {lag}; {model.late_share:.0%} started "
+        f"over {late}",
+    ]
+    if model.generator_limited:
+        lines.append(
+            "  the load generator, not Keystone, was the limit: more than "
+            f"{open_model.LATE_SHARE:.0%} of the iterations (and "
+            f"{open_model.MIN_LATE} or more) started over {late} (fewer "
+            "iterations a second, or the Locust engine's workers)"
+        )
+    return lines
 
 
 def render_workload(
@@ -345,15 +371,3 @@ def write_markdown(files: Sequence[FileEntries], stream: TextIO) -> None:
             parts += _md_workload(entry)
             parts += server.markdown_parts(item, entry)
     stream.write("\n\n".join(parts) + "\n")
-
-
-def write_combined_table(table: CombinedTable, stream: TextIO) -> None:
-    """The combined table (:mod:`..figures.combined`) as a prettytable."""
-    header, rows = table
-    stream.write(text_table(header, rows, ("scenario", "note")).get_string() + "\n")
-
-
-def write_combined_markdown(table: CombinedTable, stream: TextIO) -> None:
-    """The combined table (:mod:`..figures.combined`) as a markdown table."""
-    header, rows = table
-    stream.write(markdown_table(header, rows, ("mode", "scenario", "note")) + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 
 from rally_keystone_perf.report.readers.tracing import Breakdown, WorkloadTraces
 from rally_keystone_perf.report.writers.cluster import Table
+from rally_keystone_perf.report.writers.common import NA, format_ms
 
 # times in ms; SQL statements, cache gets and misses counted
 COLUMNS = (
@@ -33,10 +34,6 @@ LEFT = ("iteration",)
 STATEMENT_CHARS = 40
 
 
-def _ms(seconds: float | None) -> str:
-    return "n/a" if seconds is None else f"{seconds * 1000:.1f}"
-
-
 def _count(value: float) -> str:
     return f"{value:g}"
 
@@ -45,17 +42,17 @@ def _cells(label: str, client: float | None, b: Breakdown) -> list[str]:
     s = b.seconds
     return [
         label,
-        _ms(client),
-        _ms(b.server),
-        _ms(s["sql"]),
+        format_ms(client, missing=NA),
+        format_ms(b.server, missing=NA),
+        format_ms(s["sql"], missing=NA),
         _count(b.sql_count),
-        _ms(s["cache"]),
+        format_ms(s["cache"], missing=NA),
         _count(b.cache_gets),
         _count(b.cache_misses),
-        _ms(s["policy"]),
-        _ms(s["password"]),
-        _ms(s["token"]),
-        _ms(s["rest"]),
+        format_ms(s["policy"], missing=NA),
+        format_ms(s["password"], missing=NA),
+        format_ms(s["token"], missing=NA),
+        format_ms(s["rest"], missing=NA),
     ]
 
 
@@ -86,8 +83,8 @@ def cost_line(traces: WorkloadTraces) -> str:
         )
     share = f" ({cost.added / cost.untraced:+.0%})" if cost.untraced else ""
     return (
-        f"tracing cost: median iteration {_ms(cost.traced)} ms traced "
-        f"({cost.traced_count}) vs {_ms(cost.untraced)} ms untraced "
+        f"tracing cost: median iteration {format_ms(cost.traced, 1, NA)} ms traced "
+        f"({cost.traced_count}) vs {format_ms(cost.untraced, 1, NA)} ms untraced "
         f"({cost.untraced_count}): {cost.added * 1000:+.1f} ms{share}"
     )
 

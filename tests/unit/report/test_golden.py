@@ -4,7 +4,8 @@ Each case runs one command through the CLI (``report``, ``compare``,
 ``gate``, ``ab --show``) on folders under ``recorded/`` (real runs, trimmed:
 ``recorded/README.rst`` says where each came from), or builds the study's
 or the releases' page from a recorded ``rounds.json``
-(:mod:`rally_keystone_perf.report.pages`), in every format it writes. What
+(:mod:`rally_keystone_perf.report.pages`), or the capacity page from a
+search's curve built here, in every format it writes. What
 the user sees (exit code, standard output, standard error) is compared
 with ``golden/<case>.<format>``.
 
@@ -23,6 +24,7 @@ import pytest
 from rally_keystone_perf.cli.app import main
 from rally_keystone_perf.layout.rounds_state import RoundsState
 from rally_keystone_perf.report import pages
+from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run.releases import Failure
 from rally_keystone_perf.studies import registry as studies
@@ -128,3 +130,44 @@ def test_the_study_page_is_what_it_was(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html", "svg"])
 def test_the_releases_page_is_what_it_was(fmt: str) -> None:
     _check(f"releases.{fmt}", _seen(0, _releases_page(fmt), ""))
+
+
+def _capacity_curve() -> capacity_curve.Curve:
+    """A search of five steps (one rate tried twice, one without a probe or
+    a p99, one without CPU samples), sustained at 20/s under two bounds."""
+    objective = slo.parse_slo("p95<100ms,p99<250ms,success>=99%")
+    steps = [
+        (1, 10.0, (0.021, 0.03, 0.045), (), (("Keystone", 0.81), ("client", 0.1))),
+        (2, 40.0, (0.09, 0.2, None), ("p95",), (("Keystone", 1.93),)),
+        (3, 20.0, (0.031, 0.05, 0.08), (), (("Keystone", 1.62), ("mysql", 0.2))),
+        (4, 30.0, (0.06, 0.12, 0.3), ("p95", "p99"), ()),
+        (5, 20.0, (0.033, 0.052, 0.081), (), (("Keystone", 1.6),)),
+    ]
+    rows = [
+        capacity_curve.CurveRow(
+            number,
+            capacity_step.StepFigures(
+                rate, rate * 0.98, int(rate * 10), 1, 0, response, misses, False
+            ),
+            tiers,
+            f"Keystone CPU {int(rate * 4)}% of 2 cores" if tiers else None,
+            probe=None if number == 2 else 0.2 + number / 100,
+        )
+        for number, rate, response, misses, tiers in steps
+    ]
+    rows.sort(key=lambda row: (row.figures.offered, row.number))
+    rule = "double until missed, then bisect to 10%"
+    return capacity_curve.Curve(
+        objective, rows, 20.0, 30.0, "the bracket is narrower than 10%", rule
+    )
+
+
+def _capacity_page(fmt: str) -> str:
+    stream = io.StringIO()
+    registry.writer(registry.CAPACITY, fmt)(_capacity_curve(), stream)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_the_capacity_page_is_what_it_was(fmt: str) -> None:
+    _check(f"capacity.{fmt}", _seen(0, _capacity_page(fmt), ""))

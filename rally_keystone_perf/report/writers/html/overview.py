@@ -8,16 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from rally_keystone_perf.report.blocks.compare import series_section
+from rally_keystone_perf.report.blocks.compare_data import series_groups
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures.concurrency import runner_concurrency
 from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.run_labels import NODES, run_label
 from rally_keystone_perf.report.figures.stats import total_row
 from rally_keystone_perf.report.writers.common import format_number, format_success
-from rally_keystone_perf.report.writers.compare import series_groups
 from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
-from rally_keystone_perf.report.writers.html.comparison import series_section
 from rally_keystone_perf.report.writers.html.kit import table
+from rally_keystone_perf.report.writers.render import html_body
 
 COLUMNS = (
     "workload",
@@ -75,7 +76,7 @@ def level_sections(files: Sequence[FileEntries]) -> list[str]:
         return []
     parts = ["<h2>latency vs concurrency</h2>"]
     for (config, scenario), rows in groups.items():
-        parts += series_section(config, scenario, rows)
+        parts += html_body([series_section(config, scenario, rows)])
     return parts
 
 

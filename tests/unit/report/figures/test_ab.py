@@ -40,3 +40,20 @@ def test_a_drift_shared_by_both_sides_cancels() -> None:
     found = ab.measure_estimate(pairs, ab.MEDIAN)
     assert found.ratio == pytest.approx(1.1, abs=0.02)
     assert found.low is not None and found.low > 1.05
+
+
+def test_a_cloud_side_shows_its_target_and_the_other_its_options() -> None:
+    texts = ab.side_texts(
+        {
+            "a": {"target": "https://k.example:5000/v3 (external)", "api": "3.14"},
+            "b": {"mode": "uwsgi", "processes": 2, "keystone_build": None},
+        }
+    )
+    assert texts["a"] == "api 3.14, target https://k.example:5000/v3 (external)"
+    assert texts["b"] == "mode uwsgi, processes 2"
+    assert texts["both"] == ""
+
+
+def test_sides_differing_by_one_option_show_it_even_when_unset() -> None:
+    texts = ab.side_texts({"a": {"keystone_build": None}, "b": {"keystone_build": "x"}})
+    assert texts == {"a": "keystone_build None", "b": "keystone_build x", "both": ""}

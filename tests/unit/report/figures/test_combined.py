@@ -7,11 +7,12 @@ from pathlib import Path
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks.combined import FIGURES
 from rally_keystone_perf.report.figures import combined, run_labels, stats
 from rally_keystone_perf.report.readers.rally_json import load_report
-from rally_keystone_perf.report.writers.combined import FIGURES, combined_table
 from tests.unit.report import runs as r
 from tests.unit.report import traced
+from tests.unit.report.blocks.test_combined import combined_table
 
 
 def _reports(tmp_path: Path) -> list[run_labels.LoadedReport]:
@@ -34,7 +35,7 @@ def test_a_row_per_workload_with_the_same_columns(tmp_path: Path) -> None:
     reports = _reports(tmp_path)
     header, rows = combined_table(combined.combined_rows(reports))
     assert header[: len(r.CONFIG_KEYS)] == r.CONFIG_KEYS
-    assert header[len(r.CONFIG_KEYS) :] == list(FIGURES)
+    assert header[len(r.CONFIG_KEYS) :] == [column.name for column in FIGURES]
     assert len(rows) == 3
     assert all(len(row) == len(header) for row in rows)
     by_column = [dict(zip(header, row, strict=True)) for row in rows]

@@ -19,9 +19,9 @@ from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import combined, run_labels
 from rally_keystone_perf.report.figures import concurrency as c
 from rally_keystone_perf.report.readers.rally_json import Workload, load_report
-from rally_keystone_perf.report.writers.combined import combined_table
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
+from tests.unit.report.blocks.test_combined import combined_table
 
 it = f.iteration
 NOTE = (

@@ -8,8 +8,8 @@ import pytest
 
 from rally_keystone_perf.report.figures import combined, drift
 from rally_keystone_perf.report.figures.run_labels import load_reports
-from rally_keystone_perf.report.writers.combined import combined_table
 from tests.unit.report import runs as r
+from tests.unit.report.blocks.test_combined import combined_table
 
 
 def _run(tmp_path: Path, mode: str, avg: float, probes: tuple[float, float]) -> Path:

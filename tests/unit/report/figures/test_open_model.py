@@ -43,7 +43,7 @@ def test_response_service_lag_and_drops(tmp_path: Path) -> None:
     assert model.service[0] == pytest.approx(0.050)
     assert model.lag == pytest.approx((0.001, 0.001))
     assert model.late_share == 0 and not model.generator_limited
-    lines = open_model.open_model_lines(model)
+    lines = text.open_model_lines(model)
     assert lines[0] == (
         "open model: 10 iterations/s asked, 20 due, 18 started, 2 dropped "
         "(max_in_flight 8)"
@@ -59,7 +59,7 @@ def test_a_late_generator_is_named_as_the_limit(tmp_path: Path) -> None:
     model = open_model.open_model(_workload(tmp_path, data, arrivals.RUNNER))
     assert model is not None and model.late_share == 0.5
     assert model.generator_limited
-    said = open_model.open_model_lines(model)[-1]
+    said = text.open_model_lines(model)[-1]
     assert said.startswith("  the load generator, not Keystone, was the limit")
 
 

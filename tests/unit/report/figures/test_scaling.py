@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report.figures import run_labels, scaling
-from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.report.writers.scaling import (
+from rally_keystone_perf.report.blocks.scaling import (
     FIGURES,
     UNREADABLE,
     saturated,
-    scaling_table,
 )
+from rally_keystone_perf.report.figures import run_labels, scaling
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import runs as r
 from tests.unit.report import scaling_runs as s
+from tests.unit.report.blocks.test_scaling import scaling_table
 
 BOTH = "database (98% of its 0.5-CPU quota), nodes (95% of 0.25 CPU each)"
 EXPECTED = [
@@ -32,7 +32,7 @@ def test_a_row_per_node_count_beside_seed_001(tmp_path: Path) -> None:
     header, rows = scaling_table(
         scaling.scaling_figures(reports[::-1])
     )  # sorted by node count
-    assert header == list(FIGURES)
+    assert header == [column.name for column in FIGURES]
     assert rows == [[*row, *seed] for row, seed in zip(EXPECTED, SEED, strict=True)]
     assert scaling.node_counts(reports) == ["1", "2", "3", "4"]
 
@@ -49,7 +49,7 @@ def test_configurations_lead_the_rows_when_they_differ(tmp_path: Path) -> None:
     header, rows = scaling_table(
         scaling.scaling_figures(run_labels.load_reports(paths))
     )
-    assert header == ["mode", *FIGURES]
+    assert header == ["mode", *(column.name for column in FIGURES)]
     # the user pool's seconds differ in every run: not a configuration
     assert [row[:4] for row in rows] == [
         ["uwsgi", "1", "8", "1.0"],
@@ -67,7 +67,7 @@ def test_other_scenarios_make_no_row(tmp_path: Path) -> None:
     assert scaling_table(
         scaling.scaling_figures(run_labels.load_reports([report]))
     ) == (
-        list(FIGURES),
+        [column.name for column in FIGURES],
         [],
     )
 

@@ -1,4 +1,5 @@
-"""Tests for report.writers.compare: every compare format parses back."""
+"""Tests for rally_keystone_perf.report.blocks.compare: every compare format
+parses back."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 
 import pytest
 
-from rally_keystone_perf.report.writers import compare as writer
+from rally_keystone_perf.report.blocks import compare as writer
 from tests.unit.report import runs as r
 
 
@@ -51,10 +52,10 @@ def test_compare_markdown_and_table(comparison_inputs: tuple) -> None:
     markdown = r.write_compare(comparison_inputs, "markdown")
     tables = r.md_tables(markdown)
     assert len(tables) == 3  # 2 matched workloads and 1 series
-    assert tables[0][0] == list(writer.COMPARE_COLUMNS)
+    assert tables[0][0] == [c.name for c in writer.COMPARE_COLUMNS]
     assert tables[0][2][:2] == [r.ACTION, "uwsgi p2xt1"]
     assert tables[0][3][-1] == "slower"
-    assert tables[2][0] == list(writer.SERIES_COLUMNS)
+    assert tables[2][0] == [c.name for c in writer.SERIES_COLUMNS]
     table = r.write_compare(comparison_inputs, "table")
     assert table.startswith("baseline: uwsgi p2xt1; verdicts: two-sided Mann-Whitney")
     assert f"{r.SCENARIO}, concurrency 2\n+--" in table

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.report.blocks import compare as compare_writer
+from rally_keystone_perf.report.blocks.compare_data import series_groups
 from rally_keystone_perf.report.figures import compare, run_labels
 from rally_keystone_perf.report.figures.entries import report_entries
 from rally_keystone_perf.report.writers import common
-from rally_keystone_perf.report.writers import compare as compare_writer
 from rally_keystone_perf.report.writers import text as text_writer
 from rally_keystone_perf.report.writers.html import charts
 from rally_keystone_perf.report.writers.registry import FORMATS
@@ -325,7 +326,7 @@ def test_compare_tables_equal_the_table_format(comparison_inputs: tuple) -> None
     out = r.write_compare(comparison_inputs, "html")
     page = assert_valid_page(out)
     expected = text_tables(r.write_compare(comparison_inputs, "table"))
-    groups = compare_writer.series_groups(series)
+    groups = series_groups(series)
     assert len(groups) == 1
     assert len(page.tables) == len(expected) == len(comparison.groups) + 1 == 5
     assert out.count("<table") == 5
@@ -340,8 +341,8 @@ def test_compare_tables_equal_the_table_format(comparison_inputs: tuple) -> None
         assert table.header == header
         assert table.rows == rows
     for table in page.tables[:-1]:
-        assert table.header == list(compare_writer.COMPARE_COLUMNS)
-    assert page.tables[-1].header == list(compare_writer.SERIES_COLUMNS)
+        assert table.header == [c.name for c in compare_writer.COMPARE_COLUMNS]
+    assert page.tables[-1].header == [c.name for c in compare_writer.SERIES_COLUMNS]
     assert [row[0] for row in page.tables[-1].rows] == ["2", "4", "8"]
     # the verdicts the table format prints, p4xt1 slower at concurrency 2
     assert page.tables[0].rows[1][-1] == "slower"

@@ -10,6 +10,7 @@ from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import runs as r
+from tests.unit.report.test_golden import _capacity_curve
 
 
 def test_the_cli_choices() -> None:
@@ -19,6 +20,7 @@ def test_the_cli_choices() -> None:
     assert tuple(registry.COMBINED) == ("table", "markdown")
     assert tuple(registry.SCALING) == ("table", "markdown")
     assert tuple(registry.STUDY) == ("table", "markdown", "html")  # study's files
+    assert tuple(registry.CAPACITY) == ("table", "markdown", "html")
 
 
 def test_unknown_format_names_the_formats() -> None:
@@ -53,3 +55,12 @@ def test_a_disabled_cache_is_flagged(tmp_path: Path, fmt: str) -> None:
     assert "cache was disabled" not in r.write_report(
         run_labels.load_reports([stock]), fmt
     )
+
+
+def test_a_kind_is_written_to_a_file_per_format(tmp_path: Path) -> None:
+    paths = {"markdown": tmp_path / "c.md", "html": tmp_path / "c.html"}
+    registry.write_files(registry.CAPACITY, _capacity_curve(), paths)
+    assert paths["markdown"].read_text().startswith("## Capacity against p95<100ms")
+    assert paths["html"].read_text().startswith("<!DOCTYPE html>")
+    with pytest.raises(ValueError, match="unknown format 'svg'"):
+        registry.write_files(registry.CAPACITY, _capacity_curve(), {"svg": tmp_path})

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rally_keystone_perf.report.blocks.model import Plot, Series
 from rally_keystone_perf.report.figures.study import StudyRow
-from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
 from rally_keystone_perf.studies.model import Study
 
 Pick = Callable[[StudyRow], float | None]
@@ -20,44 +20,37 @@ def _ours(name: str) -> Pick:
     return lambda row: row.ours.figures.get(name) if row.ours else None
 
 
-def _lines(
+def _series(
     rows: Sequence[StudyRow], labels: Sequence[str], x: Pick, y: Pick
-) -> list[Line]:
-    """A line per config of two points or more."""
-    lines = []
+) -> list[Series]:
+    """A line per config of two points or more, its color the config's."""
+    found = []
     for index, label in enumerate(labels):
         points = _points([row for row in rows if row.seed.config == label], x, y)
         if len(points) >= 2:
-            lines.append(Line(label, sorted(points), COLORS[index % len(COLORS)]))
-    return lines
+            found.append(Series(label, sorted(points), index))
+    return found
 
 
-def level_plots(study: Study, rows: Sequence[StudyRow]) -> list[str]:
+def level_plots(study: Study, rows: Sequence[StudyRow]) -> list[Plot]:
     """Ours: the total's avg and p95 and the throughput against concurrency,
     a line per config."""
     totals = [row for row in rows if not row.seed.action]
     labels = [config.label for config in study.configs]
     plots = []
     for name, unit in (("avg", "sec"), ("p95", "sec"), ("throughput", "iterations/s")):
-        lines = _lines(
+        level = _series(
             totals, labels, lambda row: float(row.seed.concurrency), _ours(name)
         )
-        if lines:
-            plots.append(
-                chart(
-                    f"ours: {name} vs concurrency",
-                    "concurrency",
-                    f"{name} ({unit})",
-                    lines,
-                )
-            )
-    return [plot for plot in plots if plot]
+        if level:
+            title = f"ours: {name} vs concurrency"
+            plots.append(Plot(title, "concurrency", f"{name} ({unit})", level))
+    return plots
 
 
-def node_plots(study: Study, rows: Sequence[StudyRow]) -> list[str]:
+def node_plots(study: Study, rows: Sequence[StudyRow]) -> list[Plot]:
     """Per action, the throughput against the node count of the configs of
-    one mode, ours and the seed's, each relative to its fewest nodes' (the
-    gain, comparable across hardware)."""
+    one mode, ours and the seed's."""
     nodes = {config.label: config.nodes for config in study.configs}
     modes = {config.label: config.mode for config in study.configs}
     clustered = {modes[label] for label, count in nodes.items() if count > 1}
@@ -79,21 +72,10 @@ def node_plots(study: Study, rows: Sequence[StudyRow]) -> list[str]:
             seed = sorted(
                 _points(chosen, x, lambda r: r.seed.figures.get("throughput"))
             )
-            lines = [Line(f"ours ({mode})", ours, COLORS[0])]
-            lines.append(Line("seed", seed, COLORS[1]))
+            series = [Series(f"ours ({mode})", ours), Series("seed", seed)]
             title = f"{action or 'total'}: throughput vs nodes"
-            plots.append(chart(title, "Keystone nodes", "per second", lines))
-    return [plot for plot in plots if plot]
-
-
-def _relative(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """``points`` sorted, each y over the first's: a gain comparable across
-    hardware."""
-    ordered = sorted(points)
-    if not ordered or ordered[0][1] <= 0:
-        return []
-    first = ordered[0][1]
-    return [(x, y / first) for x, y in ordered]
+            plots.append(Plot(title, "Keystone nodes", "per second", series))
+    return plots
 
 
 def _points(rows: Sequence[StudyRow], x: Pick, y: Pick) -> list[tuple[float, float]]:

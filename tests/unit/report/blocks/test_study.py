@@ -1,4 +1,5 @@
-"""A study's page in every format: the seed's rows beside ours, the ratios."""
+"""A study's page (:mod:`rally_keystone_perf.report.blocks.study`) in every
+format: the seed's rows beside ours, the ratios."""
 
 from __future__ import annotations
 
@@ -8,15 +9,30 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.report.blocks import study as blocks
+from rally_keystone_perf.report.blocks.model import TEXT, Column, Lines, Table
 from rally_keystone_perf.report.figures import study
+from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.writers import registry, text
-from rally_keystone_perf.report.writers import study as writer
+from rally_keystone_perf.report.writers.common import stacked_table
+from rally_keystone_perf.report.writers.render import cells_of
 from rally_keystone_perf.studies import seed000, seed001, seed003
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page, svgs
 
 
-def _page(tmp_path: Path) -> writer.StudyPage:
+def _written(fmt: str, page: StudyPage) -> str:
+    stream = io.StringIO()
+    registry.writer(registry.STUDY, fmt)(page, stream)
+    return stream.getvalue()
+
+
+def _rows(page: StudyPage) -> tuple[list[str], list[list[str]]]:
+    header, rows, _ = cells_of(blocks.rows_table(page))
+    return header, rows
+
+
+def _page(tmp_path: Path) -> StudyPage:
     one = r.make_run(
         tmp_path, "one", [r.workload([0.4] * 10, concurrency=4)], r.state()
     )
@@ -24,7 +40,7 @@ def _page(tmp_path: Path) -> writer.StudyPage:
         tmp_path, "four", [r.workload([0.2] * 10, concurrency=4)], r.state()
     )
     ours = study.measured({seed000.ONE: [one], seed000.FOUR: [four]})
-    return writer.StudyPage(
+    return StudyPage(
         seed000.STUDY,
         "quick",
         study.study_rows(seed000.STUDY, ours, [4]),
@@ -33,7 +49,7 @@ def _page(tmp_path: Path) -> writer.StudyPage:
 
 
 def test_the_seeds_figures_beside_ours(tmp_path: Path) -> None:
-    header, rows = writer.rows_table(_page(tmp_path))
+    header, rows = _rows(_page(tmp_path))
     assert header[:6] == [
         "config",
         "concurrency",
@@ -54,9 +70,7 @@ def test_the_seeds_figures_beside_ours(tmp_path: Path) -> None:
 
 
 def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
-    stream = io.StringIO()
-    writer.write_text(_page(tmp_path), stream)
-    out = stream.getvalue()
+    out = _written("table", _page(tmp_path))
     assert out.startswith("study 000 (quick): Token creation")
     assert seed000.SOURCE in " ".join(out.split())
     assert "| 4 workers vs 1     |           4 | 3.37x |" in out
@@ -67,9 +81,7 @@ def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
 def test_the_text_has_a_table_per_config_its_bottlenecks_under_it(
     tmp_path: Path,
 ) -> None:
-    stream = io.StringIO()
-    writer.write_text(_page(tmp_path), stream)
-    sections = stream.getvalue().split("\n\n")
+    sections = _written("table", _page(tmp_path)).split("\n\n")
     one = next(part for part in sections if part.startswith("eventlet-1w: "))
     lines = one.splitlines()
     # the header's names on two lines, the config's line above instead of a column
@@ -83,33 +95,36 @@ def test_the_text_has_a_table_per_config_its_bottlenecks_under_it(
 
 
 def test_a_config_table_leaves_out_the_seeds_empty_columns() -> None:
-    header = ["config", "concurrency", "seed avg", "ours avg", "seed x", "bottleneck"]
-    rows = [["a", "8", "-", "0.100", "1.0/s", "-"], ["a", "16", "-", "-", "-", "b"]]
-    table, note = writer.config_table(header, rows)
+    columns = [Column("config", TEXT), Column("concurrency")]
+    columns += [Column(n, fmt="fixed3") for n in ("seed avg", "ours avg")]
+    columns += [Column("seed x", fmt="per second"), Column("bottleneck", TEXT)]
+    rows = [["a", 8, None, 0.1, 1.0, "-"], ["a", 16, None, None, None, "b"]]
+    shown, note = blocks.config_table(Table(columns, rows), "a")
+    assert isinstance(shown, Table)
+    table = stacked_table(*cells_of(shown))
     assert "seed |  ours |   seed" not in table  # seed avg: no figure in this config
     assert table.splitlines()[1].split("|")[1:-1] == [
         "             ",
         "  ours ",
         "  seed ",
     ]
-    assert note == "  c16: bottleneck b"
+    assert note == Lines(["c16: bottleneck b"], indent=1)
 
 
 def test_the_markdown_and_html_pages(tmp_path: Path) -> None:
     page = _page(tmp_path)
-    stream = io.StringIO()
-    writer.write_markdown(page, stream)
-    assert stream.getvalue().startswith("## study 000 (quick)")
-    assert "| eventlet-1w | 4 | 0.998 |" in stream.getvalue()
-    html = writer.html_page(page)
+    markdown = _written("markdown", page)
+    assert markdown.startswith("## study 000 (quick)")
+    assert "| eventlet-1w | 4 | 0.998 |" in markdown
+    html = _written("html", page)
     checked = assert_valid_page(html)
     assert [t.caption for t in checked.tables] == ["the seed's rows and ours", "ratios"]
 
 
 def test_a_seed_without_figures_shows_its_words() -> None:
     rows = study.study_rows(seed003.STUDY, {}, [200])
-    page = writer.StudyPage(seed003.STUDY, "quick", rows, [])
-    header, cells = writer.rows_table(page)
+    page = StudyPage(seed003.STUDY, "quick", rows, [])
+    header, cells = _rows(page)
     assert "seed avg" not in header and "seed says" in header
     says = dict(zip(header, cells[0], strict=True))["seed says"]
     assert says == seed003.OVERWHELMED  # stock Apache at 200 connections
@@ -124,13 +139,13 @@ def test_rows_by_action_and_rates_compared_by_throughput(tmp_path: Path) -> None
         tmp_path, "fast", [r.workload([0.1] * 10, concurrency=8)], r.state()
     )
     ours = study.measured({"eventlet-1p": [slow], "apache-1n": [fast]})
-    page = writer.StudyPage(
+    page = StudyPage(
         seed001.STUDY,
         "quick",
         study.study_rows(seed001.STUDY, ours, [8]),
         study.ratio_rows(seed001.STUDY, ours, [8]),
     )
-    header, rows = writer.rows_table(page)
+    header, rows = _rows(page)
     assert header[:5] == [
         "config",
         "concurrency",
@@ -175,7 +190,7 @@ def test_the_page_plots_what_was_measured_at_two_points(tmp_path: Path) -> None:
     }
     ours = study.measured(reports)
     rows = study.study_rows(seed000.STUDY, ours, [4, 16])
-    page = writer.html_page(writer.StudyPage(seed000.STUDY, "quick", rows, []))
+    page = _written("html", StudyPage(seed000.STUDY, "quick", rows, []))
     titles = [svg.findtext("title") for svg in svgs(page)]
     assert titles == [
         "ours: avg vs concurrency",
@@ -183,7 +198,7 @@ def test_the_page_plots_what_was_measured_at_two_points(tmp_path: Path) -> None:
         "ours: throughput vs concurrency",
     ]
     one_level = study.study_rows(seed000.STUDY, ours, [4])
-    page = writer.html_page(writer.StudyPage(seed000.STUDY, "quick", one_level, []))
+    page = _written("html", StudyPage(seed000.STUDY, "quick", one_level, []))
     assert svgs(page) == []
     nodes = study.measured(
         {
@@ -199,7 +214,7 @@ def test_the_page_plots_what_was_measured_at_two_points(tmp_path: Path) -> None:
         }
     )
     rows = study.study_rows(seed001.STUDY, nodes, [8])
-    page = writer.html_page(writer.StudyPage(seed001.STUDY, "quick", rows, []))
+    page = _written("html", StudyPage(seed001.STUDY, "quick", rows, []))
     (plot,) = svgs(page)
     assert plot.findtext("title") == "keystone.create_token: throughput vs nodes"
 

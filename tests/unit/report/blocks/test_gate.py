@@ -1,4 +1,5 @@
-"""Tests for report.writers.gate (table, json, JUnit XML)."""
+"""Tests for rally_keystone_perf.report.blocks.gate (table, markdown, json) and
+rally_keystone_perf.report.writers.junit (JUnit XML)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks import gate as gf
 from rally_keystone_perf.report.figures import gate as g
-from rally_keystone_perf.report.writers import gate as gf
+from rally_keystone_perf.report.writers.junit import junit_xml
 
 W = "KeystonePerf.create_token c4"
 
@@ -55,7 +57,7 @@ def test_table_lists_checks_failures_and_headline() -> None:
 def test_markdown() -> None:
     text = _write("markdown")
     assert text.startswith("| workload | criterion | status |")
-    assert "**gate FAILED: 2 of 5 checks failed" in text
+    assert "- FAIL Other c2: present: gone\n\n**gate FAILED: 2 of 5 checks" in text
 
 
 def test_json_document_is_versioned_and_unrounded() -> None:
@@ -78,7 +80,7 @@ def test_unknown_format() -> None:
 
 
 def test_junit_has_a_suite_per_workload_and_a_case_per_criterion() -> None:
-    root = ET.fromstring(gf.junit_xml(_result()))
+    root = ET.fromstring(junit_xml(_result()))
     assert root.tag == "testsuites"
     assert (root.get("tests"), root.get("failures"), root.get("skipped")) == (
         "5",
@@ -129,7 +131,7 @@ def test_a_refusal_in_every_format() -> None:
     api.write_gate(result, document, "json")
     parsed = json.loads(document.getvalue())
     assert (parsed["passed"], parsed["not_comparable"]) == (False, [W])
-    root = ET.fromstring(gf.junit_xml(result))
+    root = ET.fromstring(junit_xml(result))
     assert (root.get("errors"), root.get("failures")) == ("1", "0")
     (suite,) = root.findall("testsuite")
     assert suite.get("errors") == "1"

@@ -1,4 +1,5 @@
-"""The A/B page with instruction counts, and the gate judging on them."""
+"""The A/B page (:mod:`rally_keystone_perf.report.blocks.ab`) with instruction
+counts, and the gate judging on them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 
 from rally_keystone_perf.cli import app as cli
 from rally_keystone_perf.report import api
-from rally_keystone_perf.report.writers.ab import side_texts
 from tests.unit.report.readers import test_instructions as counts
 from tests.unit.report.readers.test_ab_folder import make_ab
 
@@ -81,20 +81,3 @@ def test_two_runs_are_not_judged_on_counts(tmp_path: Path, capsys) -> None:
     argv = ["gate", "a.json", "--baseline", "b.json", "--max-instruction-increase", "1"]
     assert cli.main(argv) == 1
     assert "not two runs" in capsys.readouterr().err
-
-
-def test_a_cloud_side_shows_its_target_and_the_other_its_options() -> None:
-    texts = side_texts(
-        {
-            "a": {"target": "https://k.example:5000/v3 (external)", "api": "3.14"},
-            "b": {"mode": "uwsgi", "processes": 2, "keystone_build": None},
-        }
-    )
-    assert texts["a"] == "api 3.14, target https://k.example:5000/v3 (external)"
-    assert texts["b"] == "mode uwsgi, processes 2"
-    assert texts["both"] == ""
-
-
-def test_sides_differing_by_one_option_show_it_even_when_unset() -> None:
-    texts = side_texts({"a": {"keystone_build": None}, "b": {"keystone_build": "x"}})
-    assert texts == {"a": "keystone_build None", "b": "keystone_build x", "both": ""}

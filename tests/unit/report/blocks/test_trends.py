@@ -1,4 +1,4 @@
-"""Trends in every format."""
+"""Trends (:mod:`rally_keystone_perf.report.blocks.trends`) in every format."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import io
 import json
 from pathlib import Path
 
+from rally_keystone_perf.report.blocks import trends as blocks
 from rally_keystone_perf.report.figures import trends
 from rally_keystone_perf.report.figures.run_labels import load_reports
-from rally_keystone_perf.report.writers import trends as writer
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import assert_valid_page
 
@@ -29,23 +30,23 @@ def _write(write, found: list[trends.Trend]) -> str:
 
 def test_a_table_per_trend_a_row_per_run(tmp_path: Path) -> None:
     found = _trends(tmp_path)
-    text = _write(writer.write_text, found)
-    assert writer.title(found[0]) in text
+    text = _write(registry.TRENDS["table"], found)
+    assert blocks.title(found[0]) in text
     assert "| gate vs the run before |" in text
     assert "| 1 | one " in text and "first run" in text
     assert max(len(line) for line in text.splitlines()) <= 120
-    markdown = _write(writer.write_markdown, found)
+    markdown = _write(registry.TRENDS["markdown"], found)
     assert markdown.count("\n| 2 | two |") == 1
 
 
 def test_json_is_strict_and_has_every_point(tmp_path: Path) -> None:
-    document = json.loads(_write(writer.write_json, _trends(tmp_path)))
+    document = json.loads(_write(registry.TRENDS["json"], _trends(tmp_path)))
     (trend,) = document["trends"]
     assert [p["run"] for p in trend["points"]] == ["one", "two"]
     assert trend["points"][0]["gate"] == trends.FIRST
 
 
 def test_the_page_plots_each_trend(tmp_path: Path) -> None:
-    page = _write(writer.write_html, _trends(tmp_path))
+    page = _write(registry.TRENDS["html"], _trends(tmp_path))
     assert_valid_page(page)
     assert page.count("<svg") == 1 and page.count("<table>") == 1

@@ -1,11 +1,12 @@
-"""Tests for rally_keystone_perf.report.writers.capacity."""
+"""Tests for rally_keystone_perf.report.blocks.capacity: the capacity page."""
 
 from __future__ import annotations
 
 import io
 
+from rally_keystone_perf.report.blocks import capacity
 from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
-from rally_keystone_perf.report.writers import capacity
+from rally_keystone_perf.report.writers import registry
 
 SLO = slo.parse_slo("p95<100ms")
 
@@ -30,7 +31,7 @@ def _written(write) -> str:
 
 
 def test_the_table_and_the_conclusion() -> None:
-    text = _written(capacity.write_table)
+    text = _written(registry.CAPACITY["table"])
     assert text.startswith("capacity against p95<100ms (each step's second half)\n")
     assert "| Keystone 1.62, client 0.10 |" in text and "| missed " in text
     assert "| probe s | step |" in text and "|   0.210 |    3 |" in text
@@ -49,12 +50,12 @@ def test_none_met_and_all_met_are_said() -> None:
     every = capacity_curve.Curve(SLO, [_row(1, 5, 0.01)], 5.0, None, "x", "r")
     assert capacity.conclusion(every)[0] == "sustained: 5.0/s, every rate tried met it"
     markdown = io.StringIO()
-    capacity.write_markdown(every, markdown)
+    registry.CAPACITY["markdown"](every, markdown)
     assert markdown.getvalue().startswith("## Capacity against p95<100ms\n\n|")
 
 
 def test_the_page_plots_response_rates_and_cpu_with_the_slo_bound() -> None:
-    page = _written(capacity.write_html)
+    page = _written(registry.CAPACITY["html"])
     assert page.startswith("<!DOCTYPE html>")
     assert page.count("<svg") == 3
     for title in ("response time vs offered rate", "achieved vs offered rate"):
@@ -69,5 +70,5 @@ def test_a_page_without_cpu_samples_has_no_cpu_plot() -> None:
     rows = [capacity_curve.CurveRow(1, figures, (), None)]
     curve = capacity_curve.Curve(SLO, rows, 5.0, None, "x", "r")
     out = io.StringIO()
-    capacity.write_html(curve, out)
+    registry.CAPACITY["html"](curve, out)
     assert out.getvalue().count("<svg") == 2

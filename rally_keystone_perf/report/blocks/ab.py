@@ -1,0 +1,226 @@
+"""The A/B page as a document: the sides, the rounds, the estimates and
+verdicts (:mod:`rally_keystone_perf.report.figures.ab`).
+
+Per workload the rounds (their order, each side's median, p95, throughput
+and server CPU per iteration, the round's cost ratio B/A of the median),
+then per measure the estimate over the rounds with its interval and the
+verdict; the instruction counts when the A/B took them. Printed for the
+terminal and as markdown, and its data as JSON (:func:`data`, the
+``rally-keystone-perf/ab`` document, version 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rally_keystone_perf.report.blocks.model import (
+    AS_IS,
+    FLUSH,
+    TEXT,
+    Block,
+    Column,
+    Document,
+    Heading,
+    Lines,
+    Table,
+)
+from rally_keystone_perf.report.figures import ab, verdicts
+from rally_keystone_perf.report.figures.ab import AbPage
+from rally_keystone_perf.report.figures.instructions import InstructionRow
+
+ROUND_COLUMNS = (
+    Column("round"),
+    Column("order", TEXT),
+    Column("A median(s)", fmt="seconds"),
+    Column("B median(s)", fmt="seconds"),
+    Column("median B/A", fmt="fixed3"),
+    Column("A p95(s)", fmt="seconds"),
+    Column("B p95(s)", fmt="seconds"),
+    Column("A iter/s", fmt="fixed2"),
+    Column("B iter/s", fmt="fixed2"),
+    Column("A CPU/iter(ms)", fmt="ms"),
+    Column("B CPU/iter(ms)", fmt="ms"),
+    Column("failed A/B"),
+)
+ESTIMATE_COLUMNS = (
+    Column("measure", TEXT),
+    Column("B cost / A", fmt="fixed3"),
+    Column("interval", TEXT, "range"),
+    Column("rounds"),
+    Column("verdict", TEXT),
+)
+NOTE = (
+    "rounds taken in turns (AB BA BA AB ...); each round's figures are its "
+    "iterations' median, p95, throughput and the server's CPU per iteration "
+    "(CPU/iter); "
+    "the estimate is the geometric mean of the rounds' cost ratios (B over A; "
+    "A over B for throughput: above 1, B is slower) with a Student t interval "
+    "on their logarithms; p95 is shown, not judged"
+)
+
+
+def round_table(workload: ab.AbWorkload) -> Table:
+    """A row per round of ``workload``."""
+    rows = [
+        [
+            p.round_no,
+            p.order.upper(),
+            p.a.median,
+            p.b.median,
+            p.cost_ratio(ab.MEDIAN),
+            p.a.p95,
+            p.b.p95,
+            p.a.throughput,
+            p.b.throughput,
+            p.a.server_cpu,
+            p.b.server_cpu,
+            f"{p.a.failures}/{p.b.failures}",
+        ]
+        for p in workload.pairs
+    ]
+    return Table(ROUND_COLUMNS, rows, stacked=True)
+
+
+def estimate_table(workload: ab.AbWorkload, confidence: float) -> Table:
+    """A row per measure: the estimate, its interval and the verdict."""
+    rows = []
+    for measure in ab.MEASURES:
+        found = workload.estimate(measure, confidence)
+        said = verdicts.describe(verdicts.judge(found))
+        rows.append([measure, found.ratio, (found.low, found.high), found.rounds, said])
+    return Table(ESTIMATE_COLUMNS, rows)
+
+
+def instruction_line(page: AbPage, position: int) -> str | None:
+    """One workload's instructions per request on each side and B/A."""
+    row = page.instructions.get(position)
+    if row is None:
+        return None
+    ratio = "-" if row.ratio is None else f"{row.ratio:.4f}"
+    spread = max(row.spread_a or 0.0, row.spread_b or 0.0)
+    a, b = ("-" if v is None else f"{v / 1e6:.3f}M" for v in (row.a, row.b))
+    return (
+        f"instructions per request (callgrind): A {a}, "
+        f"B {b}, B/A {ratio} (layouts within {spread:.2%})"
+    )
+
+
+def counted_line(page: AbPage) -> list[str]:
+    """What the instruction counts cover, when there are any."""
+    if not page.instructions:
+        return []
+    rounds = page.counted.get("password_hash_rounds")
+    return [
+        f"instruction counts: {page.counted.get('process', 'one process')}; "
+        f"bcrypt at {rounds} rounds (the hash is C code a Keystone change "
+        "rarely touches); start-up and warm-up not counted; each side the mean "
+        "of the same memory layouts; no drift: B/A is read as it is"
+    ]
+
+
+def _title(page: AbPage) -> str:
+    done = max((len(w.pairs) for w in page.workloads), default=0)
+    return (
+        f"A/B {page.folder}: {page.task}, {done} of {page.rounds_planned} "
+        f"rounds complete ({page.status})"
+    )
+
+
+def document(page: AbPage) -> Document:
+    """The sides, then per workload its rounds and its estimates."""
+    sides = [f"  {side.upper()}: {page.sides[side]}" for side in ("a", "b")]
+    if page.sides.get("both"):
+        sides.append(f"  both: {page.sides['both']}")
+    blocks: list[Block] = [
+        Lines(sides, AS_IS),
+        Lines([NOTE, *counted_line(page)], FLUSH),
+    ]
+    for workload in page.workloads:
+        blocks += [
+            Heading(workload.label),
+            round_table(workload),
+            estimate_table(workload, page.confidence),
+        ]
+        line = instruction_line(page, workload.position)
+        blocks += [Lines([line], AS_IS)] if line else []
+    for row in page.counted_alone():
+        said = str(instruction_line(page, row.position))
+        blocks += [Heading(row.scenario), Lines([said], AS_IS)]
+    return Document(_title(page), blocks, level=0, data=data(page))
+
+
+def _side(figures: ab.SideRound) -> dict[str, Any]:
+    return {
+        "median": figures.median,
+        "p95": figures.p95,
+        "throughput": figures.throughput,
+        "server_cpu_per_iteration": figures.server_cpu,
+        "iterations": figures.iterations,
+        "failures": figures.failures,
+    }
+
+
+def _estimate(found: verdicts.Estimate) -> dict[str, Any]:
+    said = verdicts.judge(found)
+    return {
+        "cost_ratio": found.ratio,
+        "low": found.low,
+        "high": found.high,
+        "confidence": found.confidence,
+        "rounds": found.rounds,
+        "spread": found.spread,
+        "verdict": verdicts.describe(said),
+        "call": said.call,
+    }
+
+
+def _counts(row: InstructionRow | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {
+        "a": row.a,
+        "b": row.b,
+        "ratio": row.ratio,
+        "spread_a": row.spread_a,
+        "spread_b": row.spread_b,
+    }
+
+
+def _workload(page: AbPage, w: ab.AbWorkload) -> dict[str, Any]:
+    return {
+        "scenario": w.scenario,
+        "runner": w.runner,
+        "rounds": [
+            {"round": p.round_no, "order": p.order} | {"a": _side(p.a), "b": _side(p.b)}
+            for p in w.pairs
+        ],
+        "estimates": {
+            m: _estimate(w.estimate(m, page.confidence)) for m in ab.MEASURES
+        },
+        "instructions_per_request": _counts(page.instructions.get(w.position)),
+    }
+
+
+def data(page: AbPage) -> dict[str, Any]:
+    """The A/B as a JSON document (``rally-keystone-perf/ab``, version 1)."""
+    counted: list[dict[str, Any]] = [
+        {
+            "scenario": row.scenario,
+            "runner": None,
+            "rounds": [],
+            "estimates": None,
+            "instructions_per_request": _counts(row),
+        }
+        for row in page.counted_alone()
+    ]
+    return {
+        "schema": "rally-keystone-perf/ab",
+        "version": 1,
+        "folder": page.folder,
+        "task": page.task,
+        "status": page.status,
+        "rounds_planned": page.rounds_planned,
+        "sides": page.sides,
+        "workloads": [_workload(page, w) for w in page.workloads] + counted,
+        "instruction_counts": dict(page.counted) or None,
+    }
