@@ -3,6 +3,11 @@
 CREATE_TOKEN = "keystone.create_token"
 VALIDATE_TOKEN = "keystone.validate_token"
 LIST_PROJECTS = "keystone.list_projects"
+# what Horizon and clients read: a user's role assignments (with names),
+# the projects a token's user may scope to, the catalog of a token
+LIST_ROLE_ASSIGNMENTS = "keystone.list_role_assignments"
+LIST_AUTH_PROJECTS = "keystone.list_auth_projects"
+GET_CATALOG = "keystone.get_catalog"
 CREATE_USER = "keystone.create_user"
 DELETE_USER = "keystone.delete_user"
 # seed 001's revocation list, as its successor: revocation events
@@ -21,6 +26,9 @@ ROUTES = {
     CREATE_TOKEN: "POST /v3/auth/tokens",
     VALIDATE_TOKEN: "GET /v3/auth/tokens",
     LIST_PROJECTS: "GET /v3/projects",
+    LIST_ROLE_ASSIGNMENTS: "GET /v3/role_assignments",
+    LIST_AUTH_PROJECTS: "GET /v3/auth/projects",
+    GET_CATALOG: "GET /v3/auth/catalog",
     CREATE_USER: "POST /v3/users",
     DELETE_USER: "DELETE /v3/users/{id}",
     REVOKE_TOKEN: "DELETE /v3/auth/tokens",

@@ -327,6 +327,37 @@ class IdentityClient:
             resp = self._request("GET", "/projects", token)
         return resp.json()["projects"]
 
+    def list_role_assignments(
+        self,
+        token: str,
+        user_id: str | None = None,
+        effective: bool = True,
+        include_names: bool = True,
+    ) -> list[dict[str, Any]]:
+        """``GET /v3/role_assignments``, of ``user_id`` when given, with
+        ``effective`` (group and inherited roles resolved) and
+        ``include_names``, as Horizon asks for a user's roles."""
+        query = [f"user.id={user_id}"] if user_id else []
+        query += ["effective"] if effective else []
+        query += ["include_names"] if include_names else []
+        path = "/role_assignments" + ("?" + "&".join(query) if query else "")
+        with self._timer(atomics.LIST_ROLE_ASSIGNMENTS):
+            resp = self._request("GET", path, token)
+        return list(resp.json()["role_assignments"])
+
+    def list_auth_projects(self, token: str) -> list[dict[str, Any]]:
+        """``GET /v3/auth/projects``: the projects ``token``'s user may scope
+        to (what Horizon's project switcher and clients ask)."""
+        with self._timer(atomics.LIST_AUTH_PROJECTS):
+            resp = self._request("GET", "/auth/projects", token)
+        return list(resp.json()["projects"])
+
+    def get_catalog(self, token: str) -> list[dict[str, Any]]:
+        """``GET /v3/auth/catalog``: the service catalog of ``token``."""
+        with self._timer(atomics.GET_CATALOG):
+            resp = self._request("GET", "/auth/catalog", token)
+        return list(resp.json()["catalog"])
+
     def create_user(
         self,
         token: str,

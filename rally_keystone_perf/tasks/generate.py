@@ -15,6 +15,9 @@ scenario                                   levels                      seed
 ``KeystonePerf.validate_token``
 ``KeystonePerf.create_token``,             throughput at 8 (req/s)     001
 ``KeystonePerf.list_revocation_events``
+``KeystonePerf.list_role_assignments``,    4                           none
+``KeystonePerf.list_auth_projects``,
+``KeystonePerf.get_catalog``
 =========================================  ==========================  ======
 
 A file is ``<scenario>-<level>-<size>.json``, the level ``c<N>``
@@ -132,6 +135,51 @@ class ListProjects(ScenarioPlan):
         return "20 s of load (seed 003: 120 s per level)"
 
 
+class CloudRead(ScenarioPlan):
+    """What Horizon and clients read, with users' or the admin's tokens:
+    no seed measured it (issue 57's requests of a real cloud)."""
+
+    def runner(self, concurrency: int, size: str) -> dict[str, Any]:
+        times = 2000 if size == "full" else 200
+        return {"constant": {"times": times, "concurrency": concurrency}}
+
+    def contexts(self, size: str) -> dict[str, Any]:
+        if size == "full":
+            return {"keystone_perf_users": {"tenants": 10, "users_per_tenant": 10}}
+        return {"keystone_perf_users": {"tenants": 2, "users_per_tenant": 2}}
+
+    def size_note(self, size: str) -> str:
+        if size == "full":
+            return "2000 times with 10 tenants x 10 users"
+        return "200 times with 2 tenants x 2 users"
+
+
+READS = (
+    CloudRead(
+        "list-role-assignments",
+        "KeystonePerf.list_role_assignments",
+        "",
+        (4,),
+        "A user's role assignments with names, as Horizon asks: one "
+        "GET /v3/role_assignments per iteration",
+    ),
+    CloudRead(
+        "list-auth-projects",
+        "KeystonePerf.list_auth_projects",
+        "",
+        (4,),
+        "The projects a user's token may scope to: one GET /v3/auth/projects "
+        "per iteration",
+    ),
+    CloudRead(
+        "get-catalog",
+        "KeystonePerf.get_catalog",
+        "",
+        (4,),
+        "A token's service catalog: one GET /v3/auth/catalog per iteration",
+    ),
+)
+
 PLANS: tuple[ScenarioPlan, ...] = (
     CreateToken(
         "create-token",
@@ -155,6 +203,7 @@ PLANS: tuple[ScenarioPlan, ...] = (
         "Project list with a pre-issued token: one GET /v3/projects per iteration",
     ),
     *seed001_tasks.PLANS,
+    *READS,
 )
 
 
@@ -185,15 +234,16 @@ def task_document(spec: TaskSpec, plan: ScenarioPlan) -> dict[str, Any]:
         f"concurrency:{spec.concurrency}",
         f"size:{spec.size}",
         f"mode:{spec.mode}",
-        f"seed:{spec.seed}",
     ]
+    tags += [f"seed:{spec.seed}"] if spec.seed else []
+    seed = f", seed {spec.seed}" if spec.seed else ""
     title = f"{spec.scenario} {plan.level_title(spec.concurrency)}"
     note = f"{plan.note} " if plan.note else ""
     return {
         "version": 2,
         "title": f"{title} ({spec.mode}, {spec.size})",
         "description": (
-            f"Size: {spec.size}. {plan.summary}, seed {spec.seed}, "
+            f"Size: {spec.size}. {plan.summary}{seed}, "
             f"{plan.level_text(spec.concurrency)}; {plan.size_note(spec.size)}. "
             f"{note}For Keystone in {spec.mode} mode (rally-keystone-perf run "
             f"--mode {spec.mode}). "

@@ -46,11 +46,15 @@ READ_SCENARIOS = (
     "KeystonePerf.validate_token",
     "KeystonePerf.list_projects",
     "KeystonePerf.list_revocation_events",
+    "KeystonePerf.list_role_assignments",
+    "KeystonePerf.list_auth_projects",
+    "KeystonePerf.get_catalog",
 )
 ADMIN_SCENARIOS = (
     "KeystonePerf.create_delete_user",
     "KeystonePerf.list_projects",
     "KeystonePerf.list_revocation_events",
+    "KeystonePerf.list_role_assignments",
 )
 REVOCATION_SCENARIOS = (
     "KeystonePerf.revoke_token",

@@ -21,7 +21,7 @@ class ScenarioPlan:
 
     slug: str  # file-name form of the scenario, and its tag
     scenario: str
-    seed: str
+    seed: str  # "" for a scenario no seed measured
     levels: tuple[int, ...]
     summary: str
     note: str = ""  # a sentence for the description: what the file needs

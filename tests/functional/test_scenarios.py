@@ -35,6 +35,9 @@ EXPECTED = {
         "DELETE /v3/auth/tokens": 1,
     },
     "KeystonePerf.list_revocation_events": {"GET /v3/OS-REVOKE/events": 1},
+    "KeystonePerf.list_role_assignments": {"GET /v3/role_assignments": 1},
+    "KeystonePerf.list_auth_projects": {"GET /v3/auth/projects": 1},
+    "KeystonePerf.get_catalog": {"GET /v3/auth/catalog": 1},
 }
 
 
@@ -57,6 +60,7 @@ def results(
         + [
             _workload("KeystonePerf.create_token", {"scope": "unscoped"}),
             _workload("KeystonePerf.validate_token", {"validator": "self"}),
+            _workload("KeystonePerf.list_role_assignments", {"of": "all"}),
         ],
     )
     outcome = rally.start_task(task)
@@ -66,7 +70,7 @@ def results(
 
 
 def test_every_iteration_succeeds(results: list[rally_json.Workload]) -> None:
-    assert len(results) == len(EXPECTED) + 2
+    assert len(results) == len(EXPECTED) + 3
     for workload in results:
         total = stats.total_row(stats.main_stats(workload))
         assert (total.count, total.success) == (TIMES, 1.0), workload.scenario_name
@@ -107,6 +111,9 @@ def test_atomic_actions_are_named_as_documented(
         ],
         "KeystonePerf.revoke_token": ["keystone.create_token", "keystone.revoke_token"],
         "KeystonePerf.list_revocation_events": ["keystone.list_revocation_events"],
+        "KeystonePerf.list_role_assignments": ["keystone.list_role_assignments"],
+        "KeystonePerf.list_auth_projects": ["keystone.list_auth_projects"],
+        "KeystonePerf.get_catalog": ["keystone.get_catalog"],
     }
 
 

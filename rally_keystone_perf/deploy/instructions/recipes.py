@@ -21,6 +21,9 @@ TOKENS = "keystone_perf_tokens"
 REVOCATIONS = "keystone_perf_revocations"
 
 
+Recipe = Callable[["Clients", dict[str, Any], dict[str, Any]], Step]
+
+
 class RecipeError(Exception):
     """No recipe for this workload; the message says why."""
 
@@ -86,6 +89,44 @@ def list_projects(clients: Clients, _: dict[str, Any], __: dict[str, Any]) -> St
     return step
 
 
+def list_role_assignments(
+    clients: Clients, args: dict[str, Any], _: dict[str, Any]
+) -> Step:
+    """``KeystonePerf.list_role_assignments`` with the admin token, of each
+    user in turn (their IDs read before, uncounted) or of all."""
+    admin = clients.setup.create_token(clients.admin)
+    ids: list[str | None] = [None]
+    if args.get("of", "user") == "user":
+        ids = [
+            clients.setup.validate_token(admin, clients.setup.create_token(user))[
+                "user"
+            ]["id"]
+            for user in clients.users
+        ]
+    effective = bool(args.get("effective", True))
+    names = bool(args.get("include_names", True))
+
+    def step(number: int) -> None:
+        user_id = ids[number % len(ids)]
+        clients.counted.list_role_assignments(admin, user_id, effective, names)
+
+    return step
+
+
+def _with_user_tokens(read: Callable[[IdentityClient, str], object]) -> Recipe:
+    """A recipe that reads with each user's pre-issued token in turn."""
+
+    def recipe(clients: Clients, _: dict[str, Any], __: dict[str, Any]) -> Step:
+        tokens = [clients.setup.create_token(user) for user in clients.users]
+
+        def step(number: int) -> None:
+            read(clients.counted, tokens[number % len(tokens)])
+
+        return step
+
+    return recipe
+
+
 def list_revocation_events(
     clients: Clients, _: dict[str, Any], contexts: dict[str, Any]
 ) -> Step:
@@ -132,11 +173,17 @@ def create_delete_user(
     return step
 
 
-Recipe = Callable[[Clients, dict[str, Any], dict[str, Any]], Step]
 RECIPES: dict[str, Recipe] = {
     "KeystonePerf.create_token": create_token,
     "KeystonePerf.validate_token": validate_token,
     "KeystonePerf.list_projects": list_projects,
+    "KeystonePerf.list_role_assignments": list_role_assignments,
+    "KeystonePerf.list_auth_projects": _with_user_tokens(
+        lambda client, token: client.list_auth_projects(token)
+    ),
+    "KeystonePerf.get_catalog": _with_user_tokens(
+        lambda client, token: client.get_catalog(token)
+    ),
     "KeystonePerf.list_revocation_events": list_revocation_events,
     "KeystonePerf.revoke_token": revoke_token,
     "KeystonePerf.create_delete_user": create_delete_user,

@@ -12,7 +12,12 @@ from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.tasks import generate
 
-GENERATED_FILES = 224  # 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2) plans' levels
+GENERATED_FILES = 248  # 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2 + 3) plans' levels
+READS = (
+    "KeystonePerf.list_role_assignments",
+    "KeystonePerf.list_auth_projects",
+    "KeystonePerf.get_catalog",
+)
 SEED_001_SERIAL = (
     "KeystonePerf.create_delete_user",
     "KeystonePerf.create_token",
@@ -42,7 +47,10 @@ def test_every_mode_scenario_level_and_size() -> None:
             assert (mode, name, 1, size) in found
         for name in SEED_001_THROUGHPUT:
             assert (mode, name, 8, size) in found
+        for name in READS:
+            assert (mode, name, 4, size) in found
     per_mode = 3 + 1 + len(levels) + len(SEED_001_SERIAL) + len(SEED_001_THROUGHPUT)
+    per_mode += len(READS)
     assert len(found) == len(modes.KEYSTONE_MODES) * 2 * per_mode
     assert len(generate.generated()) == GENERATED_FILES
 

@@ -15,8 +15,11 @@ from rally_keystone_perf.tasks.own_cloud import PlanError, build_plan
 SMOKE_NAMES = [
     "KeystonePerf.create_delete_user",
     "KeystonePerf.create_token",
+    "KeystonePerf.get_catalog",
+    "KeystonePerf.list_auth_projects",
     "KeystonePerf.list_projects",
     "KeystonePerf.list_revocation_events",
+    "KeystonePerf.list_role_assignments",
     "KeystonePerf.revoke_token",
     "KeystonePerf.validate_token",
 ]

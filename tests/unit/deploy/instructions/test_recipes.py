@@ -28,6 +28,10 @@ class _Client:
         self.log.append((self.name, "rescope_token", token))
         return self._token()
 
+    def validate_token(self, auth: str, subject: str) -> dict[str, Any]:
+        self.log.append((self.name, "validate_token", auth, subject))
+        return {"user": {"id": f"id-of-{subject}"}}
+
     def __getattr__(self, method: str) -> Any:
         def call(*args: Any, **kwargs: Any) -> str:
             self.log.append((self.name, method, *map(str, args)))
@@ -102,3 +106,45 @@ def test_two_request_scenarios_count_both() -> None:
 def test_boot_server_has_no_recipe() -> None:
     with pytest.raises(recipes.RecipeError, match="boot_server: no instruction"):
         recipes.recipe("KeystonePerf.boot_server")
+
+
+def test_role_assignments_of_each_user_in_turn_or_of_all() -> None:
+    clients, log = _clients()
+    step = recipes.list_role_assignments(clients, {}, {})
+    for number in range(3):
+        step(number)
+    counted = _counted(log)
+    assert [entry[0] for entry in counted] == ["list_role_assignments"] * 3
+    # the admin's token is t1; u0's t2 and u1's t3, read for their IDs
+    assert [entry[2] for entry in counted] == [
+        "id-of-setup-t2",
+        "id-of-setup-t3",
+        "id-of-setup-t2",
+    ]
+    assert counted[0][3:] == ("True", "True")
+    clients, log = _clients()
+    recipes.list_role_assignments(clients, {"of": "all", "effective": False}, {})(0)
+    assert _counted(log) == [
+        ("list_role_assignments", "setup-t1", "None", "False", "True")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "method"),
+    [
+        ("KeystonePerf.list_auth_projects", "list_auth_projects"),
+        ("KeystonePerf.get_catalog", "get_catalog"),
+    ],
+)
+def test_user_token_reads_take_each_users_token_in_turn(
+    scenario: str, method: str
+) -> None:
+    clients, log = _clients()
+    step = recipes.recipe(scenario)(clients, {}, {})
+    for number in range(3):
+        step(number)
+    assert _counted(log) == [
+        (method, "setup-t1"),
+        (method, "setup-t2"),
+        (method, "setup-t1"),
+    ]
