@@ -23,7 +23,6 @@ from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.own_cloud import compute, probe, target
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
-from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.run import ab, engines, matrix, own_cloud, rally_runner
 from rally_keystone_perf.tasks import check
@@ -252,8 +251,7 @@ def run_on_cloud(args: argparse.Namespace, tasks: Sequence[TaskFile]) -> int:
         codes.append(_server_log(run, args.server_log))
     reports = [o.report for o in outcomes if o.report]
     if reports:
-        columns = run_labels.config_columns(run.state())
-        api.report(reports, sys.stdout, "table", overrides=columns)
+        api.report(reports, sys.stdout, "table")
         echo(f"results: {run.results}")
     return combined_exit(codes)
 

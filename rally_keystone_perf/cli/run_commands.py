@@ -70,8 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     assert run is not None
     reports = [o.report for o in outcomes if o.report]
     if reports:
-        columns = run_labels.config_columns(run.state())
-        api.report(reports, sys.stdout, "table", overrides=columns)
+        api.report(reports, sys.stdout, "table")
         echo(f"results: {run.results}")
     codes = [o.exit_code for o in outcomes]
     return combined_exit([*codes, *engines.failure_codes(load_engine, run, echo)])

@@ -77,13 +77,12 @@ def report(
     stream: TextIO,
     fmt: str = "table",
     *,
-    overrides: dict[str, str] | None = None,
     combine: bool = False,
 ) -> None:
-    """Load report files (or run folders) and write their report.
-
-    ``overrides`` replace or add run-level columns; ``combine`` writes one
-    table for all (:mod:`.figures.combined`) instead.
+    """Load report files (or run folders) and write their report; each
+    report's configuration is its run folder's (``run.json``, read once).
+    ``combine`` writes one table for all (:mod:`.figures.combined`)
+    instead.
 
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     :raises ValueError: unknown format.
@@ -91,11 +90,9 @@ def report(
     if combine:
         if fmt not in registry.COMBINED:
             raise ValueError("--combined writes table or markdown only")
-        write_combined(
-            combined.combined_rows(load_reports(paths, overrides)), stream, fmt
-        )
+        write_combined(combined.combined_rows(load_reports(paths)), stream, fmt)
         return
-    write_report(load_reports(paths, overrides), stream, fmt)
+    write_report(load_reports(paths), stream, fmt)
 
 
 def write_combined(

@@ -287,14 +287,10 @@ class LoadedReport:
         return {**self.config, **runner_columns(workload)}
 
 
-def load_reports(
-    paths: Sequence[Path], overrides: dict[str, str] | None = None
-) -> list[LoadedReport]:
+def load_reports(paths: Sequence[Path]) -> list[LoadedReport]:
     """Load reports with their configuration (see :func:`config_for`).
 
-    A folder stands for its reports (:func:`report_files`). ``overrides``
-    replace or add run-level columns (``run`` passes the columns of the run it
-    just made).
+    A folder stands for its reports (:func:`report_files`).
 
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     """
@@ -302,7 +298,7 @@ def load_reports(
     for path in distinct([file for given in paths for file in report_files(given)]):
         workloads = load_report(path)
         tags = workloads[0].tags if workloads else []
-        config = {**run_config(Path(path), tags), **(overrides or {})}
+        config = run_config(Path(path), tags)
         reports.append(LoadedReport(Path(path), workloads, config))
     return reports
 

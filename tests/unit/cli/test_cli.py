@@ -461,9 +461,7 @@ def fake_run_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(
         api,
         "report",
-        lambda files, stream, fmt, overrides: record["printed"].append(
-            (files, overrides)
-        ),
+        lambda files, stream, fmt: record["printed"].append(files),
     )
     return record
 
@@ -484,19 +482,7 @@ def test_run(tmp_path: Path, fake_run_command: dict, capsys) -> None:
     assert runner.started == [(a, ["mode:uwsgi"]), (b, ["mode:uwsgi"])]
     assert runner.redact("password PW") == "password ***"
     assert fake_run_command["stopped"] == [fake_run_command["run"]]
-    assert fake_run_command["printed"] == [
-        (
-            [report],
-            {
-                "mode": "uwsgi",
-                "profile": "stock",
-                "processes": "2",
-                "threads": "1",
-                "db": "sqlite",
-                "hash rounds": "default",
-            },
-        )
-    ]
+    assert fake_run_command["printed"] == [[report]]  # its run.json: its columns
     err = capsys.readouterr().err
     assert "stopped Keystone" in err
     assert f"results: {fake_run_command['run'].results}" in err
@@ -641,8 +627,8 @@ def test_print_reports_with_run_columns(tmp_path: Path) -> None:
 
     fast, _ = _two_runs(tmp_path)
     stream = io.StringIO()
-    api.report([fast], stream, "table", overrides={"mode": "from-run"})
-    assert "config: mode from-run, " in stream.getvalue()
+    api.report([fast], stream, "table")
+    assert "config: mode uwsgi, " in stream.getvalue()
 
 
 def test_compare_end_to_end(tmp_path: Path, capsys) -> None:

@@ -192,15 +192,6 @@ def test_empty_folder_is_an_error(tmp_path: Path) -> None:
         run_labels.report_files(tmp_path)
 
 
-def test_load_reports_overrides(tmp_path: Path) -> None:
-    report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
-    (loaded,) = run_labels.load_reports([tmp_path / "run"], {"mode": "other", "x": "1"})
-    assert loaded.path == report
-    assert loaded.config["mode"] == "other"
-    assert list(loaded.config)[-1] == "x"
-    assert loaded.columns(loaded.workloads[0])["concurrency"] == "2"
-
-
 def test_a_report_reached_twice_is_loaded_once(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "20261124-133418-uwsgi", [r.workload([0.1])])
     (tmp_path / "current").symlink_to(tmp_path / "20261124-133418-uwsgi")
