@@ -111,6 +111,18 @@ def alpha(text: str) -> float:
     return value
 
 
+def add_command(
+    sub: Any, name: str, func: Callable[..., int], help_text: str
+) -> argparse.ArgumentParser:
+    """Subcommand ``name``, run by ``func`` (its docstring the description
+    ``--help`` prints), ``help_text`` its line in the commands' list."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=func.__doc__
+    )
+    parser.set_defaults(func=func)
+    return parser
+
+
 def add_runs_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runs-dir",

@@ -141,11 +141,12 @@ def _print(
 
 def add_capacity_command(sub: Any) -> None:
     """``capacity``: its arguments."""
-    parser = sub.add_parser(
+    parser = arguments.add_command(
+        sub,
         "capacity",
-        help="the highest arrival rate a Keystone sustains under an SLO (a "
-        "local one, or your cloud's with --os-cloud)",
-        description=cmd_capacity.__doc__,
+        cmd_capacity,
+        "the highest arrival rate a Keystone sustains under an SLO (a local "
+        "one, or your cloud's with --os-cloud)",
     )
     parser.add_argument(
         "--task",

@@ -95,10 +95,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def add_up_command(sub: Any) -> None:
     """``up``: start and leave running."""
-    up = sub.add_parser(
-        "up",
-        help="start a local Keystone and leave it running",
-        description=cmd_up.__doc__,
+    up = arguments.add_command(
+        sub, "up", cmd_up, "start a local Keystone and leave it running"
     )
     launch_arguments.add_launch_options(up)
     arguments.add_runs_dir(up)

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from rally_keystone_perf.cli import arguments
 from rally_keystone_perf.cli.arguments import at_least, positive
 from rally_keystone_perf.loadgen.locust.local_workers import worker_argv
 from rally_keystone_perf.loadgen.locust.protocol import parse_address
@@ -89,10 +90,11 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 def add_worker_command(sub: Any) -> None:
     """``worker``: a Locust worker of a master on another host."""
-    worker = sub.add_parser(
+    worker = arguments.add_command(
+        sub,
         "worker",
-        help="run as a Locust worker of a --engine locust master elsewhere",
-        description=cmd_worker.__doc__,
+        cmd_worker,
+        "run as a Locust worker of a --engine locust master elsewhere",
     )
     worker.add_argument(
         "--master",

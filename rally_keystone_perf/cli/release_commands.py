@@ -142,10 +142,11 @@ def _write(page: ReleasesPage, folder: Path) -> None:
 
 def add_releases_command(sub: Any) -> None:
     """``releases``' arguments."""
-    parser = sub.add_parser(
+    parser = arguments.add_command(
+        sub,
         "releases",
-        help="Keystone releases side by side, in rounds taken in turns",
-        description=cmd_releases.__doc__,
+        cmd_releases,
+        "Keystone releases side by side, in rounds taken in turns",
     )
     parser.add_argument(
         "--releases",

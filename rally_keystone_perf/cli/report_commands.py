@@ -161,10 +161,8 @@ def _gate_ab(args: argparse.Namespace) -> int:
 
 def add_report_command(sub: Any) -> None:
     """``report``: tables from Rally reports."""
-    report = sub.add_parser(
-        "report",
-        help="print tables from Rally JSON reports",
-        description=cmd_report.__doc__,
+    report = arguments.add_command(
+        sub, "report", cmd_report, "print tables from Rally JSON reports"
     )
     report.add_argument(
         "results",
@@ -202,10 +200,11 @@ def add_report_command(sub: Any) -> None:
 
 def add_compare_command(sub: Any) -> None:
     """``compare``: runs against a baseline."""
-    compare = sub.add_parser(
+    compare = arguments.add_command(
+        sub,
         "compare",
-        help="compare runs with a baseline, with statistical verdicts",
-        description=cmd_compare.__doc__,
+        cmd_compare,
+        "compare runs with a baseline, with statistical verdicts",
     )
     compare.add_argument(
         "baseline",
@@ -228,10 +227,8 @@ def add_compare_command(sub: Any) -> None:
 
 def add_gate_command(sub: Any) -> None:
     """``gate``: fail on a regression."""
-    gate_cmd = sub.add_parser(
-        "gate",
-        help="fail (exit 2) when a run regressed against a baseline",
-        description=cmd_gate.__doc__,
+    gate_cmd = arguments.add_command(
+        sub, "gate", cmd_gate, "fail (exit 2) when a run regressed against a baseline"
     )
     gate_cmd.add_argument(
         "current",

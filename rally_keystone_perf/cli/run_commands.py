@@ -286,10 +286,11 @@ def add_run_command(sub: Any) -> None:
 
 def add_matrix_command(sub: Any) -> None:
     """``matrix``: task files across modes, resumable."""
-    matrix_cmd = sub.add_parser(
+    matrix_cmd = arguments.add_command(
+        sub,
         "matrix",
-        help="run task files across deployment modes (resumable), one table",
-        description=cmd_matrix.__doc__,
+        cmd_matrix,
+        "run task files across deployment modes (resumable), one table",
     )
     matrix_cmd.add_argument(
         "--modes",
@@ -338,10 +339,8 @@ def add_matrix_command(sub: Any) -> None:
 
 def add_tasks_command(sub: Any) -> None:
     """``tasks``: check, regenerate or locate the bundled task files."""
-    tasks = sub.add_parser(
-        "tasks",
-        help="check, regenerate or locate the bundled task files",
-        description=cmd_tasks.__doc__,
+    tasks = arguments.add_command(
+        sub, "tasks", cmd_tasks, "check, regenerate or locate the bundled task files"
     )
     action = tasks.add_mutually_exclusive_group()
     action.add_argument("--check", action="store_true", help="compare (default)")

@@ -310,10 +310,8 @@ def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
 
 def add_study_command(sub: Any) -> None:
     """``study``'s arguments."""
-    parser = sub.add_parser(
-        "study",
-        help="run a seed's study; its table beside the seed's",
-        description=cmd_study.__doc__,
+    parser = arguments.add_command(
+        sub, "study", cmd_study, "run a seed's study; its table beside the seed's"
     )
     parser.add_argument(
         "seed",
