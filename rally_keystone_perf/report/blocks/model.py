@@ -16,7 +16,8 @@ consecutive plots side by side; the text formats leave it out.
 
 :class:`Lines` are sentences: wrapped in the terminal (:data:`HANG`: the
 next lines indented, :data:`FLUSH`: not, :data:`AS_IS`: not wrapped), a
-paragraph each elsewhere (or one markdown list, ``bullets``).
+paragraph each elsewhere (or one markdown list, ``bullets``); the
+terminal does not break them inside :func:`together`'s pieces.
 :class:`Heading` heads a section; :class:`Blank` is a blank line in the
 terminal (markdown and HTML already part their blocks). :class:`Only`
 holds blocks shown in some formats alone (the terminal's narrower tables);
@@ -35,6 +36,7 @@ from typing import Any
 
 TEXT, NUMBER = "text", "number"  # a column's kind: left or right aligned
 HANG, FLUSH, AS_IS = "hang", "flush", "as is"  # how Lines wrap in the terminal
+UNBROKEN = "\x00"  # a space the terminal does not break a line at
 
 Cell = object  # None, a number, a (low, high) pair, a Value, or text as is
 
@@ -59,6 +61,7 @@ class Column:
     fmt: str = "plain"  # a name of writers.cells.FORMATS
     missing: str | None = None
     styles: Mapping[str, str] | None = None  # HTML class by written cell
+    style: str = ""  # HTML class of a cell that ``styles`` does not name
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,23 @@ class Table:
     caption: str = ""
     stacked: bool = False  # the terminal's column names on two lines
     row_styles: Sequence[str] | None = None
+    links: Sequence[str] | None = None  # HTML: the anchor a row's first cell links to
+
+
+def table_of(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    left: Sequence[str] = (),
+    caption: str = "",
+) -> Table:
+    """A table of cells already written; the ``left`` columns are text."""
+    columns = [Column(name, TEXT if name in left else NUMBER) for name in header]
+    return Table(columns, rows, caption)
+
+
+def together(text: str) -> str:
+    """``text`` (``users@openstack 3.02 s``) that the terminal keeps on one line."""
+    return text.replace(" ", UNBROKEN)
 
 
 @dataclass(frozen=True)
@@ -111,11 +131,14 @@ class Series:
     points: Sequence[tuple[float, float]]
     color: int | str | None = None
     markers: bool = True
+    scatter: bool = False  # dots alone, no line
 
 
 @dataclass(frozen=True)
 class Plot:
-    """A line plot: its axes and series, ``x_ticks`` where the x ticks go."""
+    """A line plot: its axes and series, ``x_ticks`` where the x ticks go;
+    with ``edges``, a histogram: bars between the edges, each series' counts
+    (the y of its points, a point per bin) stacked."""
 
     title: str
     x_label: str
@@ -124,6 +147,8 @@ class Plot:
     x_ticks: Sequence[float] | None = None
     width: int = 560  # pixels
     y_max: float | None = None  # the y axis' top (None: above the data)
+    x_min: float | None = None  # the x axis starts at or below it
+    edges: Sequence[float] | None = None  # a histogram's bins (see below)
 
 
 @dataclass(frozen=True)
@@ -144,6 +169,16 @@ class Items:
 
 
 @dataclass(frozen=True)
+class Details:
+    """Text folded under its summary, preformatted (HTML alone; ``style``
+    its class)."""
+
+    summary: str
+    text: str
+    style: str = ""
+
+
+@dataclass(frozen=True)
 class Section:
     """Blocks that belong together: an HTML ``<section>`` of class
     ``style``; elsewhere the blocks as they are."""
@@ -160,7 +195,7 @@ class Only:
     blocks: Sequence[Block]
 
 
-Block = Table | Lines | Heading | Blank | Plot | Items | Section | Only
+Block = Table | Lines | Heading | Blank | Plot | Items | Details | Section | Only
 
 
 def shown(blocks: Sequence[Block], fmt: str) -> list[Block]:

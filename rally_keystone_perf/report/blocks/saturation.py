@@ -1,6 +1,6 @@
 """Which tier of a cluster saturated its CPU quota, in words: the report's
 saturation line under the tiers' table
-(:mod:`rally_keystone_perf.report.writers.cluster`) and the scaling table's
+(:mod:`rally_keystone_perf.report.blocks.cluster`) and the scaling table's
 cell (:mod:`rally_keystone_perf.report.blocks.scaling`).
 """
 

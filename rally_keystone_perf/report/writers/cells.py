@@ -12,7 +12,7 @@ import datetime
 from collections.abc import Callable
 
 from rally_keystone_perf.report.blocks.model import Value
-from rally_keystone_perf.report.writers.common import (
+from rally_keystone_perf.report.blocks.numbers import (
     format_ms,
     format_number,
     format_p,
@@ -78,6 +78,7 @@ FORMATS: dict[str, Callable[[object], str]] = {
     "rate": _or_missing(lambda v: f"{v:.1f}"),
     "ratio": _or_missing(lambda v: f"{v:.2f}x"),
     "percent": _or_missing(lambda v: f"{v:.0%}"),
+    "fixed1": _or_missing(lambda v: f"{v:.1f}"),
     "fixed2": _or_missing(lambda v: f"{v:.2f}"),
     "fixed3": _or_missing(lambda v: f"{v:.3f}"),
     "general": _or_missing(lambda v: f"{v:g}"),

@@ -1,9 +1,8 @@
-"""What every writer shares: number cells, text and markdown tables, CSV, JSON.
+"""What every writer shares: text and markdown tables, CSV, JSON.
 
-Numbers are rounded like Rally's ``Table._round`` (``round(x, 3)``, ``n/a``
-when there is no value) and success like ``MainStatsTable`` (``"%.1f%%"``)
-in the text formats; CSV and JSON keep every number unrounded (``repr`` of
-the float; empty cell / ``null`` for Rally's ``n/a``).
+Numbers are rounded by :mod:`..blocks.numbers` in the text formats; CSV
+and JSON keep every number unrounded (``repr`` of the float; empty cell /
+``null`` for Rally's ``n/a``).
 """
 
 from __future__ import annotations
@@ -15,46 +14,7 @@ from typing import Any, TextIO
 
 from prettytable import PrettyTable
 
-from rally_keystone_perf.report.figures.stats import StatsRow
-
-SCHEMA_VERSION = 1  # of the report JSON document
-NA = "n/a"  # Rally's cell for no value
-INDENT = "  "  # a child row's or a wrapped line's indent in the terminal report
-
-
-def format_number(value: float | None) -> str:
-    """Format a duration the way Rally's ``Table._round`` rounds it."""
-    return "n/a" if value is None else str(round(value, 3))
-
-
-def format_ms(seconds: float | None, digits: int = 1, missing: str = "-") -> str:
-    """Seconds as milliseconds with ``digits`` decimals, ``missing`` for None."""
-    return missing if seconds is None else f"{seconds * 1000:.{digits}f}"
-
-
-def format_success(value: float | None) -> str:
-    """Format a success fraction like ``MainStatsTable`` (e.g. ``100.0%``)."""
-    return "n/a" if value is None else "%.1f%%" % (value * 100)
-
-
-def format_p(value: float | None) -> str:
-    """A p-value with 3 significant digits; empty when no test was made."""
-    return "" if value is None else f"{value:.3g}"
-
-
-def stats_cells(row: StatsRow) -> list[str]:
-    """The figures of one row, formatted, in Rally's order: min, median, p90,
-    p95, max, avg, success, count."""
-    return [
-        format_number(row.min),
-        format_number(row.median),
-        format_number(row.p90),
-        format_number(row.p95),
-        format_number(row.max),
-        format_number(row.avg),
-        format_success(row.success),
-        str(row.count),
-    ]
+from rally_keystone_perf.report.blocks.numbers import format_ms as format_ms
 
 
 def text_table(

@@ -20,6 +20,7 @@ from rally_keystone_perf.report.blocks import combined as combined_blocks
 from rally_keystone_perf.report.blocks import compare as compare_blocks
 from rally_keystone_perf.report.blocks import gate as gate_blocks
 from rally_keystone_perf.report.blocks import releases as releases_blocks
+from rally_keystone_perf.report.blocks import report as report_blocks
 from rally_keystone_perf.report.blocks import scaling as scaling_blocks
 from rally_keystone_perf.report.blocks import study as study_blocks
 from rally_keystone_perf.report.blocks import trends as trends_blocks
@@ -34,7 +35,6 @@ from rally_keystone_perf.report.figures.releases import ReleasesPage
 from rally_keystone_perf.report.figures.scaling import ScalingFigures
 from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.figures.trends import Trend
-from rally_keystone_perf.report.writers import data, text
 from rally_keystone_perf.report.writers.html import report as report_page
 from rally_keystone_perf.report.writers.render import RENDERERS
 
@@ -56,11 +56,9 @@ def document_kind(
     return {fmt: rendered(fmt) for fmt in formats}
 
 
+_REPORT = document_kind(report_blocks.document, ("table", "markdown", "csv", "json"))
 REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = {
-    "table": text.write_table,
-    "markdown": text.write_markdown,
-    "csv": data.write_csv,
-    "json": data.write_json,
+    **_REPORT,
     "html": report_page.write_page,
 }
 COMPARE: dict[str, Callable[[CompareResult, TextIO], None]] = document_kind(

@@ -41,8 +41,10 @@ from rally_keystone_perf.report.blocks.model import (
     AS_IS,
     FLUSH,
     TEXT,
+    UNBROKEN,
     Blank,
     Block,
+    Details,
     Document,
     Heading,
     Items,
@@ -52,9 +54,9 @@ from rally_keystone_perf.report.blocks.model import (
     Table,
     shown,
 )
+from rally_keystone_perf.report.blocks.numbers import INDENT
 from rally_keystone_perf.report.writers.cells import cell
 from rally_keystone_perf.report.writers.common import (
-    INDENT,
     markdown_table,
     md_cell,
     stacked_table,
@@ -63,10 +65,15 @@ from rally_keystone_perf.report.writers.common import (
     write_json,
 )
 from rally_keystone_perf.report.writers.html import kit
-from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
-from rally_keystone_perf.report.writers.text import WIDTH, wrap
+from rally_keystone_perf.report.writers.html.charts import (
+    COLORS,
+    Line,
+    chart,
+    histogram_chart,
+)
 
 SVG_NAMESPACE = 'xmlns="http://www.w3.org/2000/svg" '
+WIDTH = 120  # the terminal's lines
 Renderer = Callable[[Document, TextIO], None]
 
 
@@ -85,6 +92,20 @@ def cells_of(table: Table) -> tuple[list[str], list[list[str]], list[str]]:
     return header, rows, left
 
 
+def wrap(text: str, indent: str = "") -> list[str]:
+    """``text`` in lines of at most WIDTH columns after ``indent``, the next
+    ones indented further, broken at spaces outside
+    :func:`..blocks.model.together`'s pieces."""
+    lines = textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + INDENT,
+        break_long_words=False,
+    )
+    return [line.replace(UNBROKEN, " ") for line in lines]
+
+
 def _wrapped(block: Lines) -> list[str]:
     """A block of lines in the terminal (see the model's doc)."""
     indent = INDENT * block.indent
@@ -95,7 +116,7 @@ def _wrapped(block: Lines) -> list[str]:
     return [out for line in block.lines for out in wrap(line, indent)]
 
 
-def _text(blocks: Sequence[Block]) -> list[str]:
+def text_lines(blocks: Sequence[Block]) -> list[str]:
     """The terminal's lines of ``blocks`` (see the module's doc)."""
     lines: list[str] = []
     for block in blocks:
@@ -111,14 +132,14 @@ def _text(blocks: Sequence[Block]) -> list[str]:
         elif isinstance(block, Blank):
             lines.append("")
         elif isinstance(block, Section):
-            lines += _text(block.blocks)
+            lines += text_lines(block.blocks)
     return lines
 
 
 def render_text(document: Document, stream: TextIO) -> None:
     """The document for a terminal (see the module's doc)."""
     lines = [] if document.level is None else [document.title]
-    lines += _text(shown(document.blocks, "table"))
+    lines += text_lines(shown(document.blocks, "table"))
     stream.write("\n".join(lines) + "\n")
 
 
@@ -162,8 +183,14 @@ def _color(index: int, color: int | str | None) -> str:
 
 def draw(plot: Plot) -> str:
     """A plot as inline SVG, a color per series (empty: no point to draw)."""
+    if plot.edges is not None:
+        stacks = [
+            (s.label, [int(y) for _, y in s.points], _color(n, s.color))
+            for n, s in enumerate(plot.series)
+        ]
+        return histogram_chart(plot.title, plot.x_label, plot.edges, stacks)
     lines = [
-        Line(s.label, s.points, _color(n, s.color), markers=s.markers)
+        Line(s.label, s.points, _color(n, s.color), s.scatter, s.markers)
         for n, s in enumerate(plot.series)
     ]
     return chart(
@@ -173,6 +200,7 @@ def draw(plot: Plot) -> str:
         lines,
         x_ticks=plot.x_ticks,
         y_max=plot.y_max,
+        x_min=plot.x_min,
         width=plot.width,
     )
 
@@ -183,12 +211,14 @@ def _html_table(table: Table) -> str:
     attrs = [f' class="{style}"' if style else "" for style in table.row_styles or []]
     classes = [
         [
-            (c.styles or {}).get(text, "")
+            (c.styles or {}).get(text, c.style)
             for c, text in zip(table.columns, row, strict=True)
         ]
         for row in rows
     ]
-    return kit.table(table.caption, header, rows, left, attrs or None, classes)
+    return kit.table(
+        table.caption, header, rows, left, attrs or None, classes, links=table.links
+    )
 
 
 def _items(block: Items) -> str:
@@ -220,6 +250,11 @@ def html_body(blocks: Sequence[Block]) -> list[str]:
             body += [f'<p class="{block.style}">{kit.esc(x)}</p>' for x in block.lines]
         elif isinstance(block, Items):
             body.append(_items(block))
+        elif isinstance(block, Details):
+            body.append(
+                f'<details class="{block.style}"><summary>{kit.esc(block.summary)}'
+                f"</summary><pre>{kit.esc(block.text)}</pre></details>"
+            )
         elif isinstance(block, Section):
             inner = html_body(block.blocks)
             body += [f'<section class="{block.style}">', *inner, "</section>"]

@@ -12,8 +12,9 @@ names, file names, error messages) is escaped with :func:`html.escape`
 
 :mod:`.report` shows, per workload, Rally's statistics table, the load
 duration and throughput, the concurrency asked and reached, the error
-summary and the iteration durations over time; :mod:`.overview` the top of
-the page, for runs at several levels their latency-vs-concurrency series as
+summary and the iteration durations over time;
+:mod:`rally_keystone_perf.report.blocks.overview` the top of the page, for
+runs at several levels their latency-vs-concurrency series as
 the comparison draws them
 (:func:`rally_keystone_perf.report.blocks.compare.series_section`).
 :mod:`.kit` is the page, its style sheet and its tables. The document kinds

@@ -10,7 +10,6 @@ from typing import Any
 from rally_keystone_perf.report.writers.html.kit import esc
 
 COLORS = ("#1f6fb4", "#e07b00", "#c62828", "#2e7d32", "#6a3d9a")
-OK_COLOR, FAILED_COLOR = "#1f6fb4", "#c62828"
 # the plot area's margins: left, right, top, bottom (pixels)
 MARGINS = (64, 20, 48, 46)
 

@@ -1,25 +1,18 @@
 """A workload's server side on the report page: the text format's tables
-and lines (:mod:`..server`: routes, resources, bottleneck, a cluster's
-tiers per node) as HTML and, on a traced run (``--trace``), the slowest
+and lines (:mod:`...blocks.server_side`: routes, resources, bottleneck, a
+cluster's tiers per node) as HTML and, on a traced run (``--trace``), the slowest
 traced iterations' table and a waterfall of each
 (:func:`.tracing.waterfall`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from rally_keystone_perf.report.blocks import server_side, tracing
+from rally_keystone_perf.report.blocks.model import shown
 from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.readers.tracing import WorkloadTraces
-from rally_keystone_perf.report.writers import server, tracing
 from rally_keystone_perf.report.writers.html.kit import esc, table
 from rally_keystone_perf.report.writers.html.tracing import waterfall
-from rally_keystone_perf.report.writers.server import workload_view
-
-CAPTIONS = {  # a server-side table's caption by its first column
-    "action": "server side (inside the load window)",
-    "tier": "tiers: each node, haproxy, memcached, the database",
-    "haproxy to": "haproxy: its times to each node",
-}
+from rally_keystone_perf.report.writers.render import html_body
 
 
 def traces_parts(found: WorkloadTraces) -> list[str]:
@@ -35,23 +28,14 @@ def traces_parts(found: WorkloadTraces) -> list[str]:
     return parts
 
 
-def _table(header: Sequence[str], rows: list[list[str]], left: Sequence[str]) -> str:
-    return table(CAPTIONS.get(header[0], "server side"), header, rows, left)
-
-
-def _line(text: str) -> str:
-    return f'<p class="summary">{esc(text)}</p>'
-
-
 def server_parts(item: FileEntries, entry: ReportEntry) -> list[str]:
     """The server side: the route table, the resource and bottleneck lines,
     the tiers (each node of a cluster) and the traced iterations (none
     without server files)."""
-    view = workload_view(item, entry)
+    view = entry.server
     if view is None:
         return []
-    parts = server.untraced_parts(item, entry, _table, _line)
-    parts = [part for part in parts if part.startswith("<")]  # headings: captions
+    parts = html_body(shown(server_side.blocks(item.server, entry), "html"))
     if view.traces is not None:
         parts += traces_parts(view.traces)
     return parts

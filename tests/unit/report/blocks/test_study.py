@@ -13,7 +13,7 @@ from rally_keystone_perf.report.blocks import study as blocks
 from rally_keystone_perf.report.blocks.model import TEXT, Column, Lines, Table
 from rally_keystone_perf.report.figures import study
 from rally_keystone_perf.report.figures.study_page import StudyPage
-from rally_keystone_perf.report.writers import registry, text
+from rally_keystone_perf.report.writers import registry, render
 from rally_keystone_perf.report.writers.common import stacked_table
 from rally_keystone_perf.report.writers.render import cells_of
 from rally_keystone_perf.studies import seed000, seed001, seed003
@@ -75,7 +75,7 @@ def test_the_text_names_source_ratios_and_what_differs(tmp_path: Path) -> None:
     assert seed000.SOURCE in " ".join(out.split())
     assert "| 4 workers vs 1     |           4 | 3.37x |" in out
     assert "differs from the seed: " in out and "the seed concluded: " in out
-    assert max(len(line) for line in out.splitlines()) <= text.WIDTH
+    assert max(len(line) for line in out.splitlines()) <= render.WIDTH
 
 
 def test_the_text_has_a_table_per_config_its_bottlenecks_under_it(

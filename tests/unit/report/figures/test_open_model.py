@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.loadgen import arrivals
+from rally_keystone_perf.report.blocks.workload import open_model_lines
 from rally_keystone_perf.report.figures import open_model
 from rally_keystone_perf.report.readers.rally_json import Workload, load_report
-from rally_keystone_perf.report.writers import text
 from tests.unit.report import factory as f
+from tests.unit.report.blocks.test_workload import render_report
 
 RUNNER = {"rate": 10, "times": 20, "max_in_flight": 8}
 
@@ -43,7 +44,7 @@ def test_response_service_lag_and_drops(tmp_path: Path) -> None:
     assert model.service[0] == pytest.approx(0.050)
     assert model.lag == pytest.approx((0.001, 0.001))
     assert model.late_share == 0 and not model.generator_limited
-    lines = text.open_model_lines(model)
+    lines = open_model_lines(model)
     assert lines[0] == (
         "open model: 10 iterations/s asked, 20 due, 18 started, 2 dropped "
         "(max_in_flight 8)"
@@ -59,7 +60,7 @@ def test_a_late_generator_is_named_as_the_limit(tmp_path: Path) -> None:
     model = open_model.open_model(_workload(tmp_path, data, arrivals.RUNNER))
     assert model is not None and model.late_share == 0.5
     assert model.generator_limited
-    said = text.open_model_lines(model)[-1]
+    said = open_model_lines(model)[-1]
     assert said.startswith("  the load generator, not Keystone, was the limit")
 
 
@@ -82,5 +83,5 @@ def test_the_text_report_prints_it(tmp_path: Path) -> None:
     data = [_served(100 + n / 10, 0.001, 0.050) for n in range(5)]
     workload = _workload(tmp_path, data, arrivals.RUNNER)
     out = io.StringIO()
-    text.render_report([workload], out)
+    render_report([workload], out)
     assert "open model: 10 iterations/s asked, 5 due, 5 started" in out.getvalue()

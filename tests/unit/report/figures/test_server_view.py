@@ -17,10 +17,11 @@ import pytest
 
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks import server_side as server
 from rally_keystone_perf.report.figures import run_labels, server_view
 from rally_keystone_perf.report.figures.server_view import ActionGap, RouteTimes
 from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
-from rally_keystone_perf.report.writers import server, text
+from rally_keystone_perf.report.writers import render
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 from tests.unit.report.readers.test_keystone_log import locked_record
@@ -285,7 +286,7 @@ def test_table(tmp_path: Path) -> None:
     # the route on the action's second line, with nothing else there
     assert lines[at].replace("|", "").strip() == "POST /v3/auth/tokens"
     assert re.search(r"^\| GET /v3 +\| +\d", out, re.M)  # no action maps to it
-    assert max(len(row) for row in lines) <= text.WIDTH
+    assert max(len(row) for row in lines) <= render.WIDTH
     assert (
         "server CPU: 0.9050 s/iteration (1.18 cores busy), "
         "peak RSS: 150.0 MB (3 processes)"

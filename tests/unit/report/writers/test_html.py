@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from rally_keystone_perf.report.blocks import compare as compare_writer
+from rally_keystone_perf.report.blocks import workload as text_writer
 from rally_keystone_perf.report.blocks.compare_data import series_groups
+from rally_keystone_perf.report.blocks.numbers import format_number
 from rally_keystone_perf.report.figures import compare, run_labels
 from rally_keystone_perf.report.figures.entries import report_entries
-from rally_keystone_perf.report.writers import common
-from rally_keystone_perf.report.writers import text as text_writer
 from rally_keystone_perf.report.writers.html import charts
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import factory as f
@@ -254,9 +254,9 @@ def test_report_summary_and_config(reports: list[run_labels.LoadedReport]) -> No
     text = "".join(Page(r.write_report(reports, "html")).text)
     assert str(reports[0].path) in text and str(reports[1].path) in text
     workload = reports[0].workloads[0]
-    rate = common.format_number(report_entries(reports)[0].entries[0].throughput)
+    rate = format_number(report_entries(reports)[0].entries[0].throughput)
     assert (
-        f"load duration: {common.format_number(workload.load_duration)} s, "
+        f"load duration: {format_number(workload.load_duration)} s, "
         f"throughput: {rate} iterations/s" in text
     )
 

@@ -1,5 +1,5 @@
 """The report page's overview, distributions, load profile, failures and
-input task (writers.html.shape, writers.html.overview)."""
+input task (blocks.shape, blocks.overview)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 from rally_keystone_perf.report.figures import run_labels
-from rally_keystone_perf.report.writers.html import shape
 from tests.unit.report import runs as r
 from tests.unit.report.writers.test_html import Page, assert_valid_page, svgs
 
@@ -98,22 +97,3 @@ def test_a_workload_on_clusters_of_two_sizes_against_nodes(tmp_path: Path) -> No
     titles = _titles(out)
     assert sum(t.endswith(": latency vs nodes") for t in titles) == 1
     assert sum(t.endswith(": throughput vs nodes") for t in titles) == 1
-
-
-def test_the_input_task_never_shows_a_secret() -> None:
-    asked = {
-        "args": {"password": "s3cret", "name": "u", "admin_token": "gAAAA"},
-        "contexts": {
-            "keystone_perf_tokens": {"tokens_per_user": 5},
-            "keystone_perf_trace": {"key_file": "/run/private/trace.key"},
-            "existing": [{"user": {"Password": "p"}}],
-        },
-    }
-    assert shape.redacted(asked) == {
-        "args": {"password": "<redacted>", "name": "u", "admin_token": "<redacted>"},
-        "contexts": {
-            "keystone_perf_tokens": {"tokens_per_user": 5},
-            "keystone_perf_trace": {"key_file": "/run/private/trace.key"},
-            "existing": [{"user": {"Password": "<redacted>"}}],
-        },
-    }

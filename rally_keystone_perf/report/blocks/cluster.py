@@ -3,22 +3,18 @@
 Under a workload's route table the text and markdown outputs print a table
 of the tiers (a row per node, the database, haproxy), a table of haproxy's
 backend servers (its queue and connect times) and the saturation line; the
-JSON adds a ``"cluster"`` object to the workload's ``"server"``.
+JSON's ``"cluster"`` object is :func:`.report_data.cluster_data`'s.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
-from typing import Any
-
+from rally_keystone_perf.report.blocks.model import AS_IS, Block, Lines, Only, table_of
 from rally_keystone_perf.report.blocks.saturation import saturation_line
 from rally_keystone_perf.report.figures.cluster_view import (
     TierView,
     WorkloadClusterView,
 )
 from rally_keystone_perf.report.readers.haproxy_log import BackendTimes
-from rally_keystone_perf.report.readers.resources import ResourceUsage
 
 TIER_COLUMNS = (
     "tier",
@@ -43,7 +39,8 @@ NO_SERVER = "<NOSRV>"  # haproxy's server of a request no server could take
 NO_SERVER_LABEL = "no server"  # (markdown would take <NOSRV> for a tag)
 TIERS_HEADING = "cluster tiers (haproxy's health checks, GET /v3, not counted):"
 HOST_HEADING = "tiers (this host's Keystone with its memcached, the database):"
-Table = Callable[[Sequence[str], list[list[str]], Sequence[str]], str]
+TIERS_CAPTION = "tiers: each node, haproxy, memcached, the database"
+BACKEND_CAPTION = "haproxy: its times to each node"
 
 
 def _number(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
@@ -94,22 +91,23 @@ def backend_row(times: BackendTimes) -> list[str]:
     ]
 
 
-def parts(
-    view: WorkloadClusterView, table: Table, line: Callable[[str], str]
-) -> list[str]:
+def blocks(view: WorkloadClusterView) -> list[Block]:
     """The tiers' table, haproxy's backend table and the saturation line."""
     alone = len(view.nodes) == 1 and view.haproxy is None and view.backends is None
     heading = HOST_HEADING if alone else TIERS_HEADING
-    result = [heading, table(TIER_COLUMNS, tier_rows(view), ("tier",))]
+    found: list[Block] = [
+        Only(("table", "markdown"), [Lines([heading], AS_IS)]),
+        table_of(TIER_COLUMNS, tier_rows(view), ("tier",), TIERS_CAPTION),
+    ]
+    lines = []
     if view.backends:
         rows = [backend_row(times) for times in view.backends]
-        result.append(table(BACKEND_COLUMNS, rows, ("haproxy to",)))
+        found.append(table_of(BACKEND_COLUMNS, rows, ("haproxy to",), BACKEND_CAPTION))
     elif view.backends is not None:
-        result.append(line("haproxy: no request accepted inside the load window"))
+        lines.append("haproxy: no request accepted inside the load window")
     if view.silent_closes:
-        result.append(line(silent_close_line(view.silent_closes)))
-    result.append(line(saturation_line(view)))
-    return result
+        lines.append(silent_close_line(view.silent_closes))
+    return [*found, Lines([*lines, saturation_line(view)], AS_IS)]
 
 
 def silent_close_line(count: int) -> str:
@@ -120,38 +118,3 @@ def silent_close_line(count: int) -> str:
         "when the reused connection to a node dies before the node answers, "
         "so that a client may retry (haproxy/haproxy#3414)"
     )
-
-
-def usage_document(usage: ResourceUsage | None) -> dict[str, Any] | None:
-    """A tree's CPU and memory for the JSON (with ``peak_rss_mb``)."""
-    if usage is None:
-        return None
-    return dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb}
-
-
-def _tier_document(tier: TierView) -> dict[str, Any]:
-    return dataclasses.asdict(tier) | {
-        "usage": usage_document(tier.usage),
-        "quota_use": tier.quota_use,
-    }
-
-
-def document(view: WorkloadClusterView) -> dict[str, Any]:
-    """The ``"cluster"`` object of a workload's ``"server"`` (unrounded, seconds;
-    haproxy's timers in ms)."""
-    return {
-        "nodes": [_tier_document(node) for node in view.nodes],
-        "database": None if view.database is None else _tier_document(view.database),
-        "haproxy": None if view.haproxy is None else _tier_document(view.haproxy),
-        "database_members": [_tier_document(member) for member in view.members],
-        "database_haproxy": None
-        if view.database_proxy is None
-        else _tier_document(view.database_proxy),
-        "backends": None
-        if view.backends is None
-        else [dataclasses.asdict(times) for times in view.backends],
-        "quotas": dataclasses.asdict(view.quotas),
-        "saturated": [dataclasses.asdict(found) for found in view.saturated],
-        "saturation": saturation_line(view),
-        "silent_closes": view.silent_closes,
-    }

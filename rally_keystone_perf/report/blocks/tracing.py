@@ -7,13 +7,9 @@ iteration's most frequent SQL statements.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from typing import Any
-
+from rally_keystone_perf.report.blocks.model import AS_IS, Block, Lines, table_of
+from rally_keystone_perf.report.blocks.numbers import NA, format_ms
 from rally_keystone_perf.report.readers.tracing import Breakdown, WorkloadTraces
-from rally_keystone_perf.report.writers.cluster import Table
-from rally_keystone_perf.report.writers.common import NA, format_ms
 
 # times in ms; SQL statements, cache gets and misses counted
 COLUMNS = (
@@ -119,26 +115,14 @@ def notes(traces: WorkloadTraces) -> list[str]:
     return [*legend, cost_line(traces), *sql_lines(traces)]
 
 
-def parts(
-    traces: WorkloadTraces, table: Table, line: Callable[[str], str]
-) -> list[str]:
-    """Heading, the table (slowest, then medians) and the notes."""
+def blocks(traces: WorkloadTraces) -> list[Block]:
+    """Heading, the table (slowest, then medians; captioned with the
+    heading) and the notes."""
     found = rows(traces)
     if not found:
-        return [line(heading(traces)), line(cost_line(traces))]
-    return [line(heading(traces)), table(COLUMNS, found, LEFT)] + [
-        line(text) for text in notes(traces)
+        return [Lines([heading(traces), cost_line(traces)], AS_IS)]
+    return [
+        Lines([heading(traces)], AS_IS),
+        table_of(COLUMNS, found, LEFT, heading(traces)),
+        Lines(notes(traces), AS_IS),
     ]
-
-
-def document(traces: WorkloadTraces) -> dict[str, Any]:
-    """The JSON report's ``"traces"`` (seconds; see :mod:`.data`), without
-    the spans (they are in the run's traces file)."""
-    found = dataclasses.asdict(dataclasses.replace(traces, slowest=[]))
-    found["slowest"] = [
-        dataclasses.asdict(dataclasses.replace(item, spans=()))
-        for item in traces.slowest
-    ]
-    for item in found["slowest"]:
-        del item["spans"]
-    return found

@@ -1,4 +1,4 @@
-"""Tests for report.writers.data: the report's CSV and JSON parse back."""
+"""Tests for report.blocks.report_data: the report's CSV and JSON parse back."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import io
 import json
 from typing import Any
 
+from rally_keystone_perf.report.blocks.numbers import format_success
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.figures.stats import main_stats, throughput
-from rally_keystone_perf.report.writers import common
 from tests.unit.report import runs as r
 
 CONFIG_KEYS = r.CONFIG_KEYS
@@ -66,7 +66,7 @@ def test_report_agrees_with_rallys_statistics(
             assert round(row["p95"], 3) == data["95%ile"]
             assert round(row["avg"], 3) == data["avg"]
             assert round(row["max"], 3) == data["max"]
-            assert common.format_success(row["success"]) == data["success"]
+            assert format_success(row["success"]) == data["success"]
 
 
 def test_report_csv(reports: list[run_labels.LoadedReport]) -> None:

@@ -10,27 +10,43 @@ from pathlib import Path
 
 from rally_keystone_perf.report.blocks.compare import series_section
 from rally_keystone_perf.report.blocks.compare_data import series_groups
+from rally_keystone_perf.report.blocks.model import (
+    TEXT,
+    Block,
+    Column,
+    Heading,
+    Plot,
+    Section,
+    Series,
+    Table,
+)
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures.concurrency import runner_concurrency
 from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.run_labels import NODES, run_label
 from rally_keystone_perf.report.figures.stats import total_row
-from rally_keystone_perf.report.writers.common import format_number, format_success
-from rally_keystone_perf.report.writers.html.charts import COLORS, Line, chart
-from rally_keystone_perf.report.writers.html.kit import table
-from rally_keystone_perf.report.writers.render import html_body
 
 COLUMNS = (
-    "workload",
-    "runner",
-    "concurrency",
-    "iterations",
-    "success",
-    "load duration (s)",
-    "throughput (/s)",
-    "SLA",
+    Column("workload", TEXT),
+    Column("runner", TEXT),
+    Column("concurrency"),
+    Column("iterations"),
+    Column("success", fmt="success"),
+    Column("load duration (s)", fmt="seconds"),
+    Column("throughput (/s)", fmt="seconds"),
+    Column("SLA", TEXT),
 )
-LEFT = ("workload", "runner", "SLA")
+NODE_COLUMNS = (
+    Column("nodes"),
+    Column("median (s)", fmt="seconds"),
+    Column("p95 (s)", fmt="seconds"),
+    Column("throughput (/s)", fmt="seconds"),
+    Column("success", fmt="success"),
+)
+NODE_PLOTS = (  # title, y axis, (figure, palette color) of each line
+    ("latency", "sec", (("median", 0), ("p95", 2))),
+    ("throughput", "iterations/s", (("throughput", 3),)),
+)
 
 
 def anchor(file_index: int, workload_index: int) -> str:
@@ -38,30 +54,29 @@ def anchor(file_index: int, workload_index: int) -> str:
     return f"w{file_index + 1}-{workload_index + 1}"
 
 
-def overview_table(files: Sequence[FileEntries]) -> str:
+def overview_table(files: Sequence[FileEntries]) -> Table:
     """A row per workload of every file, linking to its section."""
     rows, links = [], []
     for f_index, item in enumerate(files):
         for w_index, entry in enumerate(item.entries):
             workload = entry.workload
-            level = runner_concurrency(workload)
             rows.append(
                 [
                     workload.scenario_name,
                     workload.runner_type,
-                    "-" if level is None else str(level),
-                    str(len(workload.iterations)),
-                    format_success(total_row(entry.rows).success),
-                    format_number(workload.load_duration),
-                    format_number(entry.throughput),
+                    runner_concurrency(workload),
+                    len(workload.iterations),
+                    total_row(entry.rows).success,
+                    workload.load_duration,
+                    entry.throughput,
                     "passed" if workload.pass_sla else "failed",
                 ]
             )
             links.append(anchor(f_index, w_index))
-    return table("overview", COLUMNS, rows, LEFT, links=links)
+    return Table(COLUMNS, rows, "overview", links=links)
 
 
-def level_sections(files: Sequence[FileEntries]) -> list[str]:
+def level_blocks(files: Sequence[FileEntries]) -> list[Block]:
     """Latency and throughput against concurrency, for each configuration
     and scenario measured at two levels or more."""
     runs = [
@@ -74,10 +89,10 @@ def level_sections(files: Sequence[FileEntries]) -> list[str]:
     groups = series_groups(comparing.series(runs))
     if not groups:
         return []
-    parts = ["<h2>latency vs concurrency</h2>"]
-    for (config, scenario), rows in groups.items():
-        parts += html_body([series_section(config, scenario, rows)])
-    return parts
+    return [
+        Heading("latency vs concurrency", 2),
+        *(series_section(*key, rows) for key, rows in groups.items()),
+    ]
 
 
 def _node_groups(
@@ -105,51 +120,36 @@ def _against_nodes(
     return [(n, value) for n, value in found if value is not None]
 
 
-def _node_section(title: str, by_nodes: dict[int, comparing.SeriesRow]) -> list[str]:
+def _node_section(title: str, by_nodes: dict[int, comparing.SeriesRow]) -> Section:
     """A workload's table and plots against nodes."""
-    header = ["nodes", "median (s)", "p95 (s)", "throughput (/s)", "success"]
-    cells = [
-        [str(n), format_number(r.median), format_number(r.p95)]
-        + [format_number(r.throughput), format_success(r.success)]
+    rows = [
+        [n, r.median, r.p95, r.throughput, r.success]
         for n, r in sorted(by_nodes.items())
     ]
     ticks = [float(n) for n in sorted(by_nodes)]
-    latency = [
-        Line(name, _against_nodes(by_nodes, name), color)
-        for name, color in (("median", COLORS[0]), ("p95", COLORS[2]))
-    ]
-    rate = [Line("throughput", _against_nodes(by_nodes, "throughput"), COLORS[3])]
     plots = [
-        chart(
-            f"{title}: latency vs nodes",
+        Plot(
+            f"{title}: {name} vs nodes",
             "Keystone nodes",
-            "sec",
-            latency,
+            y_label,
+            [Series(s, _against_nodes(by_nodes, s), color) for s, color in lines],
             x_ticks=ticks,
-        ),
-        chart(
-            f"{title}: throughput vs nodes",
-            "Keystone nodes",
-            "iterations/s",
-            rate,
-            x_ticks=ticks,
-        ),
+        )
+        for name, y_label, lines in NODE_PLOTS
     ]
-    return [
-        '<section class="series">',
-        table(f"vs nodes: {title}", header, cells, ()),
-        f'<div class="plots">{"".join(plot for plot in plots if plot)}</div>',
-        "</section>",
-    ]
+    return Section("series", [Table(NODE_COLUMNS, rows, f"vs nodes: {title}"), *plots])
 
 
-def node_sections(files: Sequence[FileEntries]) -> list[str]:
+def node_blocks(files: Sequence[FileEntries]) -> list[Block]:
     """Latency and throughput against Keystone nodes, for each workload run
     on clusters of two sizes or more (``matrix --nodes 1,2,3``)."""
     groups = _node_groups(files)
     if not groups:
         return []
-    parts = ["<h2>latency and throughput vs nodes</h2>"]
-    for (label, scenario, level), by_nodes in groups.items():
-        parts += _node_section(f"{label}, {scenario} c{level}", by_nodes)
-    return parts
+    return [
+        Heading("latency and throughput vs nodes", 2),
+        *(
+            _node_section(f"{label}, {scenario} c{level}", by_nodes)
+            for (label, scenario, level), by_nodes in groups.items()
+        ),
+    ]

@@ -1,4 +1,4 @@
-"""Tests for report.writers.text: terminal tables, markdown, error summaries."""
+"""Tests for report.blocks.workload: terminal tables, markdown, error summaries."""
 
 from __future__ import annotations
 
@@ -8,21 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.report.figures import run_labels
-from rally_keystone_perf.report.figures.stats import main_stats
-from rally_keystone_perf.report.readers.rally_json import Workload, load_report
-from rally_keystone_perf.report.writers.text import (
+from rally_keystone_perf.report.blocks.model import (
+    Block,
+    Document,
+    Lines,
+    shown,
+    together,
+)
+from rally_keystone_perf.report.blocks.workload import (
     COLUMNS,
     THROUGHPUT,
-    WIDTH,
-    config_lines,
+    blocks,
     config_text,
-    context_lines,
+    context_blocks,
     error_summary,
-    render_report,
-    render_workload,
     shown_rows,
 )
+from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.figures.entries import ReportEntry
+from rally_keystone_perf.report.figures.stats import StatsRow, main_stats, throughput
+from rally_keystone_perf.report.readers.rally_json import Workload, load_report
+from rally_keystone_perf.report.writers.render import WIDTH, render_text, text_lines
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 
@@ -40,6 +46,40 @@ NESTED = [
         children=[a("list_roles", 0.1, 0.2, children=[a("grandchild", 0.1, 0.15)])],
     ),
 ]
+
+
+def render_workload(
+    workload: Workload,
+    rows: list[StatsRow],
+    stream: io.StringIO,
+    extra: dict[str, str] | None = None,
+) -> None:
+    """A workload's blocks in the terminal."""
+    entry = ReportEntry(workload, extra or {}, rows, throughput(workload))
+    render_text(Document("", blocks(entry), level=None), stream)
+
+
+def render_report(
+    workloads: list[Workload],
+    stream: io.StringIO,
+    columns: dict[str, str] | None = None,
+) -> None:
+    """Every workload in the terminal, parted by blank lines."""
+    for index, workload in enumerate(workloads):
+        stream.write("\n" if index else "")
+        render_workload(workload, main_stats(workload), stream, columns)
+
+
+def _lines(found: list[Block]) -> list[str]:
+    return text_lines(shown(found, "table"))
+
+
+def context_lines(workload: Workload) -> list[str]:
+    return _lines(context_blocks(workload))
+
+
+def config_lines(columns: dict[str, str]) -> list[str]:
+    return _lines([Lines([config_text(columns, together)])])
 
 
 def _load(tmp_path: Path, *workloads: dict) -> list[Workload]:

@@ -1,4 +1,5 @@
-"""The report as data: CSV and a versioned JSON document, numbers unrounded.
+"""The report's data: its CSV table and its versioned JSON document, numbers
+unrounded.
 
 CSV and JSON keep every number unrounded (``repr`` of the float; empty cell
 / ``null`` for Rally's ``n/a``). The CSV has one row per statistics row.
@@ -75,7 +76,7 @@ A traced run's (``--trace``) ``"server"`` also has ``"traces"`` (see
                "median": {...a breakdown...}, "median_duration": 0.19}
 
 and the CSV adds ``client_median`` ... ``client_peak_rss_mb`` columns
-(:mod:`.server`).
+(:data:`SERVER_CSV_FIELDS`).
 
 Rows are Rally's main statistics rows in Rally's order (nested rows follow
 their parent with a larger ``depth``; ``total`` last). New keys may be added
@@ -84,39 +85,81 @@ within version 1; removing or changing the meaning of one raises the version.
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+import re
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
+from rally_keystone_perf.report.blocks.model import Column, Only, Table
+from rally_keystone_perf.report.blocks.saturation import saturation_line
 from rally_keystone_perf.report.figures import concurrency
+from rally_keystone_perf.report.figures.cluster_view import (
+    TierView,
+    WorkloadClusterView,
+)
 from rally_keystone_perf.report.figures.entries import FileEntries, ReportEntry
 from rally_keystone_perf.report.figures.run_labels import union_keys
-from rally_keystone_perf.report.writers import common, server
-from rally_keystone_perf.report.writers.text import error_counts
+from rally_keystone_perf.report.figures.server_view import WorkloadServerView
+from rally_keystone_perf.report.figures.stats import StatsRow
+from rally_keystone_perf.report.readers.rally_json import Workload
+from rally_keystone_perf.report.readers.resources import ResourceUsage
+from rally_keystone_perf.report.readers.tracing import WorkloadTraces
 
 REPORT_SCHEMA = "rally-keystone-perf/report"
+SCHEMA_VERSION = 1  # of the report JSON document
 ROW_FIELDS = ("min", "avg", "max", "median", "p90", "p95", "success", "count")
+SERVER_CSV_FIELDS = (
+    "client_median",
+    "server_median",
+    "server_p95",
+    "gap",
+    "server_cpu_per_iteration",
+    "server_busy_cores",
+    "server_peak_rss_mb",
+    "client_cpu_per_iteration",
+    "client_busy_cores",
+    "client_peak_rss_mb",
+)
+MAX_MESSAGE_CHARS = 160
+# OpenStack clients append the request id to their error messages: dropped,
+# so that the same error of many requests counts as one kind
+_REQUEST_ID = re.compile(r"\s*\(Request-ID: req-[0-9a-fA-F-]+\)")
 
 
-def write_csv(files: Sequence[FileEntries], stream: TextIO) -> None:
+def one_line(text: object, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Collapse whitespace to keep a value on one line, shortened to ``limit``."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def error_counts(workload: Workload) -> list[tuple[str, str, int]]:
+    """``(type, message, count)`` of failed iterations, most frequent first.
+
+    Rally stores errors as ``[type, message, traceback]``; the traceback is
+    deliberately ignored and type and message are flattened to one line.
+    """
+    counter: collections.Counter[tuple[str, str]] = collections.Counter()
+    for iteration in workload.iterations:
+        if iteration.error:
+            err = iteration.error
+            kind = one_line(err[0], 80) if len(err) > 0 else "unknown"
+            message = one_line(_REQUEST_ID.sub("", str(err[1]))) if len(err) > 1 else ""
+            counter[(kind, message)] += 1
+    return [(kind, message, count) for (kind, message), count in counter.most_common()]
+
+
+def csv_table(files: Sequence[FileEntries]) -> Only:
     """One CSV row per statistics row; config columns are the union over files."""
     config_keys = union_keys(e.columns for item in files for e in item.entries)
-    header = [
-        "file",
-        "scenario",
-        "position",
-        "runner",
-        *config_keys,
-        "load_duration",
-        "throughput",
-        *concurrency.FIELDS,
-        "action",
-        "depth",
-        *ROW_FIELDS,
-    ]
     with_server = any(item.server is not None for item in files)
-    if with_server:
-        header += server.SERVER_CSV_FIELDS
-    rows = (
+    header = [
+        *("file", "scenario", "position", "runner", *config_keys),
+        *("load_duration", "throughput", *concurrency.FIELDS, "action", "depth"),
+        *ROW_FIELDS,
+        *(SERVER_CSV_FIELDS if with_server else ()),
+    ]
+    rows = [
         [
             item.file,
             entry.workload.scenario_name,
@@ -129,17 +172,44 @@ def write_csv(files: Sequence[FileEntries], stream: TextIO) -> None:
             row.name,
             row.depth,
             *(getattr(row, name) for name in ROW_FIELDS),
-            *(server.csv_cells(item, entry, row) if with_server else []),
+            *(_server_cells(entry.server, row) if with_server else []),
         ]
         for item in files
         for entry in item.entries
         for load in [concurrency.fields(concurrency.achieved(entry.workload)).values()]
         for row in entry.rows
+    ]
+    return Only(("csv",), [Table([Column(name) for name in header], rows)])
+
+
+def _server_cells(view: WorkloadServerView | None, row: StatsRow) -> list[Any]:
+    """The server columns of one CSV row (action figures on its action's row)."""
+    if view is None:
+        return [None] * len(SERVER_CSV_FIELDS)
+    routes = {r.route: r for r in view.routes or []}
+    gap = next(
+        (g for g in view.actions or [] if row.depth == 0 and g.action == row.name),
+        None,
     )
-    common.write_csv(stream, header, rows)
+    times = routes.get(gap.route) if gap and gap.route else None
+    return [
+        gap.client_median if gap else None,
+        gap.server_median if gap else None,
+        times.p95 if times else None,
+        gap.gap if gap else None,
+        *_usage_cells(view.resources),
+        *_usage_cells(view.client),
+    ]
 
 
-def _workload_document(entry: ReportEntry) -> dict[str, Any]:
+def _usage_cells(usage: ResourceUsage | None) -> list[float | None]:
+    """CPU per iteration, busy cores and peak RSS (MB) of a sampled tree."""
+    if usage is None:
+        return [None] * 3
+    return [usage.cpu_per_iteration, usage.busy_cores, usage.peak_rss_mb]
+
+
+def _workload_data(entry: ReportEntry) -> dict[str, Any]:
     """The JSON object of one workload."""
     workload = entry.workload
     return {
@@ -165,28 +235,86 @@ def _workload_document(entry: ReportEntry) -> dict[str, Any]:
             | {name: getattr(row, name) for name in ROW_FIELDS}
             for row in entry.rows
         ],
-    }
+    } | ({} if entry.server is None else {"server": server_data(entry.server)})
 
 
-def report_document(files: Sequence[FileEntries]) -> dict[str, Any]:
+def data(files: Sequence[FileEntries]) -> dict[str, Any]:
     """The versioned JSON document of a report (see the module docstring)."""
     return {
         "schema": REPORT_SCHEMA,
-        "version": common.SCHEMA_VERSION,
+        "version": SCHEMA_VERSION,
         "reports": [
             {
                 "file": item.file,
                 "config": item.config,
-                "workloads": [
-                    _workload_document(entry) | server.document(item, entry)
-                    for entry in item.entries
-                ],
+                "workloads": [_workload_data(entry) for entry in item.entries],
             }
             for item in files
         ],
     }
 
 
-def write_json(files: Sequence[FileEntries], stream: TextIO) -> None:
-    """The report's JSON document (see the module docstring)."""
-    common.write_json(report_document(files), stream)
+def _asdicts(items: Sequence[Any] | None) -> list[dict[str, Any]] | None:
+    """Dataclasses as dicts (None: none)."""
+    return None if items is None else [dataclasses.asdict(item) for item in items]
+
+
+def server_data(view: WorkloadServerView) -> dict[str, Any]:
+    """A workload's ``"server"`` object."""
+    return {
+        "routes": _asdicts(view.routes),
+        "actions": None
+        if view.actions is None
+        else [dataclasses.asdict(gap) | {"gap": gap.gap} for gap in view.actions],
+        "resources": usage_data(view.resources),
+        "client": usage_data(view.client),
+    } | (
+        ({} if view.cluster is None else {"cluster": cluster_data(view.cluster)})
+        | ({} if view.traces is None else {"traces": traces_data(view.traces)})
+    )
+
+
+def usage_data(usage: ResourceUsage | None) -> dict[str, Any] | None:
+    """A tree's CPU and memory for the JSON (with ``peak_rss_mb``)."""
+    if usage is None:
+        return None
+    return dataclasses.asdict(usage) | {"peak_rss_mb": usage.peak_rss_mb}
+
+
+def _tier_data(tier: TierView | None) -> dict[str, Any] | None:
+    if tier is None:
+        return None
+    return dataclasses.asdict(tier) | {
+        "usage": usage_data(tier.usage),
+        "quota_use": tier.quota_use,
+    }
+
+
+def cluster_data(view: WorkloadClusterView) -> dict[str, Any]:
+    """The ``"cluster"`` object of a workload's ``"server"`` (unrounded, seconds;
+    haproxy's timers in ms)."""
+    return {
+        "nodes": [_tier_data(node) for node in view.nodes],
+        "database": _tier_data(view.database),
+        "haproxy": _tier_data(view.haproxy),
+        "database_members": [_tier_data(member) for member in view.members],
+        "database_haproxy": _tier_data(view.database_proxy),
+        "backends": _asdicts(view.backends),
+        "quotas": dataclasses.asdict(view.quotas),
+        "saturated": _asdicts(view.saturated),
+        "saturation": saturation_line(view),
+        "silent_closes": view.silent_closes,
+    }
+
+
+def traces_data(traces: WorkloadTraces) -> dict[str, Any]:
+    """The ``"traces"`` of a workload's ``"server"`` (seconds), without the
+    spans (they are in the run's traces file)."""
+    found = dataclasses.asdict(dataclasses.replace(traces, slowest=[]))
+    found["slowest"] = [
+        dataclasses.asdict(dataclasses.replace(item, spans=()))
+        for item in traces.slowest
+    ]
+    for item in found["slowest"]:
+        del item["spans"]
+    return found

@@ -1,4 +1,4 @@
-"""Tests for report.writers.cluster: a cluster's tiers in the report formats.
+"""Tests for report.blocks.cluster: a cluster's tiers in the report formats.
 
 The run folder is :mod:`tests.unit.report.cluster_runs`' (figures worked
 out there).
@@ -16,9 +16,14 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.report import api
+from rally_keystone_perf.report.blocks import cluster
+from rally_keystone_perf.report.blocks.model import shown
+from rally_keystone_perf.report.blocks.report_data import (
+    SERVER_CSV_FIELDS,
+    cluster_data,
+)
 from rally_keystone_perf.report.figures import cluster_view, run_labels
-from rally_keystone_perf.report.writers import cluster
-from rally_keystone_perf.report.writers.server import SERVER_CSV_FIELDS
+from rally_keystone_perf.report.writers.render import text_lines
 from tests.unit.report import cluster_runs as c
 from tests.unit.report import runs as r
 
@@ -201,16 +206,20 @@ def test_a_single_host_report_has_no_cluster_part(tmp_path: Path, fmt: str) -> N
         assert mark not in out
 
 
+def _lines(view: cluster_view.WorkloadClusterView) -> list[str]:
+    return text_lines(shown(cluster.blocks(view), "table"))
+
+
 def test_failures_in_no_haproxy_line_are_explained() -> None:
     view = cluster_view.WorkloadClusterView(
         [], None, None, [], cluster_view.Quotas(), [], silent_closes=3
     )
-    lines = cluster.parts(view, lambda *_: "TABLE", str)
+    lines = _lines(view)
     assert lines[-2] == cluster.silent_close_line(3)
     assert lines[-2].startswith("haproxy: 3 failed iterations are in no log line")
-    assert cluster.document(view)["silent_closes"] == 3
+    assert cluster_data(view)["silent_closes"] == 3
     quiet = dataclasses.replace(view, silent_closes=0)
-    assert not [x for x in cluster.parts(quiet, lambda *_: "T", str) if "#3414" in x]
+    assert not [x for x in _lines(quiet) if "#3414" in x]
 
 
 def test_a_single_host_s_tiers_have_their_own_heading() -> None:
@@ -218,6 +227,6 @@ def test_a_single_host_s_tiers_have_their_own_heading() -> None:
     view = cluster_view.WorkloadClusterView(
         [node], None, None, None, cluster_view.Quotas(0.25), []
     )
-    assert cluster.parts(view, lambda *_: "T", str)[0] == cluster.HOST_HEADING
+    assert _lines(view)[0] == cluster.HOST_HEADING
     two = dataclasses.replace(view, nodes=[node, node])
-    assert cluster.parts(two, lambda *_: "T", str)[0] == cluster.TIERS_HEADING
+    assert _lines(two)[0] == cluster.TIERS_HEADING
