@@ -19,7 +19,9 @@ next lines indented, :data:`FLUSH`: not, :data:`AS_IS`: not wrapped), a
 paragraph each elsewhere (or one markdown list, ``bullets``); the
 terminal does not break them inside :func:`together`'s pieces.
 :class:`Heading` heads a section; :class:`Blank` is a blank line in the
-terminal (markdown and HTML already part their blocks). :class:`Only`
+terminal (markdown and HTML already part their blocks); :class:`Config`
+is a configuration's line and :class:`Waterfall` a traced iteration's
+spans, both in HTML alone. :class:`Only`
 holds blocks shown in some formats alone (the terminal's narrower tables);
 a :class:`Section` groups blocks (an HTML ``<section>``); :class:`Items`
 lists named things with their configuration (HTML).
@@ -31,8 +33,10 @@ an interface, its structure fixed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from rally_keystone_perf.report.readers.tracing import TracedIteration
 
 TEXT, NUMBER = "text", "number"  # a column's kind: left or right aligned
 HANG, FLUSH, AS_IS = "hang", "flush", "as is"  # how Lines wrap in the terminal
@@ -75,6 +79,9 @@ class Table:
     stacked: bool = False  # the terminal's column names on two lines
     row_styles: Sequence[str] | None = None
     links: Sequence[str] | None = None  # HTML: the anchor a row's first cell links to
+    depths: Sequence[int] | None = (
+        None  # HTML: a row's nesting (its first cell's indent)
+    )
 
 
 def table_of(
@@ -181,10 +188,27 @@ class Details:
 @dataclass(frozen=True)
 class Section:
     """Blocks that belong together: an HTML ``<section>`` of class
-    ``style``; elsewhere the blocks as they are."""
+    ``style`` (and ``id``, the anchor a link goes to); elsewhere the blocks
+    as they are."""
 
     style: str
     blocks: Sequence[Block]
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    """A configuration's ``key value`` pairs on one line (HTML alone)."""
+
+    config: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Waterfall:
+    """A traced iteration's spans drawn on a time axis (HTML alone, beside
+    the plots; :func:`rally_keystone_perf.report.writers.html.tracing.waterfall`)."""
+
+    item: TracedIteration
 
 
 @dataclass(frozen=True)
@@ -195,7 +219,19 @@ class Only:
     blocks: Sequence[Block]
 
 
-Block = Table | Lines | Heading | Blank | Plot | Items | Details | Section | Only
+Block = (
+    Table
+    | Lines
+    | Heading
+    | Blank
+    | Plot
+    | Items
+    | Details
+    | Section
+    | Only
+    | Config
+    | Waterfall
+)
 
 
 def shown(blocks: Sequence[Block], fmt: str) -> list[Block]:
@@ -206,7 +242,7 @@ def shown(blocks: Sequence[Block], fmt: str) -> list[Block]:
         if isinstance(block, Only):
             found += shown(block.blocks, fmt) if fmt in block.formats else []
         elif isinstance(block, Section):
-            found.append(Section(block.style, shown(block.blocks, fmt)))
+            found.append(replace(block, blocks=shown(block.blocks, fmt)))
         else:
             found.append(block)
     return found

@@ -163,7 +163,7 @@ def usage_lines(server: ServerView | None, view: WorkloadServerView) -> list[str
 def blocks(server: ServerView | None, entry: ReportEntry) -> list[Block]:
     """Heading, route table, resource lines, a cluster's tiers and the traced
     iterations (none without server files); the terminal's route table is
-    :func:`text_server_rows`', the HTML draws its own traced iterations."""
+    :func:`text_server_rows`'."""
     view = entry.server
     if view is None:
         return []
@@ -193,7 +193,7 @@ def blocks(server: ServerView | None, entry: ReportEntry) -> list[Block]:
     if view.cluster is not None:
         found += cluster.blocks(view.cluster)
     if view.traces is not None:
-        found.append(Only(("table", "markdown"), tracing.blocks(view.traces)))
+        found += tracing.blocks(view.traces)
     return found
 
 

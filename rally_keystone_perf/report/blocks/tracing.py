@@ -7,7 +7,14 @@ iteration's most frequent SQL statements.
 
 from __future__ import annotations
 
-from rally_keystone_perf.report.blocks.model import AS_IS, Block, Lines, table_of
+from rally_keystone_perf.report.blocks.model import (
+    AS_IS,
+    Block,
+    Lines,
+    Only,
+    Waterfall,
+    table_of,
+)
 from rally_keystone_perf.report.blocks.numbers import NA, format_ms
 from rally_keystone_perf.report.readers.tracing import Breakdown, WorkloadTraces
 
@@ -117,12 +124,14 @@ def notes(traces: WorkloadTraces) -> list[str]:
 
 def blocks(traces: WorkloadTraces) -> list[Block]:
     """Heading, the table (slowest, then medians; captioned with the
-    heading) and the notes."""
+    heading in HTML), the notes and, in HTML, each slow iteration's
+    :class:`..blocks.model.Waterfall`."""
     found = rows(traces)
     if not found:
         return [Lines([heading(traces), cost_line(traces)], AS_IS)]
     return [
-        Lines([heading(traces)], AS_IS),
+        Only(("table", "markdown"), [Lines([heading(traces)], AS_IS)]),
         table_of(COLUMNS, found, LEFT, heading(traces)),
-        Lines(notes(traces), AS_IS),
+        Lines(notes(traces), AS_IS, style="meta"),
+        *(Waterfall(item) for item in traces.slowest),
     ]

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rally_keystone_perf.metrics import TOTAL
+from rally_keystone_perf.report.blocks import shape
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
     TEXT,
     Block,
     Column,
+    Config,
     Heading,
     Lines,
     Only,
@@ -188,18 +190,54 @@ def open_model_lines(model: open_model.OpenModel) -> list[str]:
     return lines
 
 
+def _row_style(row: StatsRow) -> str:
+    """A statistics row's HTML class: nested rows', the total's."""
+    return "nested" if row.depth else ("total" if row.name == TOTAL else "")
+
+
 def stats_table(entry: ReportEntry, fmt: str) -> Table:
     """Rally's statistics with the throughput on the total's row, its
-    actions named as format ``fmt`` names them (:data:`LABELS`)."""
+    actions named as format ``fmt`` names them (:data:`LABELS`); in HTML
+    captioned with the :func:`heading`, its rows' depths and classes."""
+    shown = shown_rows(entry.rows)
     rows = [
         [
             LABELS[fmt](row),
             *(getattr(row, name) for name in COLUMNS[1:]),
             entry.throughput if row.depth == 0 and row.name == TOTAL else "",
         ]
-        for row in shown_rows(entry.rows)
+        for row in shown
     ]
-    return Table(STATS_COLUMNS, rows)
+    return Table(
+        STATS_COLUMNS,
+        rows,
+        heading(entry.workload),
+        row_styles=[_row_style(row) for row in shown],
+        depths=[row.depth for row in shown],
+    )
+
+
+def html_blocks(entry: ReportEntry) -> list[Block]:
+    """The page's workload: its statistics, configuration, load and
+    concurrency, failures and plots (:mod:`.shape`)."""
+    workload = entry.workload
+    achieved, *note = load_lines(workload)
+    sla = "passed" if workload.pass_sla else "failed"
+    summary = (
+        f"load duration: {format_number(workload.load_duration)} s, throughput: "
+        f"{format_number(entry.throughput)} iterations/s; "
+        f"{len(workload.iterations)} iterations; SLA {sla}"
+    )
+    return [
+        stats_table(entry, "html"),
+        Config(entry.columns or {}),
+        Lines([summary, achieved]),
+        Lines(note, style="note"),
+        shape.failures(workload),
+        shape.durations_plot(workload),
+        *shape.load_profile_plots(workload),
+        *shape.distribution_plots(workload),
+    ]
 
 
 def context_blocks(workload: Workload) -> list[Block]:
@@ -225,7 +263,7 @@ def context_blocks(workload: Workload) -> list[Block]:
 def blocks(entry: ReportEntry) -> list[Block]:
     """A workload's heading, configuration, statistics table, load and
     concurrency lines, then in the terminal its setup time, hooks and
-    errors, in markdown its errors."""
+    errors, in markdown its errors; in HTML :func:`html_blocks`."""
     workload = entry.workload
     summary = error_summary(workload)
     load = load_line(workload.load_duration, entry.throughput)
@@ -233,7 +271,8 @@ def blocks(entry: ReportEntry) -> list[Block]:
     config = [config_text(entry.columns)] if entry.columns else []
     hooks = hook_lines(workload.hooks, workload.start_time)
     return [
-        Heading(heading(workload)),
+        Only(("table", "markdown"), [Heading(heading(workload))]),
+        Only(("html",), html_blocks(entry)),
         Only(
             ("table",),
             [

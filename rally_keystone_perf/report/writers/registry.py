@@ -35,7 +35,6 @@ from rally_keystone_perf.report.figures.releases import ReleasesPage
 from rally_keystone_perf.report.figures.scaling import ScalingFigures
 from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.figures.trends import Trend
-from rally_keystone_perf.report.writers.html import report as report_page
 from rally_keystone_perf.report.writers.render import RENDERERS
 
 W = TypeVar("W")
@@ -56,11 +55,9 @@ def document_kind(
     return {fmt: rendered(fmt) for fmt in formats}
 
 
-_REPORT = document_kind(report_blocks.document, ("table", "markdown", "csv", "json"))
-REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = {
-    **_REPORT,
-    "html": report_page.write_page,
-}
+REPORT: dict[str, Callable[[Sequence[FileEntries], TextIO], None]] = document_kind(
+    report_blocks.document, ("table", "markdown", "csv", "json", "html")
+)
 COMPARE: dict[str, Callable[[CompareResult, TextIO], None]] = document_kind(
     compare_blocks.document, ("table", "markdown", "csv", "json", "html")
 )

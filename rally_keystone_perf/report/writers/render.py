@@ -22,8 +22,9 @@
     the document's tables, their values unrounded (:func:`.common.write_csv`).
 
 A :class:`..blocks.model.Section` is an HTML ``<section>``, its blocks
-as they are elsewhere; :func:`html_body` gives a page's lines of any
-blocks (the report page's series, drawn as the comparison's).
+as they are elsewhere; a :class:`..blocks.model.Waterfall` is drawn
+beside the plots (:func:`.html.tracing.waterfall`); :func:`html_body`
+gives a page's lines of any blocks.
 
 Each renders the blocks its format shows (:func:`..blocks.model.shown`).
 :data:`RENDERERS` maps each format to its renderer; a document kind's
@@ -44,6 +45,7 @@ from rally_keystone_perf.report.blocks.model import (
     UNBROKEN,
     Blank,
     Block,
+    Config,
     Details,
     Document,
     Heading,
@@ -52,6 +54,7 @@ from rally_keystone_perf.report.blocks.model import (
     Plot,
     Section,
     Table,
+    Waterfall,
     shown,
 )
 from rally_keystone_perf.report.blocks.numbers import INDENT
@@ -71,6 +74,7 @@ from rally_keystone_perf.report.writers.html.charts import (
     chart,
     histogram_chart,
 )
+from rally_keystone_perf.report.writers.html.tracing import waterfall
 
 SVG_NAMESPACE = 'xmlns="http://www.w3.org/2000/svg" '
 WIDTH = 120  # the terminal's lines
@@ -181,8 +185,10 @@ def _color(index: int, color: int | str | None) -> str:
     return COLORS[(index if color is None else color) % len(COLORS)]
 
 
-def draw(plot: Plot) -> str:
+def draw(plot: Plot | Waterfall) -> str:
     """A plot as inline SVG, a color per series (empty: no point to draw)."""
+    if isinstance(plot, Waterfall):
+        return waterfall(plot.item)
     if plot.edges is not None:
         stacks = [
             (s.label, [int(y) for _, y in s.points], _color(n, s.color))
@@ -208,7 +214,12 @@ def draw(plot: Plot) -> str:
 def _html_table(table: Table) -> str:
     """A captioned table, its rows' and cells' classes."""
     header, rows, left = cells_of(table)
-    attrs = [f' class="{style}"' if style else "" for style in table.row_styles or []]
+    styles = table.row_styles or [""] * len(rows)
+    depths = table.depths or [0] * len(rows)
+    attrs = [
+        (f' class="{style}"' if style else "") + (f' data-depth="{n}"' if n else "")
+        for style, n in zip(styles, depths, strict=True)
+    ]
     classes = [
         [
             (c.styles or {}).get(text, c.style)
@@ -217,7 +228,7 @@ def _html_table(table: Table) -> str:
         for row in rows
     ]
     return kit.table(
-        table.caption, header, rows, left, attrs or None, classes, links=table.links
+        table.caption, header, rows, left, attrs, classes, depths, table.links
     )
 
 
@@ -237,12 +248,12 @@ def html_body(blocks: Sequence[Block]) -> list[str]:
     body: list[str] = []
     plots: list[str] = []  # drawn, waiting to be set side by side
     for block in [*blocks, Blank()]:
-        if not isinstance(block, Plot) and plots:
+        if not isinstance(block, (Plot, Waterfall)) and plots:
             body.append(f'<div class="plots">{"".join(plots)}</div>')
             plots = []
         if isinstance(block, Table):
             body.append(_html_table(block))
-        elif isinstance(block, Plot):
+        elif isinstance(block, (Plot, Waterfall)):
             plots += [drawn] if (drawn := draw(block)) else []
         elif isinstance(block, Heading):
             body.append(f"<h{block.level}>{kit.esc(block.text)}</h{block.level}>")
@@ -255,9 +266,12 @@ def html_body(blocks: Sequence[Block]) -> list[str]:
                 f'<details class="{block.style}"><summary>{kit.esc(block.summary)}'
                 f"</summary><pre>{kit.esc(block.text)}</pre></details>"
             )
+        elif isinstance(block, Config):
+            body.append(kit.config_line(dict(block.config)))
         elif isinstance(block, Section):
-            inner = html_body(block.blocks)
-            body += [f'<section class="{block.style}">', *inner, "</section>"]
+            anchor = f' id="{kit.esc(block.id)}"' if block.id else ""
+            body.append(f'<section class="{block.style}"{anchor}>')
+            body += [*html_body(block.blocks), "</section>"]
     return body
 
 

@@ -1,4 +1,4 @@
-"""The report as one self-contained HTML page, and what every page shares.
+"""What every HTML page shares.
 
 The page needs nothing but itself: styles are inline, there is no script,
 font, image or link to anything outside the file, and a Content Security
@@ -10,14 +10,9 @@ columns); every table's caption names its scenario. All text (scenario
 names, file names, error messages) is escaped with :func:`html.escape`
 (:func:`.kit.esc`); tracebacks are never shown.
 
-:mod:`.report` shows, per workload, Rally's statistics table, the load
-duration and throughput, the concurrency asked and reached, the error
-summary and the iteration durations over time;
-:mod:`rally_keystone_perf.report.blocks.overview` the top of the page, for
-runs at several levels their latency-vs-concurrency series as
-the comparison draws them
-(:func:`rally_keystone_perf.report.blocks.compare.series_section`).
-:mod:`.kit` is the page, its style sheet and its tables. The document kinds
-(:mod:`rally_keystone_perf.report.blocks`) have their HTML from
-:func:`rally_keystone_perf.report.writers.render.render_html`.
+:mod:`.kit` is the page, its style sheet and its tables, :mod:`.charts`
+the plots, :mod:`.tracing` a traced iteration's waterfall. Every document
+kind (:mod:`rally_keystone_perf.report.blocks`), the report page
+(:mod:`rally_keystone_perf.report.blocks.report`) included, has its HTML
+from :func:`rally_keystone_perf.report.writers.render.render_html`.
 """

@@ -28,7 +28,9 @@ def test_the_csv_shows_one_table_the_others_none_of_it(
     assert isinstance(table, Table)
     assert table.columns[0].name == "file"
     for fmt in ("table", "markdown"):
-        tables = [b for b in shown(document.blocks, fmt) if isinstance(b, Table)]
+        sections = [b for b in shown(document.blocks, fmt) if isinstance(b, Section)]
+        assert [s.id for s in sections] == ["w1-1", "w2-1"]
+        tables = [b for s in sections for b in s.blocks if isinstance(b, Table)]
         assert tables and all(t.columns[0].name == "action" for t in tables)
     assert document.data is not None and document.data["version"] == 1
 
