@@ -52,7 +52,13 @@ from benchmarks.harness import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions
 from rally_keystone_perf.loadgen.locust import task as locust_task
-from rally_keystone_perf.report.figures import compare, server_view, stats, windows
+from rally_keystone_perf.report.figures import (
+    compare,
+    server_view,
+    stats,
+    verdicts,
+    windows,
+)
 from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.report.readers.resources import ResourceUsage
 from rally_keystone_perf.tasks.model import TaskFile
@@ -243,7 +249,9 @@ def agreement(runs: list[EngineRun]) -> PrettyTable:
     for base in [r for r in runs if not r.workers]:
         for run in runs:
             if run.workers and run.concurrency == base.concurrency:
-                verdict, p_value = compare.verdict(base.durations(), run.durations())
+                said = compare.mann_whitney(base.durations(), run.durations())
+                p_value = said.estimate.p_value if said.estimate else None
+                verdict = verdicts.describe(said, "")
                 table.add_row(
                     [
                         run.concurrency,

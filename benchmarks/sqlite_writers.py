@@ -38,7 +38,7 @@ from benchmarks.harness import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.keystone import sqlite_writers
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.report.figures import compare, stats
+from rally_keystone_perf.report.figures import compare, stats, verdicts
 from rally_keystone_perf.report.readers import rally_json
 
 KEYSTONES = ("before", "after")  # oslo.db's deferred BEGIN; BEGIN IMMEDIATE
@@ -145,7 +145,9 @@ def ratios(found: dict[tuple[str, str], Measured]) -> PrettyTable:
     for scenario in SCENARIOS:
         before = found[(scenario, "before")].durations()
         after = found[(scenario, "after")].durations()
-        verdict, p_value = compare.verdict(before, after)
+        said = compare.mann_whitney(before, after)
+        p_value = said.estimate.p_value if said.estimate else None
+        verdict = verdicts.describe(said, "")
         ratio = statistics.median(after) / statistics.median(before)
         table.add_row(
             [

@@ -56,7 +56,7 @@ def percentile(ordered: Sequence[float], fraction: float) -> float | None:
     return utils.percentile(ordered, fraction, ignore_sorting=True)
 
 
-def median_p95(points: list[float]) -> tuple[float | None, float | None]:
+def median_p95(points: Sequence[float]) -> tuple[float | None, float | None]:
     """Median and 95th percentile the way Rally computes them (None if empty)."""
     ordered = sorted(points)
     return percentile(ordered, 0.5), percentile(ordered, 0.95)

@@ -26,14 +26,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from rally_keystone_perf.report.figures import ab, verdicts
+from rally_keystone_perf.report.figures import ab, verdicts, worse
 from rally_keystone_perf.report.figures.gate import (
     ERROR,
     FAIL,
     PASS,
     Check,
     GateResult,
-    success_p_value,
 )
 
 MEDIAN_TOTAL = "median total"
@@ -61,7 +60,7 @@ def median_check(
     change = None if found.ratio is None else found.ratio - 1
     message = verdicts.describe(said)
     return Check(
-        workload.label, MEDIAN_TOTAL, status, base, current, change, None, message
+        workload.label, MEDIAN_TOTAL, status, base, current, change, None, message, said
     )
 
 
@@ -76,7 +75,7 @@ def success_check(workload: ab.AbWorkload, alpha: float) -> Check:
     p_value = None
     status = PASS
     if a_total and b_total and b_ok < b_total:
-        p_value = success_p_value(a_ok, a_total, b_ok, b_total)
+        p_value = worse.success_p_value(a_ok, a_total, b_ok, b_total)
         status = FAIL if p_value < alpha else PASS
     message = f"A {a_ok}/{a_total}, B {b_ok}/{b_total} succeeded"
     return Check(
@@ -89,7 +88,7 @@ def sla_check(workload: ab.AbWorkload) -> Check:
     failed = [p.round_no for p in workload.pairs if not p.b.sla_passed]
     status = FAIL if failed else PASS
     message = f"failed in B's rounds {failed}" if failed else "passed in every round"
-    return Check(workload.label, "sla", status, None, None, None, None, message)
+    return Check(workload.label, "sla", status, message=message)
 
 
 def gate(

@@ -8,9 +8,9 @@ matches the n-th in another). For every top-level action of
 run gets the median and 95th percentile of its per-iteration durations
 (:func:`~rally_keystone_perf.report.figures.stats.action_samples`: an action's
 successful calls, every iteration's ``total`` as Rally counts it), the
-ratio of its median to the baseline's, and a verdict from a two-sided
-Mann-Whitney U test of its durations against the baseline's
-(``scipy.stats.mannwhitneyu``):
+ratio of its median to the baseline's, and a verdict
+(:class:`.verdicts.Verdict`) from a two-sided Mann-Whitney U test of its
+durations against the baseline's (:func:`mann_whitney`), in words:
 
 ``faster`` / ``slower``
     p < alpha; the direction is the U statistic's (the run's durations tend to
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rally_keystone_perf import metrics
@@ -50,13 +50,21 @@ from rally_keystone_perf.report.figures.concurrency import (
     runner_concurrency,
 )
 from rally_keystone_perf.report.figures.run_labels import Run
+from rally_keystone_perf.report.figures.verdicts import (
+    FASTER,
+    NO_DIFFERENCE,
+    SLOWER,
+    Estimate,
+    Verdict,
+    describe,
+    not_measurable,
+    ratio_of,
+)
 from rally_keystone_perf.report.readers.rally_json import Workload
 
 ALPHA = 0.05
 MIN_SAMPLES = 5
-FASTER = "faster"
-SLOWER = "slower"
-NOT_SIGNIFICANT = "not significant"
+MANN_WHITNEY = "Mann-Whitney U test of the durations, two-sided"
 TOO_FEW = "too few samples"
 BASELINE = "baseline"
 MISSING = "missing"
@@ -71,8 +79,9 @@ Key = tuple[str, Any, int]  # scenario, concurrency, occurrence
 class RunResult:
     """One run's figures for one action of one matched workload.
 
-    ``count`` is the number of samples; ``ratio`` is this run's
-    median over the baseline's; ``p_value`` is None when no test was made.
+    ``count`` is the number of samples; ``ratio`` is this run's median over
+    the baseline's; ``judged`` its :class:`.verdicts.Verdict` (None: the
+    baseline itself).
     """
 
     label: str
@@ -80,8 +89,18 @@ class RunResult:
     median: float | None
     p95: float | None
     ratio: float | None
-    p_value: float | None
-    verdict: str
+    judged: Verdict | None
+
+    @property
+    def p_value(self) -> float | None:
+        """The test's p-value (None: no test made)."""
+        found = self.judged.estimate if self.judged else None
+        return None if found is None else found.p_value
+
+    @property
+    def verdict(self) -> str:
+        """The verdict in words (:func:`.verdicts.describe`)."""
+        return BASELINE if self.judged is None else describe(self.judged, "")
 
 
 @dataclass(frozen=True)
@@ -168,34 +187,33 @@ def keyed_workloads(workloads: Sequence[Workload]) -> dict[Key, Workload]:
     return keyed
 
 
-def verdict(
+def mann_whitney(
     baseline: Sequence[float], other: Sequence[float], alpha: float = ALPHA
-) -> tuple[str, float | None]:
-    """Mann-Whitney U verdict of ``other`` against ``baseline`` and its p-value.
+) -> Verdict:
+    """Two-sided Mann-Whitney U verdict of ``other`` against ``baseline``,
+    its estimate the ratio of their medians with the test's p-value.
 
     ``faster``/``slower`` only when p < ``alpha``; ``too few samples`` (no
     p-value) when either side has fewer than :data:`MIN_SAMPLES` values.
     """
-    if len(baseline) < MIN_SAMPLES or len(other) < MIN_SAMPLES:
-        return TOO_FEW, None
+    ratio = ratio_of(metrics.median_p95(other)[0], metrics.median_p95(baseline)[0])
+    found = Estimate(
+        ratio, None, None, min(len(baseline), len(other)), None, 1 - alpha, MANN_WHITNEY
+    )
+    if found.rounds < MIN_SAMPLES:
+        return not_measurable(TOO_FEW, found)
     from scipy.stats import mannwhitneyu  # costly: scipy.stats takes 1.5 s to import
 
     result = mannwhitneyu(baseline, other, alternative="two-sided")
     p_value = float(result.pvalue)
     if math.isnan(p_value):  # identical constant samples: no difference shown
-        return NOT_SIGNIFICANT, None
+        return Verdict(NO_DIFFERENCE, found)
+    found = replace(found, p_value=p_value)
     if p_value >= alpha:
-        return NOT_SIGNIFICANT, p_value
+        return Verdict(NO_DIFFERENCE, found)
     # U counts pairs where the baseline value is the larger one
     baseline_larger = float(result.statistic) > len(baseline) * len(other) / 2
-    return (FASTER if baseline_larger else SLOWER), p_value
-
-
-def _ratio(median: float | None, base: float | None) -> float | None:
-    """``median / base`` when both exist and ``base`` is positive."""
-    if median is None or base is None or base <= 0:
-        return None
-    return median / base
+    return Verdict(FASTER if baseline_larger else SLOWER, found)
 
 
 def _action(
@@ -215,34 +233,23 @@ def _action(
     results = []
     for index, (label, run_samples) in enumerate(zip(labels, samples, strict=True)):
         points = None if run_samples is None else run_samples.get(action)
+        judged: Verdict | None
         if points is None:
-            results.append(RunResult(label, 0, None, None, None, None, MISSING))
+            judged = not_measurable(MISSING)
+            results.append(RunResult(label, 0, None, None, None, judged))
             continue
         median, p95 = metrics.median_p95(points)
-        p_value = None
+        ratio = ratio_of(median, base_median)
         if refusals[index]:
-            results.append(
-                RunResult(
-                    label,
-                    len(points),
-                    median,
-                    p95,
-                    None,
-                    None,
-                    f"{NOT_COMPARABLE}: {refusals[index]}",
-                )
-            )
-            continue
-        if index == 0:
-            outcome = BASELINE
+            judged = not_measurable(f"{NOT_COMPARABLE}: {refusals[index]}")
+            ratio = None
+        elif index == 0:
+            judged = None
         elif base_points is None:
-            outcome = NO_BASELINE
+            judged = not_measurable(NO_BASELINE)
         else:
-            outcome, p_value = verdict(base_points, points, alpha)
-        ratio = _ratio(median, base_median)
-        results.append(
-            RunResult(label, len(points), median, p95, ratio, p_value, outcome)
-        )
+            judged = mann_whitney(base_points, points, alpha)
+        results.append(RunResult(label, len(points), median, p95, ratio, judged))
     return ActionComparison(action, results)
 
 

@@ -31,6 +31,9 @@ and ``total``
     ``total`` of every iteration as Rally's table, the report and the
     ``max_duration_percentile`` SLA count it (their p95 is the gate's).
 
+A latency check carries its :class:`.verdicts.Verdict`
+(:func:`.worse.latency_verdict`): slower fails, no difference larger than
+``max_regression`` passes, not measurable skips (:data:`STATUS`).
 A check is ``PASS``, ``FAIL``, ``ERROR`` (not comparable) or ``SKIP`` (fewer than
 :data:`~rally_keystone_perf.report.figures.compare.MIN_SAMPLES` samples on a side,
 or no baseline workload: nothing to judge, said so instead of passing
@@ -42,11 +45,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rally_keystone_perf import metrics
-from rally_keystone_perf.report.figures import stats
+from rally_keystone_perf.report.figures import stats, worse
 from rally_keystone_perf.report.figures.compare import (
     ALPHA,
-    MIN_SAMPLES,
     Key,
     keyed_workloads,
 )
@@ -57,13 +58,18 @@ from rally_keystone_perf.report.figures.concurrency import (
     mismatch,
     offered_load,
 )
+from rally_keystone_perf.report.figures.verdicts import (
+    NO_DIFFERENCE,
+    NOT_MEASURABLE,
+    SLOWER,
+    Verdict,
+    ratio_of,
+)
 from rally_keystone_perf.report.readers.rally_json import Workload
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 DEFAULT_MAX_REGRESSION = 0.10
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 20140826  # fixed: the same inputs always give the same verdict
-_BOOTSTRAP_CHUNK = 200
+STATUS = {SLOWER: FAIL, NO_DIFFERENCE: PASS, NOT_MEASURABLE: SKIP}  # by call
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,12 @@ class Check:
     workload: str
     criterion: str
     status: str
-    baseline: float | None
-    current: float | None
-    change: float | None
-    p_value: float | None
-    message: str
+    baseline: float | None = None
+    current: float | None = None
+    change: float | None = None
+    p_value: float | None = None
+    message: str = ""
+    verdict: Verdict | None = None  # a cost's check: what its test says
 
 
 @dataclass(frozen=True)
@@ -117,65 +124,26 @@ def workload_name(key: Key) -> str:
 
 
 def _change(current: float | None, baseline: float | None) -> float | None:
-    if current is None or baseline is None or baseline <= 0:
-        return None
-    return current / baseline - 1
-
-
-def median_p_value(
-    baseline: Sequence[float], current: Sequence[float], max_regression: float
-) -> float:
-    """p of "current is no more than ``max_regression`` slower" (Mann-Whitney)."""
-    from scipy.stats import mannwhitneyu  # costly: scipy.stats takes 1.5 s to import
-
-    scaled = [value * (1 + max_regression) for value in baseline]
-    result = mannwhitneyu(current, scaled, alternative="greater")
-    return float(result.pvalue)
-
-
-def p95_p_value(
-    baseline: Sequence[float], current: Sequence[float], max_regression: float
-) -> float:
-    """Bootstrap p of "current p95 is no more than ``max_regression`` worse".
-
-    Resamples both sides with replacement (seeded), and returns the share of
-    resamples whose p95 ratio is at most ``1 + max_regression``. numpy's
-    ``linear`` percentile is the interpolation Rally's ``percentile`` uses.
-    """
-    import numpy  # costly: numpy takes 0.2 s to import
-
-    rng = numpy.random.default_rng(BOOTSTRAP_SEED)
-    base = numpy.asarray(baseline, dtype=float)
-    cur = numpy.asarray(current, dtype=float)
-    limit = 1 + max_regression
-    within = 0
-    done = 0
-    while done < BOOTSTRAP_RESAMPLES:
-        size = min(_BOOTSTRAP_CHUNK, BOOTSTRAP_RESAMPLES - done)
-        base_p95 = numpy.percentile(
-            base[rng.integers(0, len(base), (size, len(base)))], 95, axis=1
-        )
-        cur_p95 = numpy.percentile(
-            cur[rng.integers(0, len(cur), (size, len(cur)))], 95, axis=1
-        )
-        within += int(numpy.count_nonzero(cur_p95 <= base_p95 * limit))
-        done += size
-    # +1 on both sides: a bootstrap p-value is never exactly 0
-    return (within + 1) / (BOOTSTRAP_RESAMPLES + 1)
-
-
-def success_p_value(
-    base_ok: int, base_total: int, cur_ok: int, cur_total: int
-) -> float:
-    """One-sided Fisher exact p of "current succeeds no less often"."""
-    from scipy.stats import fisher_exact  # costly: scipy.stats takes 1.5 s to import
-
-    table = [[base_ok, base_total - base_ok], [cur_ok, cur_total - cur_ok]]
-    return float(fisher_exact(table, alternative="greater").pvalue)
+    """``current / baseline - 1`` (None: no ratio)."""
+    ratio = ratio_of(current, baseline)
+    return None if ratio is None else ratio - 1
 
 
 def _percent(value: float) -> str:
     return f"{value * 100:+.1f}%"
+
+
+def _latency_message(said: Verdict, max_regression: float) -> str:
+    """The check's message: the change and what the test showed."""
+    found = said.estimate
+    if said.call == NOT_MEASURABLE or found is None or found.p_value is None:
+        return said.reason
+    limit = f"{max_regression * 100:g}%"
+    shown = "n/a" if found.regression is None else _percent(found.regression)
+    p_value = f"(p={found.p_value:.3g})"
+    if said.call == SLOWER:
+        return f"{shown}: worse than the baseline by more than {limit} {p_value}"
+    return f"{shown}: not shown to be more than {limit} worse {p_value}"
 
 
 def _latency_check(
@@ -186,37 +154,15 @@ def _latency_check(
     max_regression: float,
     alpha: float,
 ) -> Check:
-    """The median or p95 check of one action."""
+    """The median or p95 check of one action, from its verdict."""
     kind = criterion.split(" ", 1)[0]
-    base_median, base_p95 = metrics.median_p95(base_points)
-    cur_median, cur_p95 = metrics.median_p95(cur_points)
-    base, cur = (base_median, cur_median) if kind == "median" else (base_p95, cur_p95)
+    said = worse.latency_verdict(kind, base_points, cur_points, max_regression, alpha)
+    base, cur = worse.compared(kind, base_points, cur_points)
+    p_value = None if said.estimate is None else said.estimate.p_value
+    message = _latency_message(said, max_regression)
     change = _change(cur, base)
-    if len(base_points) < MIN_SAMPLES or len(cur_points) < MIN_SAMPLES:
-        return Check(
-            name,
-            criterion,
-            SKIP,
-            base,
-            cur,
-            change,
-            None,
-            f"too few samples ({len(base_points)} vs {len(cur_points)}, "
-            f"need {MIN_SAMPLES})",
-        )
-    test = median_p_value if kind == "median" else p95_p_value
-    p_value = test(base_points, cur_points, max_regression)
-    limit = f"{max_regression * 100:g}%"
-    shown = "n/a" if change is None else _percent(change)
-    if p_value < alpha:
-        message = (
-            f"{shown}: worse than the baseline by more than {limit} (p={p_value:.3g})"
-        )
-        status = FAIL
-    else:
-        message = f"{shown}: not shown to be more than {limit} worse (p={p_value:.3g})"
-        status = PASS
-    return Check(name, criterion, status, base, cur, change, p_value, message)
+    status = STATUS[said.call]
+    return Check(name, criterion, status, base, cur, change, p_value, message, said)
 
 
 def _success_check(
@@ -227,11 +173,9 @@ def _success_check(
     base_ok = sum(1 for it in baseline.iterations if not it.error)
     cur_ok = sum(1 for it in current.iterations if not it.error)
     if not base_total or not cur_total:
-        return Check(
-            name, "success rate", SKIP, None, None, None, None, "no iterations"
-        )
+        return Check(name, "success rate", SKIP, message="no iterations")
     base_rate, cur_rate = base_ok / base_total, cur_ok / cur_total
-    p_value = success_p_value(base_ok, base_total, cur_ok, cur_total)
+    p_value = worse.success_p_value(base_ok, base_total, cur_ok, cur_total)
     figures = (
         f"{cur_ok}/{cur_total} ({cur_rate:.1%}) vs {base_ok}/{base_total} "
         f"({base_rate:.1%})"
@@ -259,11 +203,7 @@ def _sla_checks(name: str, current: Workload) -> list[Check]:
             name,
             f"sla {result['criterion']}",
             PASS if result["success"] else FAIL,
-            None,
-            None,
-            None,
-            None,
-            str(result.get("detail", "")),
+            message=str(result.get("detail", "")),
         )
         for result in current.sla_results
     ]
@@ -372,29 +312,8 @@ def gate(
             if refusal is None or refusal.status != ERROR:
                 checks.extend(_workload_checks(name, base, work, max_regression, alpha))
         else:
-            checks.append(
-                Check(
-                    name,
-                    "baseline",
-                    SKIP,
-                    None,
-                    None,
-                    None,
-                    None,
-                    "not in the baseline",
-                )
-            )
+            checks.append(Check(name, "baseline", SKIP, message="not in the baseline"))
     for key in base_keyed.keys() - cur_keyed.keys():
-        checks.append(
-            Check(
-                workload_name(key),
-                "present",
-                FAIL,
-                None,
-                None,
-                None,
-                None,
-                "in the baseline but not in the current run",
-            )
-        )
+        gone = "in the baseline but not in the current run"
+        checks.append(Check(workload_name(key), "present", FAIL, message=gone))
     return GateResult(max_regression, alpha, checks)

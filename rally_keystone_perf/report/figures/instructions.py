@@ -60,11 +60,7 @@ def check(label: str, row: InstructionRow | None, max_increase: float) -> Check:
             label,
             CRITERION,
             ERROR,
-            None,
-            None,
-            None,
-            None,
-            "not counted on both sides: run the A/B with --instructions",
+            message="not counted on both sides: run the A/B with --instructions",
         )
     change = row.ratio - 1
     status = FAIL if change > max_increase else PASS

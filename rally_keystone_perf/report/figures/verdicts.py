@@ -2,7 +2,10 @@
 
 An A/B (:mod:`.ab`), the releases (:mod:`.releases`), a study's ratios
 (:mod:`.study_rounds`) and the A/B's gate (:mod:`.ab_gate`) each take a
-ratio per round and judge the rounds together. They share:
+ratio per round and judge the rounds together; ``compare``
+(:func:`.compare.mann_whitney`) and the two-run gate (:mod:`.gate`) test
+two samples of durations instead, their estimate a ratio of medians with
+its p-value and no interval. They share:
 
 :class:`Estimate`
     the geometric mean of the rounds' ratios, its Student t-interval on
@@ -30,6 +33,7 @@ DISAGREE = 0.25  # an interval reaching 25% past no change says nothing
 ROUNDS_T = "geometric mean of the rounds' ratios, t-interval on their logarithms"
 SLOWER, FASTER = "slower", "faster"
 NO_DIFFERENCE, NOT_MEASURABLE = "no difference", "not measurable"
+NOT_SIGNIFICANT = "not significant"  # a test's no difference, in words
 
 
 @dataclass(frozen=True)
@@ -39,10 +43,11 @@ class Estimate:
     ratio: float | None  # geometric mean of the rounds' ratios
     low: float | None
     high: float | None
-    rounds: int
+    rounds: int  # rounds; for a test of samples, the smaller side's samples
     spread: float | None  # geometric standard deviation - 1
     confidence: float
     method: str = ROUNDS_T
+    p_value: float | None = None  # a test's, when one was made
 
     @property
     def regression(self) -> float | None:
@@ -61,6 +66,7 @@ class Verdict:
     call: str  # SLOWER, FASTER, NO_DIFFERENCE or NOT_MEASURABLE
     estimate: Estimate | None = None
     bound: float | None = None  # NO_DIFFERENCE: none larger than this share
+    # (None: a test that did not show a difference)
     reason: str = ""  # NOT_MEASURABLE: why, as said to the reader
 
     @property
@@ -124,6 +130,13 @@ def judge(found: Estimate, disagree: float = DISAGREE) -> Verdict:
     return Verdict(NO_DIFFERENCE, found, bound=widest)
 
 
+def ratio_of(value: float | None, base: float | None) -> float | None:
+    """``value / base`` when both exist and ``base`` is positive."""
+    if value is None or base is None or base <= 0:
+        return None
+    return value / base
+
+
 def change(ratio: float) -> str:
     """``+8%`` or ``-3%``: a ratio as a change."""
     return f"{(ratio - 1) * 100:+.0f}%".replace("+-", "-")
@@ -132,10 +145,15 @@ def change(ratio: float) -> str:
 def describe(verdict: Verdict, subject: str = "B") -> str:
     """The verdict in words: ``B slower by 12% (95% CI +8% to +16%)``,
     ``no difference larger than 4% detectable (...)`` or its reason;
-    ``subject`` names what is slower or faster ("" for none)."""
+    ``subject`` names what is slower or faster ("" for none). A test's
+    verdict (no interval) is its call alone: ``slower``, ``faster``, ``not
+    significant``."""
     found = verdict.estimate
     if verdict.call == NOT_MEASURABLE or found is None:
         return verdict.reason
+    if found.low is None or found.high is None:
+        said = NOT_SIGNIFICANT if verdict.call == NO_DIFFERENCE else verdict.call
+        return f"{subject} {said}" if subject else said
     assert found.ratio is not None and found.low is not None
     assert found.high is not None
     level = f"{found.confidence * 100:.4g}% CI"

@@ -10,6 +10,7 @@ import pytest
 from rally_keystone_perf import metrics
 from rally_keystone_perf.report.figures import compare as c
 from rally_keystone_perf.report.figures import stats
+from rally_keystone_perf.report.figures import verdicts as v
 from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -51,8 +52,8 @@ def test_same_distribution_is_not_significant(tmp_path: Path) -> None:
         for action in group.actions
         if action.action == metrics.TOTAL
     ]
-    assert set(verdicts) <= {c.NOT_SIGNIFICANT, c.FASTER, c.SLOWER}
-    assert verdicts.count(c.NOT_SIGNIFICANT) >= 90
+    assert set(verdicts) <= {v.NOT_SIGNIFICANT, v.FASTER, v.SLOWER}
+    assert verdicts.count(v.NOT_SIGNIFICANT) >= 90
 
 
 def test_clearly_slower_and_faster(tmp_path: Path) -> None:
@@ -61,16 +62,16 @@ def test_clearly_slower_and_faster(tmp_path: Path) -> None:
     slower = c.compare([("fast", fast), ("slow", slow)])
     for action in (r.ACTION, metrics.TOTAL):
         result = _result(slower, action)
-        assert result.verdict == c.SLOWER
+        assert result.verdict == v.SLOWER
         assert result.p_value is not None and result.p_value < 1e-6
         assert result.ratio == pytest.approx(2.0, rel=0.1)
         assert result.count == 50
     assert _result(slower, r.ACTION, run=0).verdict == c.BASELINE
     faster = c.compare([("slow", slow), ("fast", fast)])
-    assert _result(faster, r.ACTION).verdict == c.FASTER
+    assert _result(faster, r.ACTION).verdict == v.FASTER
     # a strict enough alpha turns the same data into "not significant"
     strict = c.compare([("fast", fast), ("slow", slow)], alpha=1e-30)
-    assert _result(strict, r.ACTION).verdict == c.NOT_SIGNIFICANT
+    assert _result(strict, r.ACTION).verdict == v.NOT_SIGNIFICANT
 
 
 def test_ratio_median_and_p95(tmp_path: Path) -> None:
@@ -86,7 +87,7 @@ def test_ratio_median_and_p95(tmp_path: Path) -> None:
     assert result.p95 == pytest.approx(0.96)  # Rally's interpolated percentile
     assert result.ratio == pytest.approx(2.0)
     # the exact test with 5 vs 5 samples, 2 pairs out of order
-    assert result.verdict == c.NOT_SIGNIFICANT
+    assert result.verdict == v.NOT_SIGNIFICANT
     assert 0.05 < result.p_value < 0.2
     total = _result(comparison, metrics.TOTAL)
     assert total.median == pytest.approx(0.61)  # iteration.duration
@@ -102,12 +103,19 @@ def test_too_few_samples(tmp_path: Path) -> None:
     assert result.ratio == pytest.approx(90.0)
 
 
-def test_verdict_function() -> None:
-    assert c.verdict([1.0] * 4, [2.0] * 10) == (c.TOO_FEW, None)
-    assert c.verdict([1.0] * 10, [1.0] * 10)[0] == c.NOT_SIGNIFICANT
-    outcome, p_value = c.verdict([1.0, 1.1, 1.2, 1.3, 1.4], [2.0, 2.1, 2.2, 2.3, 2.4])
-    assert outcome == c.SLOWER
-    assert p_value == pytest.approx(2 / 252)  # exact: 2 of C(10, 5) orderings
+def test_the_test_gives_a_typed_verdict() -> None:
+    few = c.mann_whitney([1.0] * 4, [2.0] * 10)
+    assert few.call == v.NOT_MEASURABLE and few.reason == c.TOO_FEW
+    assert few.estimate is not None and few.estimate.p_value is None
+    same = c.mann_whitney([1.0] * 10, [1.0] * 10)
+    assert same.call == v.NO_DIFFERENCE and v.describe(same, "") == v.NOT_SIGNIFICANT
+    found = c.mann_whitney([1.0, 1.1, 1.2, 1.3, 1.4], [2.0, 2.1, 2.2, 2.3, 2.4])
+    assert found.call == v.SLOWER and v.describe(found, "") == "slower"
+    assert found.estimate is not None
+    assert found.estimate.ratio == pytest.approx(2.2 / 1.2)
+    assert found.estimate.rounds == 5 and found.estimate.method == c.MANN_WHITNEY
+    # exact: 2 of C(10, 5) orderings
+    assert found.estimate.p_value == pytest.approx(2 / 252)
 
 
 def test_only_successful_samples(tmp_path: Path) -> None:
@@ -334,7 +342,7 @@ def test_a_run_that_reached_another_concurrency_is_not_compared(
 def test_allow_concurrency_mismatch_compares_and_notes_it(tmp_path: Path) -> None:
     comparison = c.compare(_lanes(tmp_path, 4, 2), allow_concurrency_mismatch=True)
     (group,) = comparison.groups
-    assert _result(comparison, "total").verdict == c.SLOWER
+    assert _result(comparison, "total").verdict == v.SLOWER
     assert group.notes[0].endswith("compared anyway (--allow-concurrency-mismatch)")
     markdown = r.write_compare((comparison, [], []), "markdown")
     assert f"**{group.notes[0]}**" in markdown
@@ -343,4 +351,4 @@ def test_allow_concurrency_mismatch_compares_and_notes_it(tmp_path: Path) -> Non
 def test_the_same_concurrency_reached_has_no_note(tmp_path: Path) -> None:
     comparison = c.compare(_lanes(tmp_path, 4, 4))
     assert comparison.groups[0].notes == []
-    assert _result(comparison, "total").verdict == c.SLOWER
+    assert _result(comparison, "total").verdict == v.SLOWER

@@ -9,6 +9,8 @@ import pytest
 
 from rally_keystone_perf import metrics
 from rally_keystone_perf.report.figures import gate as g
+from rally_keystone_perf.report.figures import verdicts as v
+from rally_keystone_perf.report.figures import worse
 from rally_keystone_perf.report.readers.rally_json import Workload, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -73,6 +75,23 @@ def test_twice_as_slow_fails_median_and_p95(tmp_path: Path) -> None:
     assert 0.8 < median.change < 1.2
     assert median.p_value is not None and median.p_value < 1e-6
     assert "worse than the baseline by more than 10%" in median.message
+    said = median.verdict  # the check is made of its typed verdict
+    assert said is not None and said.call == v.SLOWER and said.estimate is not None
+    assert said.estimate.p_value == median.p_value
+    assert said.estimate.ratio == pytest.approx(1 + median.change)
+    assert said.estimate.method == worse.METHODS["median"]
+
+
+def test_a_passed_latency_check_says_no_difference_past_the_margin(
+    tmp_path: Path,
+) -> None:
+    base = _load(tmp_path, "a", r.workload(r.gauss(1, 0.5)))
+    cur = _load(tmp_path, "b", r.workload(r.gauss(2, 0.5)))
+    said = _check(g.gate(base, cur, max_regression=0.2), "p95 total").verdict
+    assert said is not None and said.call == v.NO_DIFFERENCE and said.bound == 0.2
+    few = worse.latency_verdict("median", [1.0] * 4, [1.0] * 9, 0.1, 0.05)
+    assert few.call == v.NOT_MEASURABLE and g.STATUS[few.call] == g.SKIP
+    assert few.reason == "too few samples (4 vs 9, need 5)"
 
 
 @pytest.mark.parametrize(
@@ -128,8 +147,8 @@ def test_heavier_tail_fails_p95_only(tmp_path: Path) -> None:
 
 def test_bootstrap_is_deterministic() -> None:
     base, cur = r.gauss(1, 0.5), r.gauss(2, 0.55)
-    assert g.p95_p_value(base, cur, 0.1) == g.p95_p_value(base, cur, 0.1)
-    assert 0 < g.p95_p_value(base, cur, 0.1) <= 1
+    assert worse.p95_p_value(base, cur, 0.1) == worse.p95_p_value(base, cur, 0.1)
+    assert 0 < worse.p95_p_value(base, cur, 0.1) <= 1
 
 
 def test_too_few_samples_is_skipped_not_passed(tmp_path: Path) -> None:
