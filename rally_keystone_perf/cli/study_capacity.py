@@ -20,16 +20,13 @@ from pathlib import Path
 
 from rally_keystone_perf.cli.common import EXIT_INTERRUPTED, EXIT_SLA
 from rally_keystone_perf.deploy import preflight
-from rally_keystone_perf.deploy.options import Deployment, LaunchOptions, resolve
+from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.report.figures import capacity_curve, slo, study_capacity
 from rally_keystone_perf.report.writers import registry as writers
 from rally_keystone_perf.run import (
-    capacity,
     capacity_search,
     capacity_steps,
     capacity_turns,
-    rounds,
-    session,
     study_matrix,
 )
 from rally_keystone_perf.run.matrix import MatrixError
@@ -136,55 +133,17 @@ def run_capacity(
         label: resolve(options_for(study.config(label), [plan.tasks[label]]), echo)
         for label in pending
     }
-    searching = _Searching(plan, searches, state, judge, echo)
-    complete = True
+    searching = capacity_turns.Searching(searches, plan.steps, judge, state, echo)
     try:
-        run = _in_turns if study.in_rounds else _one_by_one
-        complete = run(searching, deployments)
+        complete = capacity_turns.search_all(
+            searching, plan.folder, deployments, study.in_rounds
+        )
     except KeyboardInterrupt:
         complete = False
     part = _part(plan, study, searches, judged)
     codes = [] if complete else [EXIT_INTERRUPTED]
     codes += [EXIT_SLA for row in part.rows if row.sustained is None]
     return part, codes
-
-
-@dataclass(frozen=True)
-class _Searching:
-    """The searches under way, where their steps go, how they are judged."""
-
-    plan: CapacityPlan
-    searches: Mapping[str, capacity_turns.Search]
-    state: capacity_turns.CapacityState
-    judge: capacity.Judge
-    echo: Echo
-
-    def take_turns(self, sides: Mapping[str, rounds.Side]) -> bool:
-        """The searches of ``sides`` to their end; False when cut short."""
-        return capacity_turns.take_turns(
-            self.searches, sides, self.plan.steps, self.judge, self.state, self.echo
-        )
-
-
-def _in_turns(searching: _Searching, deployments: Mapping[str, Deployment]) -> bool:
-    """Every pending config up at once, their steps taken in turns."""
-    if not deployments:
-        return True
-    folder, echo = searching.plan.folder, searching.echo
-    with rounds.open_sides(folder, list(deployments), deployments, {}, echo) as sides:
-        return searching.take_turns(sides)
-
-
-def _one_by_one(searching: _Searching, deployments: Mapping[str, Deployment]) -> bool:
-    """Each pending config started alone (clusters of several node counts
-    cannot all be up at once), its search run to its end, then stopped."""
-    for label, deployment in deployments.items():
-        searching.echo(f"capacity of {label}: starting it alone")
-        where = searching.plan.folder / label
-        with session.keystone_session(where, deployment, searching.echo) as side:
-            if not searching.take_turns({label: side}):
-                return False
-    return True
 
 
 def _part(

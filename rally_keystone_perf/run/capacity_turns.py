@@ -7,7 +7,9 @@ tens of percent in that time. With every config up at once (a study in
 rounds), each search instead takes one step per turn, the configs in the
 counterbalanced order of :func:`.rounds.balanced_order` (A B, B A, B A,
 A B ...), so a drift falls alike on every config's steps, as the rounds do
-for the closed-model rows. Each search is :func:`.capacity_search.searcher`,
+for the closed-model rows: the searches are a mode of the rounds engine
+(:class:`Searching`, :func:`.rounds.take_turns`). Each search is
+:func:`.capacity_search.searcher`,
 a generator: it asks for a rate and is given that step's verdict, whoever
 else steps in between. (Clusters of several node counts cannot all be up at
 once; seed 001's then search one config at a time, through the same code
@@ -27,12 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.deploy.options import Deployment
 from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.run import (
     capacity,
     capacity_search,
     capacity_steps,
     rounds,
+    session,
 )
 from rally_keystone_perf.run.matrix import MatrixError
 
@@ -151,34 +155,76 @@ def _same(asked: float, recorded: float) -> bool:
     return abs(asked - recorded) <= _SAME_RATE * max(asked, recorded)
 
 
-def take_turns(
-    searches: Mapping[str, Search],
-    sides: Mapping[str, rounds.Side],
-    plans: Mapping[str, capacity_steps.StepPlan],
-    judge: capacity.Judge,
-    state: CapacityState,
-    echo: capacity.Echo,
-) -> bool:
-    """Every search of ``sides`` to its end, one step each per turn (its
-    workload and step length from ``plans``), in the
-    counterbalanced order; False when Ctrl-C or SIGTERM cut a step (the
-    steps done are recorded).
+@dataclass
+class Searching:
+    """The searches as a mode of the rounds engine
+    (:class:`.rounds.Mode`): each config whose search has not ended takes
+    one step per turn (its workload and step length from ``plans``), each
+    step recorded in ``state`` as it ends.
 
     :raises capacity.CapacityError: a step left no report.
     """
-    turn = 0
-    while active := [label for label in sides if not searches[label].done]:
-        turn += 1
-        for label in rounds.balanced_order(turn, active):
-            search = searches[label]
-            assert search.asked is not None
-            run, rally = sides[label]
-            number = len(search.taken) + 1
-            step = capacity.run_step(
-                rally, run, plans[label], number, search.asked, judge, echo, label
-            )
-            if step is None:
+
+    searches: Mapping[str, Search]
+    plans: Mapping[str, capacity_steps.StepPlan]
+    judge: capacity.Judge
+    state: CapacityState
+    echo: capacity.Echo
+
+    def sides_of(self, turn: int) -> list[str]:
+        return [label for label, search in self.searches.items() if not search.done]
+
+    def begin(self, turn: int, order: Sequence[str]) -> None:
+        """Nothing to record before a turn."""
+
+    def step(self, turn: int, side: str, at: rounds.Side) -> bool:
+        search = self.searches[side]
+        assert search.asked is not None
+        run, rally = at
+        number = len(search.taken) + 1
+        step = capacity.run_step(
+            rally,
+            run,
+            self.plans[side],
+            number,
+            search.asked,
+            self.judge,
+            self.echo,
+            side,
+        )
+        if step is None:
+            return False
+        self.state.add(side, step)
+        search.give(step)
+        return True
+
+    def end(self, turn: int) -> None:
+        """Nothing to record after a turn."""
+
+
+def search_all(
+    searching: Searching,
+    folder: Path,
+    deployments: Mapping[str, Deployment],
+    together: bool,
+) -> bool:
+    """The searches of ``deployments`` to their end; False when Ctrl-C or
+    SIGTERM cut a step (the steps done are recorded).
+
+    ``together``: every config up at once, their steps taken in turns;
+    else each config started alone (clusters of several node counts cannot
+    all be up at once), its search run to its end, then stopped.
+    """
+    echo = searching.echo
+    if together:
+        if not deployments:
+            return True
+        labels = list(deployments)
+        with rounds.open_sides(folder, labels, deployments, {}, echo) as sides:
+            return rounds.take_turns(searching, sides)
+    for label, deployment in deployments.items():
+        echo(f"capacity of {label}: starting it alone")
+        with session.keystone_session(folder / label, deployment, echo) as side:
+            if not rounds.take_turns(searching, {label: side}):
                 return False
-            state.add(label, step)
-            search.give(step)
     return True

@@ -8,15 +8,26 @@ nearly the same machine state, and over the rounds every side holds every
 position in the order equally often (:func:`balanced_order`), so a drift
 during the rounds falls on all sides alike.
 
-This is the one rounds engine: :func:`run_turns` brings every side up once
-(:func:`open_sides`), runs each round's task on each side in the order of
-:func:`balanced_order`, saves the state file after every task, stops
-starting rounds past a time budget, says the time left as it goes, and
-keeps the complete rounds on Ctrl-C or SIGTERM. The A/B (:mod:`.ab`, two
-sides, ``ab.json``) and the studies and releases (:mod:`.study_rounds`, a
-side per config, ``rounds.json``) are its two users: each gives it a
-:class:`Turns` plan, its state (:class:`RoundsRecord`) and what differs,
-the task a side runs in a round (:data:`TaskFor`).
+This is the one rounds engine. :func:`take_turns` takes turns of a
+:class:`Mode`: each turn, the sides it names take their step in the order
+of :func:`balanced_order`. Its two modes:
+
+rounds (:func:`run_turns`)
+    every side up once (:func:`open_sides`), each round's task run on each
+    side, the state file saved after every task, no new round past a time
+    budget, the time left said as it goes, the complete rounds kept on
+    Ctrl-C or SIGTERM. The A/B (:mod:`.ab`, two sides, ``ab.json``) and the
+    studies and releases (:mod:`.study_rounds`, a side per config,
+    ``rounds.json``) each give it a :class:`Turns` plan, its state
+    (:class:`RoundsRecord`) and what differs, the task a side runs in a
+    round (:data:`TaskFor`);
+capacity steps (:class:`.capacity_turns.Searching`)
+    each config's capacity search takes one step per turn until it ends,
+    its steps recorded in ``capacity.json``.
+
+The A-B-A visits of configs that cannot be up together
+(:mod:`.study_matrix`) are matrices visited in turn, not turns of this
+engine.
 """
 
 from __future__ import annotations
@@ -183,10 +194,13 @@ def run_turns(
             names=plan.names,
             targets=plan.targets,
         ) as sides:
-            started = clock()
-            hooks.sides_up(sides, started)
+            hooks.sides_up(sides, clock())
             state.save()
-            _turns(plan, state, hooks, sides, task_for, echo, clock, codes)
+            first = len(state.complete_rounds()) + 1
+            mode = _Rounds(plan, state, hooks, task_for, echo, clock, codes, first)
+            mode.started = clock()
+            if not take_turns(mode, sides, first):
+                raise KeyboardInterrupt
         state.status = DONE
     except KeyboardInterrupt:
         state.status = INTERRUPTED
@@ -200,54 +214,107 @@ def run_turns(
     return codes
 
 
-@dataclass
-class _Clock:
-    """The rounds' progress: when they began, how many tasks of how many."""
+class Mode(Protocol):
+    """What is taken in turns (:func:`take_turns`): a turn's sides, a side's
+    step, and what a user records around a turn."""
 
+    def sides_of(self, turn: int) -> Sequence[str]:
+        """The sides with a step in ``turn`` (none: the turns are over)."""
+        ...
+
+    def begin(self, turn: int, order: Sequence[str]) -> None:
+        """Before the turn's first step, its sides in their order."""
+        ...
+
+    def step(self, turn: int, side: str, at: Side) -> bool:
+        """One side's step; False when Ctrl-C or SIGTERM cut it."""
+        ...
+
+    def end(self, turn: int) -> None:
+        """After the turn's last step."""
+        ...
+
+
+def take_turns(mode: Mode, sides: Mapping[str, Side], first: int = 1) -> bool:
+    """Turn after turn from ``first``: each side of ``mode.sides_of`` that
+    is up in ``sides`` takes its step, in the counterbalanced order of
+    :func:`balanced_order`; True when a turn has no side left, False when
+    a step was cut (Ctrl-C or SIGTERM)."""
+    turn = first
+    while names := [side for side in mode.sides_of(turn) if side in sides]:
+        order = balanced_order(turn, names)
+        mode.begin(turn, order)
+        for side in order:
+            if not mode.step(turn, side, sides[side]):
+                return False
+        mode.end(turn)
+        turn += 1
+    return True
+
+
+@dataclass
+class _Rounds:
+    """The rounds as a :class:`Mode`: every side in every round up to the
+    plan's count, within its budget; each task recorded in the state (its
+    progress with the time left)."""
+
+    plan: Turns
+    state: RoundsRecord
+    hooks: Hooks
+    task_for: TaskFor
+    echo: Echo
     clock: Callable[[], float]
-    started: float
-    steps: int
+    codes: list[int]
+    first: int = 1
+    started: float = 0.0
     done: int = 0
+    entry: RoundRecord | None = None
+
+    def sides_of(self, turn: int) -> Sequence[str]:
+        if turn > self.plan.rounds:
+            return []
+        if not _budget_left(self.plan, self.elapsed(), turn - self.first):
+            self.echo(f"time budget reached after {turn - 1} rounds")
+            return []
+        return self.plan.sides
+
+    def begin(self, turn: int, order: Sequence[str]) -> None:
+        self.entry = self.hooks.new_round(turn, list(order), self.clock())
+
+    def step(self, turn: int, side: str, at: Side) -> bool:
+        assert self.entry is not None
+        plan = self.plan
+        shown = " ".join(filter(None, (plan.noun, plan.names.get(side, side))))
+        self.echo(self.progress(f"round {turn}/{plan.rounds}: {shown}"))
+        self.done += 1
+        run, runner = at
+        task, tags = self.task_for(side, turn, run)
+        outcome = runner.start_task(task, tags=tags)
+        self.entry.exit_codes[side] = outcome.exit_code
+        self.codes.append(outcome.exit_code)
+        if outcome.report is not None and not outcome.interrupted:
+            self.entry.reports[side] = str(outcome.report)
+        self.state.save()
+        return not outcome.interrupted
+
+    def end(self, turn: int) -> None:
+        assert self.entry is not None
+        self.entry.finished = self.clock()
+        self.state.save()
 
     def elapsed(self) -> float:
         return self.clock() - self.started
 
-
-def _turns(
-    plan: Turns,
-    state: RoundsRecord,
-    hooks: Hooks,
-    sides: Mapping[str, Side],
-    task_for: TaskFor,
-    echo: Echo,
-    clock: Callable[[], float],
-    codes: list[int],
-) -> None:
-    """Every round not done yet (within the budget), each side in its turn."""
-    first = len(state.complete_rounds()) + 1
-    progress = _Clock(clock, clock(), (plan.rounds - first + 1) * len(plan.sides))
-    for round_no in range(first, plan.rounds + 1):
-        if not _budget_left(plan, progress.elapsed(), round_no - first):
-            echo(f"time budget reached after {round_no - 1} rounds")
-            break
-        order = balanced_order(round_no, plan.sides)
-        entry = hooks.new_round(round_no, order, clock())
-        for side in order:
-            shown = " ".join(filter(None, (plan.noun, plan.names.get(side, side))))
-            echo(_progress(f"round {round_no}/{plan.rounds}: {shown}", progress))
-            progress.done += 1
-            run, runner = sides[side]
-            task, tags = task_for(side, round_no, run)
-            outcome = runner.start_task(task, tags=tags)
-            entry.exit_codes[side] = outcome.exit_code
-            codes.append(outcome.exit_code)
-            if outcome.report is not None and not outcome.interrupted:
-                entry.reports[side] = str(outcome.report)
-            state.save()
-            if outcome.interrupted:
-                raise KeyboardInterrupt
-        entry.finished = clock()
-        state.save()
+    def progress(self, where: str) -> str:
+        """``round 2/3: apache (elapsed 4m12s, about 4m left)``: the time
+        left by the mean of the tasks done so far."""
+        elapsed = self.elapsed()
+        text = f"{where} (elapsed {duration_text(elapsed)}"
+        if self.done:
+            steps = (self.plan.rounds - self.first + 1) * len(self.plan.sides)
+            left = elapsed / self.done * (steps - self.done)
+            text += f", about {duration_text(left)} left"
+        return text + ")"
 
 
 def _budget_left(plan: Turns, elapsed: float, rounds_done: int) -> bool:
@@ -255,14 +322,3 @@ def _budget_left(plan: Turns, elapsed: float, rounds_done: int) -> bool:
     if plan.max_seconds is None or not rounds_done:
         return True
     return elapsed + elapsed / rounds_done <= plan.max_seconds
-
-
-def _progress(where: str, progress: _Clock) -> str:
-    """``round 2/3: apache (elapsed 4m12s, about 4m left)``: the time left
-    by the mean of the tasks done so far."""
-    elapsed = progress.elapsed()
-    text = f"{where} (elapsed {duration_text(elapsed)}"
-    if progress.done:
-        left = elapsed / progress.done * (progress.steps - progress.done)
-        text += f", about {duration_text(left)} left"
-    return text + ")"

@@ -15,6 +15,7 @@ from rally_keystone_perf.run import (
     capacity_search,
     capacity_steps,
     rally_runner,
+    rounds,
 )
 from rally_keystone_perf.run import capacity_turns as turns
 from rally_keystone_perf.run.matrix import MatrixError
@@ -73,9 +74,8 @@ def _run(tmp_path: Path, seen: dict[str, Any]) -> tuple[bool, dict[str, turns.Se
     searches = _searches(state)
     plans = dict.fromkeys(CAPACITY, PLAN)
     lines: list[str] = []
-    done = turns.take_turns(
-        searches, _sides(tmp_path, seen), plans, judge, state, lines.append
-    )
+    searching = turns.Searching(searches, plans, judge, state, lines.append)
+    done = rounds.take_turns(searching, _sides(tmp_path, seen))
     seen["lines"] = lines
     return done, searches
 

@@ -147,3 +147,48 @@ def test_no_round_starts_past_the_budget(monkeypatch, tmp_path: Path) -> None:
     record, _, messages = _engine(seen, tmp_path, count=6, max_seconds=100)
     assert len(record.rounds) < 6 and record.status == "done"
     assert "time budget reached after" in messages[-1]
+
+
+class _Countdown:
+    """A mode whose sides each take ``left[side]`` steps, then drop out."""
+
+    def __init__(self, left: dict[str, int], cut_at: int | None = None) -> None:
+        self.left, self.cut_at = left, cut_at
+        self.log: list[tuple[int, str]] = []
+        self.turns: list[tuple[str, int, list[str]]] = []
+
+    def sides_of(self, turn: int) -> list[str]:
+        return [side for side, left in self.left.items() if left]
+
+    def begin(self, turn: int, order: Any) -> None:
+        self.turns.append(("begin", turn, list(order)))
+
+    def step(self, turn: int, side: str, at: Any) -> bool:
+        if len(self.log) == self.cut_at:
+            return False
+        self.log.append((turn, side))
+        self.left[side] -= 1
+        return True
+
+    def end(self, turn: int) -> None:
+        self.turns.append(("end", turn, []))
+
+
+def test_a_mode_takes_turns_until_no_side_has_a_step() -> None:
+    mode = _Countdown({"a": 3, "b": 1, "c": 2})
+    up: dict[str, Any] = dict.fromkeys("abc")
+    assert rounds.take_turns(mode, up)
+    # turn 1: a b c; turn 2 (b done): rotated, c a; turn 3: a alone
+    assert mode.log == [(1, "a"), (1, "b"), (1, "c"), (2, "c"), (2, "a"), (3, "a")]
+    assert [t for t in mode.turns if t[0] == "begin"][-1] == ("begin", 3, ["a"])
+    assert mode.turns[-1] == ("end", 3, [])
+
+
+def test_only_the_sides_up_take_steps_and_a_cut_step_stops() -> None:
+    alone = _Countdown({"a": 2, "b": 2})
+    assert rounds.take_turns(alone, {"b": None})
+    assert alone.log == [(1, "b"), (2, "b")] and alone.left == {"a": 2, "b": 0}
+    cut = _Countdown({"a": 2, "b": 2}, cut_at=3)
+    assert not rounds.take_turns(cut, dict.fromkeys("ab"))
+    assert cut.log == [(1, "a"), (1, "b"), (2, "b")]
+    assert ("end", 2, []) not in cut.turns
