@@ -169,7 +169,7 @@ def test_breakdowns_add_up_to_server_time_and_count_keystones_sql(
         outcome = rally.start_task(path)
     assert outcome.exit_code == 0 and outcome.report is not None
     (workload,) = load_report(outcome.report)
-    source = tracing.trace_source(run.root)
+    source = tracing.trace_source(run.root, run.state())
     assert source is not None
     requests = access_log.read_requests(run.access_log)
     traced_counts, roots = [], []

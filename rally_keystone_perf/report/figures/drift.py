@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from rally_keystone_perf.report.figures.run_labels import LoadedReport, read_run_state
+from rally_keystone_perf.report.figures.run_labels import LoadedReport
 
 # with the scenario (rate: the open-model runner's)
 SAME_WORKLOAD = ("concurrency", "times", "duration", "rps", "rate")
@@ -37,7 +37,7 @@ def table_drift(reports: Sequence[LoadedReport]) -> float | None:
     None with fewer than two probes."""
     probes = []
     for report in reports:
-        state = read_run_state(report.path)
+        state = report.state
         machine = state.machine if state is not None else None
         for key in ("probe_before", "probe_after"):
             value = machine.get(key) if machine else None

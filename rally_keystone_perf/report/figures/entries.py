@@ -44,7 +44,7 @@ def report_entries(reports: Iterable[LoadedReport]) -> list[FileEntries]:
 
 def _file_entries(report: LoadedReport) -> FileEntries:
     """One report file's entries, each with its server side."""
-    found = server_view(report.path, report.workloads)
+    found = server_view(report.path, report.workloads, report.state)
     views: list[WorkloadServerView | None] = [None] * len(report.workloads)
     views = views if found is None else list(found.workloads)
     entries = [

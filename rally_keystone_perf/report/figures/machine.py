@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from rally_keystone_perf.report.figures.run_labels import Run, read_run_state
+from rally_keystone_perf.report.figures.run_labels import Run
 
 SAME_MACHINE = 0.05  # probes further apart than 5%: the machines differed
 STEAL_NOTED = 0.05  # a hypervisor taking 5% of the CPUs is worth a line
@@ -15,11 +15,7 @@ STEAL_NOTED = 0.05  # a hypervisor taking 5% of the CPUs is worth a line
 
 def machine_of(run: Run) -> dict[str, Any] | None:
     """The ``machine`` figures of the run folder of ``run``'s first report."""
-    for path in run.paths:
-        state = read_run_state(path)
-        if state is not None and state.machine:
-            return state.machine
-    return None
+    return next((state.machine for state in run.states if state.machine), None)
 
 
 def _probe(machine: dict[str, Any]) -> float | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rally_keystone_perf.layout.rundir import RunState
@@ -199,9 +199,13 @@ def tag_columns(tags: Iterable[str]) -> dict[str, str]:
     return columns
 
 
-def run_config(report_path: Path, tags: Iterable[str] = ()) -> dict[str, str]:
-    """Run-level columns: from run.json, else from tags, else the file name."""
-    state = read_run_state(report_path)
+def run_config(
+    report_path: Path, tags: Iterable[str] = (), state: RunState | None = None
+) -> dict[str, str]:
+    """Run-level columns: from run.json (``state``, read here when not
+    given), else from tags, else the file name."""
+    if state is None:
+        state = read_run_state(report_path)
     if state is not None:
         return _state_columns(state)
     return tag_columns(tags) or {"file": Path(report_path).name}
@@ -281,6 +285,7 @@ class LoadedReport:
     path: Path
     workloads: list[Workload]
     config: dict[str, str]
+    state: RunState | None = None  # its run folder's run.json, read once
 
     def columns(self, workload: Workload) -> dict[str, str]:
         """Run-level columns plus ``workload``'s concurrency and times."""
@@ -298,8 +303,9 @@ def load_reports(paths: Sequence[Path]) -> list[LoadedReport]:
     for path in distinct([file for given in paths for file in report_files(given)]):
         workloads = load_report(path)
         tags = workloads[0].tags if workloads else []
-        config = run_config(Path(path), tags)
-        reports.append(LoadedReport(Path(path), workloads, config))
+        state = read_run_state(Path(path))
+        config = run_config(Path(path), tags, state)
+        reports.append(LoadedReport(Path(path), workloads, config, state))
     return reports
 
 
@@ -316,6 +322,7 @@ class Run:
     paths: list[Path]
     config: dict[str, str]
     workloads: list[Workload]
+    states: list[RunState] = field(default_factory=list)  # its reports' run.json
 
 
 def report_files(path: Path) -> list[Path]:
@@ -367,7 +374,14 @@ def load_runs(paths: Sequence[Path]) -> list[Run]:
     ]
     labels = unique_labels(bases, names)
     return [
-        Run(label, base, [r.path for r in reports], config, workloads)
+        Run(
+            label,
+            base,
+            [r.path for r in reports],
+            config,
+            workloads,
+            [r.state for r in reports if r.state is not None],
+        )
         for label, base, (_, reports, workloads, config) in zip(
             labels, bases, loaded, strict=True
         )

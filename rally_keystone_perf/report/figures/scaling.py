@@ -39,16 +39,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from rally_keystone_perf.layout import names
+from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures import cluster_view, server_view
 from rally_keystone_perf.report.figures.run_labels import (
     NODES,
     UNKNOWN,
     LoadedReport,
     column,
-    read_run_state,
     union_keys,
 )
 from rally_keystone_perf.report.figures.stats import (
@@ -117,13 +116,12 @@ def _fastest(found: Sequence[Measured], scenario: str) -> Measured | None:
 
 
 def _host_view(
-    server: server_view.WorkloadServerView, report_path: Path
+    server: server_view.WorkloadServerView, state: RunState | None
 ) -> cluster_view.WorkloadClusterView | None:
     """A single host's server tree (logs/resources.csv) as a one-node
     cluster's node against ``--node-cpus``; None when it was not sampled."""
     if server.resources is None:
         return None
-    state = read_run_state(report_path)
     limits = cluster_view.Quotas() if state is None else cluster_view.quotas(state)
     node = cluster_view.TierView(
         names.node_name(0),
@@ -144,11 +142,11 @@ def saturation(report: LoadedReport, workload: Workload) -> Saturation:
 
     :raises ReportError: a log of the run folder cannot be read.
     """
-    view = server_view.server_view(report.path, [workload])
+    view = server_view.server_view(report.path, [workload], report.state)
     if view is None:
         return None
     (server,) = view.workloads
-    return server.cluster or _host_view(server, report.path)
+    return server.cluster or _host_view(server, report.state)
 
 
 @dataclass(frozen=True)

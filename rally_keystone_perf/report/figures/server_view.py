@@ -42,7 +42,7 @@ from typing import Any
 
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.layout.resources import CLIENT_TIER, RESOURCES_CSV, tier_csv
-from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 from rally_keystone_perf.metrics import median_p95
 from rally_keystone_perf.report.figures import cluster_view, windows
 from rally_keystone_perf.report.figures.run_labels import read_run_state
@@ -213,9 +213,8 @@ def workload_view(
     )
 
 
-def _cluster(run: Path, report_path: Path) -> cluster_view.ClusterLogs | None:
+def _cluster(run: Path, state: RunState | None) -> cluster_view.ClusterLogs | None:
     """A cluster run's files; None for another run or a cluster without any."""
-    state = read_run_state(report_path)
     if state is None:
         return None
     logs = cluster_view.read_cluster(RunDir(run), state)
@@ -230,8 +229,13 @@ def _processes(options: dict[str, Any]) -> int | None:
     return value
 
 
-def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView | None:
-    """The server side of a report's workloads from its run folder's logs.
+def server_view(
+    report_path: Path,
+    workloads: Sequence[Workload],
+    state: RunState | None = None,
+) -> ServerView | None:
+    """The server side of a report's workloads from its run folder's logs
+    (``state``: its run.json, read here when not given).
 
     None when the report is not in a run folder's ``results/`` or the run has
     neither ``logs/access.log`` nor ``logs/resources.csv`` nor, for a
@@ -246,14 +250,15 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
     csv_path = RunDir(run).logs / RESOURCES_CSV
     client_path = RunDir(run).logs / tier_csv(CLIENT_TIER)
     has_log, has_csv = log_path.is_file(), csv_path.is_file()
-    cluster = _cluster(run, report_path)
+    if state is None:
+        state = read_run_state(report_path)
+    cluster = _cluster(run, state)
     client = read_if_present(client_path)
-    source = trace_source(run)
+    source = trace_source(run, state)
     keystone_log = RunDir(run).logs / "keystone.log"
     locked = locked_times(keystone_log) if keystone_log.is_file() else []
     if not (has_log or has_csv or cluster or client is not None or source or locked):
         return None
-    state = RunDir(run).state()
     requests = read_requests(log_path) if has_log else None
     if requests is None and cluster is not None:
         requests = cluster.all_requests()  # every node's
@@ -273,6 +278,6 @@ def server_view(report_path: Path, workloads: Sequence[Workload]) -> ServerView 
         workloads=views,
         cluster=cluster,
         client_csv=client_path if client is not None else None,
-        cpus=state.cpus,
-        processes=_processes(state.options),
+        cpus=None if state is None else state.cpus,
+        processes=None if state is None else _processes(state.options),
     )

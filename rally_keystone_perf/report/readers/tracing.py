@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.rundir import RunDir, RunState
 from rally_keystone_perf.layout.tracing import parse_spec, traces_file
 from rally_keystone_perf.report.readers.rally_json import ReportError, Workload
 
@@ -301,13 +301,14 @@ class TraceSource:
         return workload_traces(workload, self.traces, self.spec, self.slowest)
 
 
-def trace_source(run: Path) -> TraceSource | None:
-    """The traces of the run folder ``run`` (None when it was not traced).
+def trace_source(run: Path, state: RunState | None) -> TraceSource | None:
+    """The traces of the run folder ``run`` whose run.json is ``state``
+    (None when it was not traced).
 
     :raises ReportError: its traces file cannot be read.
     """
     folder = RunDir(run)
-    text = folder.state().options.get("trace")
+    text = None if state is None else state.options.get("trace")
     path = traces_file(folder)
     if not text or not path.is_file():
         return None

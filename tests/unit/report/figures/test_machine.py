@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from rally_keystone_perf.report.figures import machine
-from rally_keystone_perf.report.figures.run_labels import Run
+from rally_keystone_perf.report.figures.run_labels import Run, read_run_state
 
 
 def _run(tmp_path: Path, label: str, probe: float | None, steal: float = 0.0) -> Run:
@@ -22,7 +22,8 @@ def _run(tmp_path: Path, label: str, probe: float | None, steal: float = 0.0) ->
         }
     (folder / "run.json").write_text(json.dumps(state))
     report = folder / "results" / "task.json"
-    return Run(label, label, [report], {}, [])
+    states = [s for s in [read_run_state(report)] if s is not None]
+    return Run(label, label, [report], {}, [], states)
 
 
 def test_same_machine_no_warning(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.readers import tracing
 from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
@@ -55,7 +56,7 @@ def test_the_slowest_traced_iterations_and_the_median(tmp_path: Path) -> None:
         "t3",
         "lost",
     ]
-    source = tracing.trace_source(tmp_path / "run")
+    source = tracing.trace_source(tmp_path / "run", RunDir(tmp_path / "run").state())
     assert source is not None
     result = source.of(workload)
     assert result is not None
@@ -97,7 +98,8 @@ def test_the_json_report_has_the_traces(tmp_path: Path) -> None:
 
 def test_an_untraced_run_has_no_section(tmp_path: Path) -> None:
     report = r.make_run(tmp_path, "run", [r.workload([0.1])], r.state())
-    assert tracing.trace_source(tmp_path / "run") is None
+    run = RunDir(tmp_path / "run")
+    assert tracing.trace_source(run.root, run.state()) is None
     assert "slowest traced" not in _table(report)
 
 
