@@ -28,6 +28,11 @@ from keystoneauth1 import session as ks_session
 from requests.adapters import HTTPAdapter
 
 from rally_keystone_perf.client import atomics, lean_http, tracing
+from rally_keystone_perf.client.keystone_admin import (
+    AdminCalls,
+    AppCredential,
+    app_credential_auth_body,
+)
 
 POOL_SIZE = 256
 DEFAULT_TIMEOUT = 120.0
@@ -80,6 +85,10 @@ class PasswordUser:
         return f"PasswordUser({self.username!r}, project={self.project_name!r})"
 
 
+# what keystonemiddleware's auth_token sends when it validates a token: it
+# understands application credentials' access rules (version 1)
+ACCESS_RULES_HEADER = "OpenStack-Identity-Access-Rules"
+ACCESS_RULES_VERSION = "1"
 REFRESH_MARGIN = 30.0  # seconds before expiry a kept token is replaced...
 REFRESH_SHARE = 0.5  # ...or this share of its lifetime, when that is shorter
 
@@ -225,8 +234,13 @@ def password_auth_body(user: PasswordUser, unscoped: bool = False) -> dict[str, 
     return {"auth": auth}
 
 
-class IdentityClient:
-    """One Keystone v3 endpoint; each method is one request and one atomic action."""
+class IdentityClient(AdminCalls):
+    """One Keystone v3 endpoint; each method is one request and one atomic action.
+
+    The token calls are here; the management calls (projects, users, roles,
+    application credentials) are its base's,
+    :class:`~rally_keystone_perf.client.keystone_admin.AdminCalls`.
+    """
 
     def __init__(self, session: Transport, url: str, timer_owner: Any = None) -> None:
         self.session = session
@@ -284,15 +298,40 @@ class IdentityClient:
             payload = None
         return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
 
-    def validate_token(self, auth_token: str, subject_token: str) -> dict[str, Any]:
-        """``GET /v3/auth/tokens``: validate ``subject_token`` as ``auth_token``."""
+    def authenticate_application_credential(
+        self, credential: AppCredential, action: str = atomics.AUTHENTICATE_APP_CRED
+    ) -> IssuedToken:
+        """``POST /v3/auth/tokens`` with the ``application_credential``
+        method (id and secret), timed as ``action``; the token issued (scoped
+        to the credential's project) with its refresh time."""
+        body = app_credential_auth_body(credential)
+        with self._timer(action):
+            resp = self._request("POST", "/auth/tokens", None, json=body)
+        try:
+            payload = resp.json()
+        except ValueError:
+            payload = None
+        return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
+
+    def validate_token(
+        self,
+        auth_token: str,
+        subject_token: str,
+        access_rules: bool = False,
+        allow_expired: bool = False,
+    ) -> dict[str, Any]:
+        """``GET /v3/auth/tokens``: validate ``subject_token`` as ``auth_token``.
+
+        ``access_rules`` adds ``OpenStack-Identity-Access-Rules: 1`` and
+        ``allow_expired`` the query ``?allow_expired=1``, as keystonemiddleware
+        sends them (:mod:`rally_keystone_perf.plugins.scenarios.tokens`).
+        """
+        headers = {"X-Subject-Token": subject_token}
+        if access_rules:
+            headers[ACCESS_RULES_HEADER] = ACCESS_RULES_VERSION
+        path = "/auth/tokens?allow_expired=1" if allow_expired else "/auth/tokens"
         with self._timer(atomics.VALIDATE_TOKEN):
-            resp = self._request(
-                "GET",
-                "/auth/tokens",
-                auth_token,
-                headers={"X-Subject-Token": subject_token},
-            )
+            resp = self._request("GET", path, auth_token, headers=headers)
         return resp.json()["token"]
 
     def rescope_token(self, token: str) -> str:
@@ -321,30 +360,6 @@ class IdentityClient:
             resp = self._request("GET", "/OS-REVOKE/events", token)
         return list(resp.json()["events"])
 
-    def list_projects(self, token: str) -> list[dict[str, Any]]:
-        """``GET /v3/projects``."""
-        with self._timer(atomics.LIST_PROJECTS):
-            resp = self._request("GET", "/projects", token)
-        return resp.json()["projects"]
-
-    def list_role_assignments(
-        self,
-        token: str,
-        user_id: str | None = None,
-        effective: bool = True,
-        include_names: bool = True,
-    ) -> list[dict[str, Any]]:
-        """``GET /v3/role_assignments``, of ``user_id`` when given, with
-        ``effective`` (group and inherited roles resolved) and
-        ``include_names``, as Horizon asks for a user's roles."""
-        query = [f"user.id={user_id}"] if user_id else []
-        query += ["effective"] if effective else []
-        query += ["include_names"] if include_names else []
-        path = "/role_assignments" + ("?" + "&".join(query) if query else "")
-        with self._timer(atomics.LIST_ROLE_ASSIGNMENTS):
-            resp = self._request("GET", path, token)
-        return list(resp.json()["role_assignments"])
-
     def list_auth_projects(self, token: str) -> list[dict[str, Any]]:
         """``GET /v3/auth/projects``: the projects ``token``'s user may scope
         to (what Horizon's project switcher and clients ask)."""
@@ -357,32 +372,6 @@ class IdentityClient:
         with self._timer(atomics.GET_CATALOG):
             resp = self._request("GET", "/auth/catalog", token)
         return list(resp.json()["catalog"])
-
-    def create_user(
-        self,
-        token: str,
-        name: str,
-        password: str,
-        domain_id: str = "default",
-        default_project_id: str | None = None,
-    ) -> str:
-        """``POST /v3/users``; return the new user's id."""
-        user: dict[str, Any] = {
-            "name": name,
-            "password": password,
-            "domain_id": domain_id,
-            "enabled": True,
-        }
-        if default_project_id:
-            user["default_project_id"] = default_project_id
-        with self._timer(atomics.CREATE_USER):
-            resp = self._request("POST", "/users", token, json={"user": user})
-        return resp.json()["user"]["id"]
-
-    def delete_user(self, token: str, user_id: str) -> None:
-        """``DELETE /v3/users/{user_id}``."""
-        with self._timer(atomics.DELETE_USER):
-            self._request("DELETE", f"/users/{user_id}", token)
 
 
 def credential_user(credential: Mapping[str, Any]) -> PasswordUser:

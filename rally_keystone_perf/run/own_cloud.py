@@ -10,6 +10,7 @@ the run's tasks created and Rally's cleanup left is deleted by name
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -84,12 +85,24 @@ def prepare_run(
     return run
 
 
+def existing_usernames(run: RunDir) -> list[str]:
+    """The names of the existing users the run's env spec gives Rally (none
+    when its users context created them, or the spec is gone)."""
+    try:
+        spec = json.loads(run.env_spec.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    users = spec.get("openstack", {}).get("users", [])
+    return [str(u["username"]) for u in users if u.get("username")]
+
+
 def _sweep(
     run: RunDir, target: CloudTarget, plan: Plan, task_ids: Sequence[str], echo: Echo
 ) -> None:
     """Delete what the tasks left, count what stays; into run.json and out."""
     echo("sweeping the target for what the run created")
-    result = sweep.sweep(target, task_ids, servers=bool(plan.boots()))
+    users = existing_usernames(run)  # their application credentials, by name
+    result = sweep.sweep(target, task_ids, servers=bool(plan.boots()), users=users)
     run.write_state(
         target_sweep={
             "tasks": list(task_ids),

@@ -20,6 +20,11 @@ scenario                                   levels                      seed
 ``KeystonePerf.get_catalog``
 =========================================  ==========================  ======
 
+Also at concurrency 4, no seed: ``KeystonePerf.authenticate_application_credential``
+and three variants of ``KeystonePerf.validate_token`` (application-credential
+tokens; a service validating as keystonemiddleware does, with and without
+``allow_expired``), each its own file name (``validate-token-service-c4-quick.json``).
+
 A file is ``<scenario>-<level>-<size>.json``, the level ``c<N>``
 (``create-token-c16-quick.json``), ``serial`` for seed 001's sequential
 tests (Rally's ``serial`` runner: ``create-token-serial-quick.json``) and
@@ -180,6 +185,71 @@ READS = (
     ),
 )
 
+
+@dataclass(frozen=True)
+class CloudVariant(CloudRead):
+    """A scenario of a real cloud's requests with arguments and contexts of
+    its own (each context with its defaults)."""
+
+    scenario_args: tuple[tuple[str, Any], ...] = ()
+    extra_contexts: tuple[str, ...] = ()
+
+    def args(self) -> dict[str, Any]:
+        return dict(self.scenario_args)
+
+    def contexts(self, size: str) -> dict[str, Any]:
+        extra: dict[str, Any] = {name: {} for name in self.extra_contexts}
+        return {**super().contexts(size), **extra}
+
+
+APP_CREDENTIALS = "keystone_perf_app_credentials"
+SERVICE_USER = "keystone_perf_service_user"
+SERVICE_NOTE = (
+    "Validates as keystonemiddleware does: a service user's token, "
+    "OpenStack-Identity-Access-Rules: 1, catalog included"
+)
+LOGINS = (
+    CloudVariant(
+        "authenticate-application-credential",
+        "KeystonePerf.authenticate_application_credential",
+        "",
+        (4,),
+        "Automation's login: one POST /v3/auth/tokens with an application "
+        "credential per iteration",
+    ),
+    CloudVariant(
+        "validate-app-credential-token",
+        "KeystonePerf.validate_token",
+        "",
+        (4,),
+        "Validation of application-credential tokens by the admin: one "
+        "GET /v3/auth/tokens per iteration",
+        scenario_args=(("token_kind", "application_credential"),),
+        extra_contexts=(APP_CREDENTIALS,),
+    ),
+    CloudVariant(
+        "validate-token-service",
+        "KeystonePerf.validate_token",
+        "",
+        (4,),
+        "Token validation by a service: one GET /v3/auth/tokens per iteration",
+        SERVICE_NOTE + ".",
+        scenario_args=(("validator", "service"),),
+        extra_contexts=(SERVICE_USER,),
+    ),
+    CloudVariant(
+        "validate-token-service-allow-expired",
+        "KeystonePerf.validate_token",
+        "",
+        (4,),
+        "Token validation by a service for a request with a service token: "
+        "one GET /v3/auth/tokens?allow_expired=1 per iteration",
+        SERVICE_NOTE + ", allow_expired=1.",
+        scenario_args=(("validator", "service"), ("allow_expired", True)),
+        extra_contexts=(SERVICE_USER,),
+    ),
+)
+
 PLANS: tuple[ScenarioPlan, ...] = (
     CreateToken(
         "create-token",
@@ -204,6 +274,7 @@ PLANS: tuple[ScenarioPlan, ...] = (
     ),
     *seed001_tasks.PLANS,
     *READS,
+    *LOGINS,
 )
 
 
@@ -256,7 +327,7 @@ def task_document(spec: TaskSpec, plan: ScenarioPlan) -> dict[str, Any]:
                 "tags": tags[:2],
                 "workloads": [
                     {
-                        "scenario": {spec.scenario: {}},
+                        "scenario": {spec.scenario: plan.args()},
                         "runner": plan.runner(spec.concurrency, spec.size),
                         "contexts": plan.contexts(spec.size),
                         "sla": FAILURE_RATE,

@@ -19,6 +19,23 @@ USER_CONTEXTS = ("users", "keystone_perf_users")
 # contexts that create nothing on the cloud (tokens expire; cleanup removes)
 READ_ONLY_CONTEXTS = ("keystone_perf_tokens", "admin_cleanup", "cleanup")
 REVOCATIONS_CONTEXT = "keystone_perf_revocations"
+APP_CREDENTIALS_SCENARIO = "KeystonePerf.authenticate_application_credential"
+APP_CREDENTIALS_CONTEXT = "keystone_perf_app_credentials"
+# after a stopped run: Keystone deletes a user's credentials with the user
+APP_CREDENTIALS_GONE = (
+    "after a stopped run, those of users the run created go with the users"
+)
+# contexts that create something per workload and delete it at its end
+CONTEXT_WRITES = {
+    APP_CREDENTIALS_CONTEXT: (
+        "{users} application credential(s), one per user, deleted at the "
+        "workload's end (context {name}; {gone})"
+    ),
+    "keystone_perf_service_user": (
+        "1 service user and 1 project, the user granted the service role, "
+        "deleted at the workload's end (context {name})"
+    ),
+}
 # contexts and hooks that act on the suite's own servers, not on a cloud
 LOCAL_ONLY = {
     "keystone_perf_trace": "needs the server's OSProfiler and the suite's redis",
@@ -33,6 +50,12 @@ SCENARIO_WRITES = {
     "KeystonePerf.revoke_token": (
         "{n} tokens revoked, each adding revocation events",
         False,
+    ),
+    # its own context's (keystone_perf_app_credentials), whether listed or not
+    APP_CREDENTIALS_SCENARIO: (
+        "one application credential per user, made before the load, deleted "
+        "at its end (" + APP_CREDENTIALS_GONE + ")",
+        True,
     ),
     "KeystonePerf.boot_server": (
         "{n} servers booted, each deleted in its iteration (Rally's cleanup "
@@ -183,6 +206,16 @@ def _context_effects(
                     f"deleted at the workload's end (context {name})"
                 )
                 plan.admin = True
+        elif name == APP_CREDENTIALS_CONTEXT and plan.name == APP_CREDENTIALS_SCENARIO:
+            continue  # the scenario's own context, said by the scenario
+        elif name in CONTEXT_WRITES:
+            users = plan.users_wanted or "the users'"
+            plan.writes.append(
+                CONTEXT_WRITES[name].format(
+                    users=users, name=name, gone=APP_CREDENTIALS_GONE
+                )
+            )
+            plan.admin |= name == "keystone_perf_service_user"
         elif name == REVOCATIONS_CONTEXT:
             events = int(config.get("events", 0))
             plan.stays.append(

@@ -26,6 +26,10 @@ class ScenarioPlan:
     summary: str
     note: str = ""  # a sentence for the description: what the file needs
 
+    def args(self) -> dict[str, Any]:
+        """The scenario's arguments (none: its defaults)."""
+        return {}
+
     def runner(self, concurrency: int, size: str) -> dict[str, Any]:
         """Rally's runner section."""
         raise NotImplementedError

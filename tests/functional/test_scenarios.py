@@ -38,14 +38,25 @@ EXPECTED = {
     "KeystonePerf.list_role_assignments": {"GET /v3/role_assignments": 1},
     "KeystonePerf.list_auth_projects": {"GET /v3/auth/projects": 1},
     "KeystonePerf.get_catalog": {"GET /v3/auth/catalog": 1},
+    "KeystonePerf.authenticate_application_credential": {"POST /v3/auth/tokens": 1},
 }
+APP_CREDENTIALS = {"keystone_perf_app_credentials": {}}
+SERVICE_USER = {"keystone_perf_service_user": {}}
+# validate_token's variants: (arguments, the contexts they need)
+VARIANTS = [
+    ({"token_kind": "application_credential"}, APP_CREDENTIALS),
+    ({"validator": "service"}, SERVICE_USER),
+    ({"validator": "service", "allow_expired": True}, SERVICE_USER),
+]
 
 
-def _workload(name: str, args: dict | None = None, concurrency: int = 2) -> dict:
+def _workload(
+    name: str, args: dict | None = None, concurrency: int = 2, more: dict | None = None
+) -> dict:
     return {
         "scenario": {name: args or {}},
         "runner": {"constant": {"times": TIMES, "concurrency": concurrency}},
-        "contexts": dict(USERS),
+        "contexts": {**USERS, **(more or {})},
         "sla": {"failure_rate": {"max": 0}},
     }
 
@@ -61,6 +72,10 @@ def results(
             _workload("KeystonePerf.create_token", {"scope": "unscoped"}),
             _workload("KeystonePerf.validate_token", {"validator": "self"}),
             _workload("KeystonePerf.list_role_assignments", {"of": "all"}),
+        ]
+        + [
+            _workload("KeystonePerf.validate_token", args, more=contexts)
+            for args, contexts in VARIANTS
         ],
     )
     outcome = rally.start_task(task)
@@ -70,7 +85,7 @@ def results(
 
 
 def test_every_iteration_succeeds(results: list[rally_json.Workload]) -> None:
-    assert len(results) == len(EXPECTED) + 3
+    assert len(results) == len(EXPECTED) + 3 + len(VARIANTS)
     for workload in results:
         total = stats.total_row(stats.main_stats(workload))
         assert (total.count, total.success) == (TIMES, 1.0), workload.scenario_name
@@ -114,6 +129,9 @@ def test_atomic_actions_are_named_as_documented(
         "KeystonePerf.list_role_assignments": ["keystone.list_role_assignments"],
         "KeystonePerf.list_auth_projects": ["keystone.list_auth_projects"],
         "KeystonePerf.get_catalog": ["keystone.get_catalog"],
+        "KeystonePerf.authenticate_application_credential": [
+            "keystone.authenticate_application_credential"
+        ],
     }
 
 
@@ -141,8 +159,12 @@ def test_created_users_are_cleaned_up(
 
     with sqlite3.connect(keystone.db / "keystone.sqlite") as conn:
         names = [row[0] for row in conn.execute("SELECT name FROM local_user")]
-    # the run's pool user (the Rally env's existing user) stays
+        # the contexts' application credentials, deleted before their users
+        (credentials,) = conn.execute("SELECT COUNT(*) FROM application_credential")
+    # the run's pool user (the Rally env's existing user) stays; the service
+    # user of validate_token's service variants is gone
     assert [n for n in names if not n.startswith(user_pool.NAME_PREFIX)] == ["admin"]
+    assert credentials == (0,)
 
 
 def test_results_are_kept_in_the_run_folder(

@@ -10,15 +10,18 @@ its work is Nova's as much as Keystone's.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rally_keystone_perf.client.keystone_admin import AppCredential
 from rally_keystone_perf.client.keystone_v3 import IdentityClient, PasswordUser
 
 Step = Callable[[int], None]  # one iteration, by its number (0, 1, ...)
 TOKENS = "keystone_perf_tokens"
 REVOCATIONS = "keystone_perf_revocations"
+SERVICE_ROLE = "service"
 
 
 Recipe = Callable[["Clients", dict[str, Any], dict[str, Any]], Step]
@@ -60,21 +63,82 @@ def create_token(clients: Clients, args: dict[str, Any], _: dict[str, Any]) -> S
     return step
 
 
+def app_credentials(clients: Clients) -> list[AppCredential]:
+    """The ``keystone_perf_app_credentials`` context's: one application
+    credential per user, made by the user (uncounted). Named apart on every
+    replay (a user's credentials' names are unique); left to the replay's
+    database, as the users are."""
+    made = []
+    for user in clients.users:
+        token = clients.setup.create_token(user)
+        user_id = clients.setup.validate_token(token, token)["user"]["id"]
+        name = f"ksp_count_{secrets.token_hex(4)}"
+        made.append(clients.setup.create_application_credential(token, user_id, name))
+    return made
+
+
+def service_token(clients: Clients, admin: str) -> str:
+    """The ``keystone_perf_service_user`` context's user (a project, a user
+    with the ``service`` role on it, uncounted) and its token."""
+    name = f"ksp_count_{secrets.token_hex(4)}"
+    password = secrets.token_urlsafe(16)
+    project = clients.setup.create_project(admin, name)
+    user = clients.setup.create_user(admin, name, password, default_project_id=project)
+    role = clients.setup.role_id(admin, SERVICE_ROLE)
+    if role is None:
+        raise RecipeError(f"the replay's Keystone has no role {SERVICE_ROLE!r}")
+    clients.setup.grant_project_role(admin, project, user, role)
+    return clients.setup.create_token(PasswordUser(name, password, project_name=name))
+
+
+def authenticate_application_credential(
+    clients: Clients, _: dict[str, Any], __: dict[str, Any]
+) -> Step:
+    """``KeystonePerf.authenticate_application_credential``: each user's
+    application credential in turn."""
+    made = app_credentials(clients)
+
+    def step(number: int) -> None:
+        clients.counted.authenticate_application_credential(made[number % len(made)])
+
+    return step
+
+
 def validate_token(
     clients: Clients, args: dict[str, Any], contexts: dict[str, Any]
 ) -> Step:
-    """``KeystonePerf.validate_token``: each user's pre-issued tokens in
-    turn, validated with the admin token (or the token itself)."""
+    """``KeystonePerf.validate_token``: each user's pre-issued tokens (by
+    password or application credential) in turn, validated with the admin
+    token, the token itself, or a service user's token as keystonemiddleware
+    sends it."""
     per_user = int(context_config(contexts, TOKENS).get("tokens_per_user", 1))
     users = clients.users
-    tokens = [[clients.setup.create_token(u) for _ in range(per_user)] for u in users]
+    if args.get("token_kind", "password") == "application_credential":
+        issue = clients.setup.authenticate_application_credential
+        tokens = [
+            [issue(app).value for _ in range(per_user)]
+            for app in app_credentials(clients)
+        ]
+    else:
+        tokens = [
+            [clients.setup.create_token(u) for _ in range(per_user)] for u in users
+        ]
     admin = clients.setup.create_token(clients.admin)
-    by_admin = args.get("validator", "admin") == "admin"
+    validator = args.get("validator", "admin")
+    auth = {"admin": admin, "self": None}.get(validator)
+    if validator == "service":
+        auth = service_token(clients, admin)
+    allow_expired = bool(args.get("allow_expired", False))
 
     def step(number: int) -> None:
         visit = number // len(users)
         subject = tokens[number % len(users)][visit % per_user]
-        clients.counted.validate_token(admin if by_admin else subject, subject)
+        clients.counted.validate_token(
+            auth or subject,
+            subject,
+            access_rules=validator == "service",
+            allow_expired=allow_expired,
+        )
 
     return step
 
@@ -175,6 +239,9 @@ def create_delete_user(
 
 RECIPES: dict[str, Recipe] = {
     "KeystonePerf.create_token": create_token,
+    "KeystonePerf.authenticate_application_credential": (
+        authenticate_application_credential
+    ),
     "KeystonePerf.validate_token": validate_token,
     "KeystonePerf.list_projects": list_projects,
     "KeystonePerf.list_role_assignments": list_role_assignments,

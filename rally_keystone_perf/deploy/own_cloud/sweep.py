@@ -8,6 +8,12 @@ workload, and counts what is left (the target: nothing). Only servers
 (when the run boots them), users and projects whose whole name matches a
 task of this run are touched, checked here whatever the server's name
 filter returned.
+
+Application credentials (the ``keystone_perf_app_credentials`` context's)
+die with their users: Keystone deletes a user's credentials when it deletes
+the user, so the users' sweep covers those of the users the run created.
+Those of existing users (``--existing-users``), which the run does not
+delete, are swept by name when their user names are given (``users``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from rally_keystone_perf.deploy.own_cloud.probe import login, send, v3_url
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget, TargetError
 
 KINDS = ("users", "projects")
+APP_CREDENTIALS = "application credentials"
 SERVERS_GONE_WITHIN = 120.0  # seconds the sweep waits for deleted servers
 _RANDOM = "[A-Za-z0-9]{8}"
 
@@ -48,7 +55,8 @@ class SweepResult:
         """One line for the run's output and note."""
         if self.errors and None in self.left.values():
             return f"left on the target: unknown (the sweep failed: {self.errors[0]})"
-        kinds = [*KINDS, *(["servers"] if "servers" in self.left else [])]
+        extra = [k for k in ("servers", APP_CREDENTIALS) if k in self.left]
+        kinds = [*KINDS, *extra]
         left = ", ".join(f"{self.left.get(k, 0)} {k}" for k in kinds)
         swept = sum(self.deleted.values())
         text = f"left on the target: {left}"
@@ -133,11 +141,65 @@ def _sweep_servers(
     result.left["servers"] = len(left)
 
 
+def _app_credentials(
+    target: CloudTarget, url: str, token: str, names: list[str], users: list[str]
+) -> list[str]:
+    """Paths (``users/ID/application_credentials/ID``) of the application
+    credentials of the users named ``users`` that a task of the run named."""
+    headers = {"X-Auth-Token": token}
+    patterns = [re.compile(re.escape(prefix) + _RANDOM + "$") for prefix in names]
+    found = []
+    for name in users:
+        answer = send(
+            "GET", f"{url}/users", target, params={"name": name}, headers=headers
+        )
+        if answer.status_code != 200:
+            raise OSError(f"listing users answered {answer.status_code}")
+        for user in answer.json().get("users", []):
+            path = f"users/{user['id']}/application_credentials"
+            listing = send("GET", f"{url}/{path}", target, headers=headers)
+            if listing.status_code != 200:
+                raise OSError(f"listing {path} answered {listing.status_code}")
+            found += [
+                f"{path}/{cred['id']}"
+                for cred in listing.json().get("application_credentials", [])
+                if any(p.match(str(cred.get("name", ""))) for p in patterns)
+            ]
+    return found
+
+
+def _sweep_app_credentials(
+    target: CloudTarget,
+    url: str,
+    token: str,
+    args: tuple[list[str], list[str]],
+    result: SweepResult,
+) -> None:
+    """Delete the existing users' application credentials the run made."""
+    names, users = args
+    paths = _app_credentials(target, url, token, names, users)
+    result.found[APP_CREDENTIALS], result.deleted[APP_CREDENTIALS] = len(paths), 0
+    for path in paths:
+        answer = send(
+            "DELETE", f"{url}/{path}", target, headers={"X-Auth-Token": token}
+        )
+        if answer.status_code == 204:
+            result.deleted[APP_CREDENTIALS] += 1
+        elif answer.status_code != 404:
+            result.errors.append(f"deleting {path}: {answer.status_code}")
+    left = _app_credentials(target, url, token, names, users) if paths else []
+    result.left[APP_CREDENTIALS] = len(left)
+
+
 def sweep(
-    target: CloudTarget, task_ids: Iterable[str], servers: bool = False
+    target: CloudTarget,
+    task_ids: Iterable[str],
+    servers: bool = False,
+    users: Iterable[str] = (),
 ) -> SweepResult:
-    """Delete the servers (``servers``), users and projects the tasks
-    ``task_ids`` left, then recount."""
+    """Delete the servers (``servers``), the application credentials of the
+    existing users named ``users``, users and projects the tasks ``task_ids``
+    left, then recount."""
     result = SweepResult()
     names = prefixes(task_ids)
     if not names:
@@ -149,6 +211,8 @@ def sweep(
         token = str(body["token"])
         if servers:
             _sweep_servers(target, body, names, result)
+        if users:
+            _sweep_app_credentials(target, url, token, (names, list(users)), result)
         found = _count(target, url, token, names)
         for kind, ids in found.items():
             result.found[kind] = len(ids)
@@ -170,5 +234,9 @@ def sweep(
         result.left.update({k: len(v) for k, v in left.items()})
     except (OSError, TargetError) as exc:  # the cloud unreachable meanwhile
         result.errors.append(str(exc))
-        result.left = {k: None for k in (*KINDS, *(["servers"] if servers else []))}
+        extra = [
+            *(["servers"] if servers else []),
+            *([APP_CREDENTIALS] if users else []),
+        ]
+        result.left = {k: None for k in (*KINDS, *extra)}
     return result

@@ -8,6 +8,13 @@ from typing import Any, TypedDict
 from rally.task import context
 
 from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.plugins.contexts.app_credentials import (
+    CONTEXT_NAME as APP_CREDENTIALS,
+)
+from rally_keystone_perf.plugins.contexts.app_credentials import user_client
+from rally_keystone_perf.plugins.contexts.service_user import (
+    CONTEXT_NAME as SERVICE_USER,
+)
 
 CONTEXT_NAME = "keystone_perf_tokens"
 CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
@@ -18,6 +25,10 @@ class TokenPool(TypedDict):
 
     admin: str | None
     users: dict[str, list[str]]  # user id -> the user's tokens
+    # user id -> tokens issued with the user's application credential (when
+    # the keystone_perf_app_credentials context made them)
+    app_credential: dict[str, list[str]]
+    service: str | None  # the keystone_perf_service_user context's user's
     refresh_at: dict[str, float | None]  # token -> when to replace it (epoch s)
     refresh: bool  # replace tokens about to expire (the context's option)
 
@@ -30,7 +41,10 @@ class KeystonePerfTokens(context.Context):
     ``tokens_per_user`` project-scoped tokens for every user of the ``users``
     context. Scenarios read them from ``context["keystone_perf_tokens"]``.
     With ``warm_up_only`` the context only makes sure each user has logged in
-    today (see the option). Tokens are not revoked at cleanup: revocation
+    today (see the option). With the ``keystone_perf_app_credentials``
+    context, each user also gets ``tokens_per_user`` tokens issued with its
+    application credential; with the ``keystone_perf_service_user`` context,
+    the service user gets one. Tokens are not revoked at cleanup: revocation
     events would change the cost of every later token validation on the same
     Keystone; they expire instead.
     """
@@ -79,14 +93,14 @@ class KeystonePerfTokens(context.Context):
         pool: TokenPool = {
             "admin": None,
             "users": {},
+            "app_credential": {},
+            "service": None,
             "refresh_at": {},
             "refresh": self.config["refresh"],
         }
 
         def issue(credential: Any) -> str:
-            token, refresh_at = self._issue(credential)
-            pool["refresh_at"][token] = refresh_at
-            return token
+            return self._keep(pool, self._issue(credential))
 
         admin = self.context.get("admin")
         if admin and self.config["admin_token"]:
@@ -98,7 +112,22 @@ class KeystonePerfTokens(context.Context):
             pool["users"][user["id"]] = [
                 issue(user["credential"]) for _ in range(self.config["tokens_per_user"])
             ]
+        per_user = range(self.config["tokens_per_user"])
+        for user_id, app in (self.context.get(APP_CREDENTIALS) or {}).items():
+            client = user_client(app_owner(self.context, user_id))
+            pool["app_credential"][user_id] = [
+                self._keep(pool, client.authenticate_application_credential(app))
+                for _ in per_user
+            ]
+        service = self.context.get(SERVICE_USER)
+        if service:
+            pool["service"] = issue(service["credential"])
         self.context[CONTEXT_NAME] = pool
+
+    @staticmethod
+    def _keep(pool: TokenPool, issued: keystone_v3.IssuedToken) -> str:
+        pool["refresh_at"][issued.value] = issued.refresh_at
+        return issued.value
 
     def cleanup(self) -> None:
         """Forget the tokens (they are left to expire, see the class docstring)."""
@@ -110,3 +139,12 @@ class KeystonePerfTokens(context.Context):
             keystone_v3.session_for_credential(credential), credential["auth_url"]
         )
         return identity.issue_token(keystone_v3.credential_user(credential))
+
+
+def app_owner(ctx: dict[str, Any], user_id: str) -> Any:
+    """The credential of user ``user_id`` of the users context (its TLS
+    options and endpoint serve its application credential's login)."""
+    for user in ctx.get("users", []):
+        if user["id"] == user_id:
+            return user["credential"]
+    raise KeyError(user_id)

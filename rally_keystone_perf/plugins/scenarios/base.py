@@ -10,6 +10,13 @@ from rally import exceptions
 from rally_openstack.task import scenario
 
 from rally_keystone_perf.client import atomics, keystone_v3, tracing
+from rally_keystone_perf.client.keystone_admin import AppCredential
+from rally_keystone_perf.plugins.contexts.app_credentials import (
+    CONTEXT_NAME as APP_CREDENTIALS,
+)
+from rally_keystone_perf.plugins.contexts.service_user import (
+    CONTEXT_NAME as SERVICE_USER,
+)
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 from rally_keystone_perf.plugins.contexts.tokens import TokenPool
 
@@ -71,20 +78,46 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
             )
         return self._fresh(token, self.context["admin"]["credential"])
 
-    def user_token(self) -> str:
+    def service_token(self) -> str:
+        """The service user's token issued before the load."""
+        token = self._pool().get("service")
+        if token is None:
+            raise exceptions.RallyException(
+                f"no service token: add the {SERVICE_USER} context to the "
+                "workload's contexts"
+            )
+        return self._fresh(token, self.context[SERVICE_USER]["credential"])
+
+    def app_credential(self) -> AppCredential:
+        """This iteration's user's application credential."""
+        made = self.context.get(APP_CREDENTIALS)
+        if made is None:
+            raise exceptions.RallyException(
+                f"no application credentials: add the {APP_CREDENTIALS} "
+                "context to the workload's contexts"
+            )
+        return made[self.context["user"]["id"]]  # type: ignore[no-any-return]
+
+    def user_token(self, kind: str = "password") -> str:
         """A token of this iteration's user, round robin over the user's tokens.
 
         Rally's round robin comes back to a user every ``len(users)``
-        iterations; each return takes that user's next token.
+        iterations; each return takes that user's next token. ``kind``
+        "application_credential": one issued with the user's application
+        credential (the ``keystone_perf_app_credentials`` context).
         """
         user_id = self.context["user"]["id"]
-        tokens = self._pool()["users"][user_id]
+        app = self.app_credential() if kind == "application_credential" else None
+        by_user = self._pool()["app_credential" if app else "users"]
+        tokens = by_user[user_id]
         visit = (self.context["iteration"] - 1) // max(len(self.context["users"]), 1)
         return self._fresh(
-            tokens[visit % len(tokens)], self.context["user"]["credential"]
+            tokens[visit % len(tokens)], self.context["user"]["credential"], app
         )
 
-    def _fresh(self, token: str, credential: Any) -> str:
+    def _fresh(
+        self, token: str, credential: Any, app: AppCredential | None = None
+    ) -> str:
         """``token``, or its replacement once it is about to expire.
 
         About to expire: 30 s before its expiry, or in the second half of
@@ -92,7 +125,8 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
         (:func:`~rally_keystone_perf.client.keystone_v3.refresh_time`).
         A run longer than Keystone's ``[token] expiration`` would otherwise
         fail with 401 from then on (seed 004's symptom). The replacement is
-        one ``POST /v3/auth/tokens`` timed as ``keystone.refresh_token``, never
+        one ``POST /v3/auth/tokens`` (with ``app``, the application
+        credential's) timed as ``keystone.refresh_token``, never
         inside the measured action. With the context's ``refresh`` off, the
         first token is kept, as a naive client keeps it.
         """
@@ -111,9 +145,15 @@ class KeystonePerfScenario(scenario.OpenStackScenario):
                 credential["auth_url"],
                 timer_owner=self,
             )
-            issued = identity.issue_token(
-                keystone_v3.credential_user(credential), action=atomics.REFRESH_TOKEN
-            )
+            if app is None:
+                issued = identity.issue_token(
+                    keystone_v3.credential_user(credential),
+                    action=atomics.REFRESH_TOKEN,
+                )
+            else:
+                issued = identity.authenticate_application_credential(
+                    app, action=atomics.REFRESH_TOKEN
+                )
             _REFRESHED[token] = issued
         return issued.value
 

@@ -6,6 +6,9 @@ from rally.task import validation
 from rally_openstack.task import scenario
 
 from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.plugins.contexts.app_credentials import (
+    CONTEXT_REF as APP_CREDENTIALS,
+)
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
 from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
 
@@ -44,7 +47,41 @@ class CreateToken(KeystonePerfScenario):
         self.identity.create_token(user, unscoped=(scope == "unscoped"))
 
 
-@validation.add("enum", param_name="validator", values=["admin", "self"], missed=True)
+@validation.add("required_platform", platform="openstack", users=True)
+@scenario.configure(
+    name="KeystonePerf.authenticate_application_credential",
+    platform="openstack",
+    context={APP_CREDENTIALS: {}},
+)
+class AuthenticateApplicationCredential(KeystonePerfScenario):
+    """Issue a token with an application credential."""
+
+    def run(self) -> None:
+        """Issue a token with the user's application credential (its id and
+        secret): exactly one ``POST /v3/auth/tokens`` with the
+        ``application_credential`` method, as automation logs in.
+
+        The ``keystone_perf_app_credentials`` context makes one credential
+        per user before the load (the user's own login to make it is also
+        the day's ``last_active_at`` write, so none is timed) and deletes
+        them after. The token is scoped to the credential's project, with
+        the credential's roles. Atomic action:
+        ``keystone.authenticate_application_credential`` (the route is
+        ``keystone.create_token``'s: the access log cannot tell the two
+        methods apart).
+        """
+        self.identity.authenticate_application_credential(self.app_credential())
+
+
+@validation.add(
+    "enum", param_name="validator", values=["admin", "self", "service"], missed=True
+)
+@validation.add(
+    "enum",
+    param_name="token_kind",
+    values=["password", "application_credential"],
+    missed=True,
+)
 @validation.add("required_platform", platform="openstack", users=True)
 @scenario.configure(
     name="KeystonePerf.validate_token",
@@ -52,21 +89,63 @@ class CreateToken(KeystonePerfScenario):
     context={TOKEN_POOL: {}},
 )
 class ValidateToken(KeystonePerfScenario):
-    """Validate a pre-issued token."""
+    """Validate a pre-issued token (password or application credential),
+    as the admin, the token itself, or a service as keystonemiddleware does.
 
-    def run(self, validator: str = "admin") -> None:
+    Application-credential tokens are a ``token_kind``, not a scenario of
+    their own: the request is the same ``GET /v3/auth/tokens``, only the
+    token validated differs, so the two kinds compare on one atomic action
+    (``keystone.validate_token``) and every validator. Their validation once
+    took 5-10x a password token's (400 ms or more), fixed in Keystone
+    25.0.0 by caching the role assignments it checks: with Keystone's cache
+    disabled (``--cache disabled``) the slow path may come back.
+    """
+
+    def run(
+        self,
+        validator: str = "admin",
+        token_kind: str = "password",
+        allow_expired: bool = False,
+    ) -> None:
         """Validate a pre-issued token: exactly one ``GET /v3/auth/tokens``.
 
         Tokens are issued before the load by the ``keystone_perf_tokens`` context
         (``tokens_per_user`` each, used round robin). Atomic action:
         ``keystone.validate_token``.
 
-        :param validator: "admin" sends the admin token as X-Auth-Token, the way
-            a service validates its callers' tokens (keystonemiddleware);
-            "self" lets the user validate its own token
+        ``validator`` "service" sends what keystonemiddleware's ``auth_token``
+        (13.0.1) sends for each request reaching a service: X-Auth-Token is
+        the service user's token (``keystone_perf_service_user`` context),
+        with ``X-Subject-Token`` and ``OpenStack-Identity-Access-Rules: 1``,
+        catalog included (``include_service_catalog`` defaults to true):
+        ``keystonemiddleware/auth_token/_identity.py:48-53``
+        (``_V3RequestStrategy.verify_token``; ``ACCESS_RULES_SUPPORT = '1'``
+        at :21) calls python-keystoneclient 6.0.0's ``tokens.validate``,
+        whose ``get_token_data`` (``keystoneclient/v3/tokens.py:78-91``)
+        adds the header and, with ``allow_expired``, ``?allow_expired=1``.
+        keystonemiddleware asks for ``allow_expired`` when the request also
+        carries a valid ``X-Service-Token`` with a service role
+        (``keystonemiddleware/auth_token/__init__.py:363-410``).
+
+        :param validator: "admin" sends the admin token as X-Auth-Token (no
+            other header); "self" lets the user validate its own token;
+            "service" validates as keystonemiddleware does (see above)
+        :param token_kind: "password" (issued by password) or
+            "application_credential" (issued with the user's application
+            credential: add the ``keystone_perf_app_credentials`` context)
+        :param allow_expired: add ``?allow_expired=1``, keystonemiddleware's
+            validation of a request that carries a service token
         """
         # the subject last: a refresh of the admin token must not age it
-        auth = self.admin_token() if validator == "admin" else None
-        subject = self.user_token()
-        auth = auth or subject
-        self.identity.validate_token(auth, subject)
+        auth = None
+        if validator == "admin":
+            auth = self.admin_token()
+        elif validator == "service":
+            auth = self.service_token()
+        subject = self.user_token(token_kind)
+        self.identity.validate_token(
+            auth or subject,
+            subject,
+            access_rules=validator == "service",
+            allow_expired=allow_expired,
+        )

@@ -168,11 +168,16 @@ def route_times(requests: Iterable[access_log.ServerRequest]) -> list[RouteTimes
 
 
 def action_gaps(workload: Workload, routes: Sequence[RouteTimes]) -> list[ActionGap]:
-    """Each top-level atomic action's client median and its route's server median."""
+    """Each top-level atomic action's client median and its route's server
+    median (no route for an action whose route another action of the
+    workload shares: their requests cannot be told apart)."""
     seen = {r.route: r for r in routes}
+    durations = client_durations(workload)
+    shared = collections.Counter(atomics.ROUTES.get(name) for name in durations)
     gaps = []
-    for name, points in client_durations(workload).items():
+    for name, points in durations.items():
         route = atomics.ROUTES.get(name)
+        route = route if shared[route] == 1 else None
         times = seen.get(route) if route is not None else None
         client, _ = median_p95(points)
         gaps.append(ActionGap(name, route, client, times.median if times else None))

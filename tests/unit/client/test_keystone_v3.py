@@ -52,6 +52,7 @@ def _only_atomic(owner: atomic.ActionTimerMixin, name: str) -> dict:
 def test_atomic_names_are_the_documented_ones() -> None:
     assert tuple(atomics.ROUTES) == (
         "keystone.create_token",
+        "keystone.authenticate_application_credential",
         "keystone.validate_token",
         "keystone.list_projects",
         "keystone.list_role_assignments",

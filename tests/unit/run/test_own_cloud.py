@@ -104,3 +104,14 @@ def test_prepare_run_writes_the_env_spec(tmp_path: Path) -> None:
     spec = json.loads(run.env_spec.read_text())
     assert spec == own_cloud.env_spec(TARGET, FOUND, [TARGET.credential()])
     assert stat.S_IMODE(run.env_spec.stat().st_mode) == 0o600
+
+
+def test_the_sweep_names_the_existing_users_of_the_env_spec(tmp_path: Path) -> None:
+    given = own_cloud.prepare_run(tmp_path / "a", TARGET, FOUND, plan(0), GIVEN)
+    assert own_cloud.existing_usernames(given) == ["u1"]
+    own = own_cloud.prepare_run(tmp_path / "b", TARGET, FOUND, plan(1))
+    assert own_cloud.existing_usernames(own) == ["alice"]
+    created = own_cloud.prepare_run(tmp_path / "c", TARGET, FOUND, plan(0))
+    assert own_cloud.existing_usernames(created) == []
+    created.env_spec.unlink()
+    assert own_cloud.existing_usernames(created) == []

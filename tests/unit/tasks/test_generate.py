@@ -12,11 +12,16 @@ from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.tasks import generate
 
-GENERATED_FILES = 248  # 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2 + 3) plans' levels
+# 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2 + 3 + 4) plans' levels
+GENERATED_FILES = 280
 READS = (
     "KeystonePerf.list_role_assignments",
     "KeystonePerf.list_auth_projects",
     "KeystonePerf.get_catalog",
+)
+LOGINS = (
+    "KeystonePerf.authenticate_application_credential",
+    "KeystonePerf.validate_token",
 )
 SEED_001_SERIAL = (
     "KeystonePerf.create_delete_user",
@@ -47,10 +52,10 @@ def test_every_mode_scenario_level_and_size() -> None:
             assert (mode, name, 1, size) in found
         for name in SEED_001_THROUGHPUT:
             assert (mode, name, 8, size) in found
-        for name in READS:
+        for name in (*READS, *LOGINS):
             assert (mode, name, 4, size) in found
     per_mode = 3 + 1 + len(levels) + len(SEED_001_SERIAL) + len(SEED_001_THROUGHPUT)
-    per_mode += len(READS)
+    per_mode += len(READS) + len(LOGINS)  # validate_token's three variants: one
     assert len(found) == len(modes.KEYSTONE_MODES) * 2 * per_mode
     assert len(generate.generated()) == GENERATED_FILES
 
@@ -219,3 +224,39 @@ def test_every_seed_001_file_is_tagged_and_valid() -> None:
         tags = json.loads(path.read_text())["tags"]
         assert "seed:001" in tags and f"mode:{spec.mode}" in tags
         assert validate_task(path) == 1
+
+
+@pytest.mark.parametrize(
+    ("slug", "args", "context"),
+    [
+        ("authenticate-application-credential", {}, None),
+        (
+            "validate-app-credential-token",
+            {"token_kind": "application_credential"},
+            "keystone_perf_app_credentials",
+        ),
+        (
+            "validate-token-service",
+            {"validator": "service"},
+            "keystone_perf_service_user",
+        ),
+        (
+            "validate-token-service-allow-expired",
+            {"validator": "service", "allow_expired": True},
+            "keystone_perf_service_user",
+        ),
+    ],
+)
+def test_the_variants_carry_their_arguments_and_contexts(
+    slug: str, args: dict, context: str | None
+) -> None:
+    path = paths.tasks_dir() / "uwsgi" / f"{slug}-c4-quick.json"
+    (subtask,) = json.loads(path.read_text())["subtasks"]
+    (workload,) = subtask["workloads"]
+    assert list(workload["scenario"].values()) == [args]
+    assert workload["contexts"]["keystone_perf_users"] == {
+        "tenants": 2,
+        "users_per_tenant": 2,
+    }
+    if context:
+        assert workload["contexts"][context] == {}

@@ -13,6 +13,7 @@ from rally_keystone_perf.tasks.model import TaskFile
 from rally_keystone_perf.tasks.own_cloud import PlanError, build_plan
 
 SMOKE_NAMES = [
+    "KeystonePerf.authenticate_application_credential",
     "KeystonePerf.create_delete_user",
     "KeystonePerf.create_token",
     "KeystonePerf.get_catalog",
@@ -156,6 +157,31 @@ def test_an_arrival_rate_runner_is_described_with_its_rate(tmp_path: Path) -> No
     assert load.startswith("load: at R/s: iterations started at that rate")
     both = build_plan([task(tmp_path, workload(runner=runner), workload())])
     assert len([line for line in both.lines() if line.startswith("load: ")]) == 2
+
+
+def test_app_credentials_and_a_service_user_are_writes(tmp_path: Path) -> None:
+    contexts = {
+        "users": {"tenants": 1, "users_per_tenant": 2},
+        "keystone_perf_app_credentials": {},
+        "keystone_perf_service_user": {},
+    }
+    scenario = {"KeystonePerf.validate_token": {"validator": "service"}}
+    plan = build_plan(
+        [task(tmp_path, workload(scenario=scenario, contexts=contexts))],
+        given_users=2,
+    )
+    (work,) = plan.workloads
+    assert work.writes[0].startswith(
+        "2 application credential(s), one per user, deleted at the workload's end"
+    )
+    assert work.writes[1].startswith("1 service user and 1 project")
+    assert work.admin  # the service user is the admin's to make
+    app = "KeystonePerf.authenticate_application_credential"
+    for contexts in ({"users": {}}, {"users": {}, "keystone_perf_app_credentials": {}}):
+        plan = build_plan([task(tmp_path, workload(app, contexts=contexts))], 1)
+        # its own context writes, listed in the task or not, said once
+        (line,) = plan.workloads[0].writes
+        assert line.startswith("one application credential per user")
 
 
 def test_an_unknown_context_counts_as_writing(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.client.keystone_v3 import PasswordUser
+from rally_keystone_perf.client.keystone_admin import AppCredential
+from rally_keystone_perf.client.keystone_v3 import IssuedToken, PasswordUser
 from rally_keystone_perf.deploy.instructions import recipes
 
 
@@ -28,9 +29,23 @@ class _Client:
         self.log.append((self.name, "rescope_token", token))
         return self._token()
 
-    def validate_token(self, auth: str, subject: str) -> dict[str, Any]:
-        self.log.append((self.name, "validate_token", auth, subject))
+    def validate_token(self, auth: str, subject: str, **how: Any) -> dict[str, Any]:
+        said = tuple(f"{k}={v}" for k, v in how.items() if v)  # only what is on
+        self.log.append((self.name, "validate_token", auth, subject, *said))
         return {"user": {"id": f"id-of-{subject}"}}
+
+    def create_application_credential(
+        self, token: str, user_id: str, name: str
+    ) -> AppCredential:
+        self.log.append((self.name, "create_application_credential", token, user_id))
+        return AppCredential(f"ac-{user_id}", name, user_id, "s")
+
+    def authenticate_application_credential(self, app: AppCredential) -> Any:
+        self.log.append((self.name, "authenticate_application_credential", app.id))
+        return IssuedToken(self._token(), None)
+
+    def role_id(self, token: str, name: str) -> str:
+        return f"role-{name}"
 
     def __getattr__(self, method: str) -> Any:
         def call(*args: Any, **kwargs: Any) -> str:
@@ -147,4 +162,53 @@ def test_user_token_reads_take_each_users_token_in_turn(
         (method, "setup-t1"),
         (method, "setup-t2"),
         (method, "setup-t1"),
+    ]
+
+
+def test_application_credentials_made_before_then_each_users_in_turn() -> None:
+    clients, log = _clients()
+    step = recipes.recipe("KeystonePerf.authenticate_application_credential")(
+        clients, {}, {}
+    )
+    made = [e for e in log if e[1] == "create_application_credential"]
+    # each user's own token (t1, t2... of setup), validated for its ID
+    assert [e[0] for e in made] == ["setup", "setup"]
+    for number in range(3):
+        step(number)
+    assert _counted(log) == [
+        ("authenticate_application_credential", "ac-id-of-setup-t1"),
+        ("authenticate_application_credential", "ac-id-of-setup-t2"),
+        ("authenticate_application_credential", "ac-id-of-setup-t1"),
+    ]
+
+
+def test_application_credential_tokens_are_validated() -> None:
+    clients, log = _clients(users=1)
+    step = recipes.validate_token(clients, {"token_kind": "application_credential"}, {})
+    step(0)
+    # setup: u0's t1 (made the credential), its token t2; the admin's t3
+    assert _counted(log) == [("validate_token", "setup-t3", "setup-t2")]
+
+
+def test_service_validation_as_keystonemiddleware_sends_it() -> None:
+    clients, log = _clients(users=1)
+    args = {"validator": "service", "allow_expired": True}
+    step = recipes.validate_token(clients, args, {})
+    made = [e[1] for e in log if e[0] == "setup"]
+    assert made[-4:] == [
+        "create_project",
+        "create_user",
+        "grant_project_role",
+        "create_token",
+    ]
+    step(0)
+    # u0's token t1, the admin's t2, the service user's t3
+    assert _counted(log) == [
+        (
+            "validate_token",
+            "setup-t3",
+            "setup-t1",
+            "access_rules=True",
+            "allow_expired=True",
+        )
     ]

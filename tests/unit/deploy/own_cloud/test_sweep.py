@@ -214,3 +214,42 @@ def test_servers_go_first_and_are_waited_for(requests_mock, monkeypatch) -> None
         "left on the target: 0 users, 0 projects, 0 servers "
         "(the sweep deleted 2 that Rally's cleanup had not)"
     )
+
+
+def test_existing_users_application_credentials_are_swept_by_name(
+    requests_mock,
+) -> None:
+    FakeKeystone(requests_mock)
+    creds = {
+        "a1": "c_rally_0123abcd_Ab3dE5gH",  # the context's, of this run
+        "a2": "my-own-automation",  # the user's own: kept
+        "a3": "c_rally_99999999_Ab3dE5gH",  # another run's
+    }
+
+    def users(request, context) -> dict:
+        if "name" in request.qs:  # an existing user, by name
+            return {"users": [{"id": "alice-id", "name": "alice"}]}
+        return {"users": []}
+
+    def listing(request, context) -> dict:
+        return {
+            "application_credentials": [{"id": i, "name": n} for i, n in creds.items()]
+        }
+
+    def delete(request, context) -> str:
+        creds.pop(request.path.rsplit("/", 1)[-1])
+        context.status_code = 204
+        return ""
+
+    path = f"{V3}/users/alice-id/application_credentials"
+    requests_mock.get(f"{V3}/users", json=users)
+    requests_mock.get(path, json=listing)
+    requests_mock.delete(re.compile(f"{path}/"), text=delete)
+    result = sweep.sweep(TARGET, [TASK], users=["alice"])
+    assert set(creds) == {"a2", "a3"}
+    assert result.found["application credentials"] == 1
+    assert result.left["application credentials"] == 0
+    assert result.line() == (
+        "left on the target: 0 users, 0 projects, 0 application credentials "
+        "(the sweep deleted 1 that Rally's cleanup had not)"
+    )

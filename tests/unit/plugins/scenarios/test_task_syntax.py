@@ -78,7 +78,8 @@ def test_task_syntax_ok(tmp_path: Path, fields: dict) -> None:
         ),
         (
             {"scenario": {"KeystonePerf.validate_token": {"validator": "root"}}},
-            "validator is root which is not a valid value from ['admin', 'self']",
+            "validator is root which is not a valid value from "
+            "['admin', 'self', 'service']",
         ),
         (
             {

@@ -116,8 +116,27 @@ def _view(report: Path) -> server_view.ServerView | None:
     return server_view.server_view(report, load_report(report))
 
 
-def test_routes_are_one_to_one() -> None:
-    assert len(set(atomics.ROUTES.values())) == len(atomics.ROUTES)
+def _gaps(tmp_path: Path, *names: str) -> dict[str, str | None]:
+    """Each action's route in a workload timing ``names``, one per iteration."""
+    data = [
+        f.iteration(i, 0.1, 0.0, [f.atomic(name, i, i + 0.1)])
+        for i, name in enumerate(names * 3)
+    ]
+    report = f.write_report(tmp_path / "r.json", [f.task([[f.workload(data=data)]])])
+    (workload,) = load_report(report)
+    times = [server_view.RouteTimes("POST /v3/auth/tokens", 6, 0, 0.05, 0.06)]
+    return {g.action: g.route for g in server_view.action_gaps(workload, times)}
+
+
+def test_a_route_two_actions_of_one_workload_share_is_neither_s(
+    tmp_path: Path,
+) -> None:
+    shared = atomics.ROUTES[atomics.CREATE_TOKEN]
+    assert atomics.ROUTES[atomics.AUTHENTICATE_APP_CRED] == shared
+    alone = _gaps(tmp_path, atomics.AUTHENTICATE_APP_CRED)
+    assert alone == {atomics.AUTHENTICATE_APP_CRED: shared}
+    both = _gaps(tmp_path, atomics.CREATE_TOKEN, atomics.AUTHENTICATE_APP_CRED)
+    assert both == {atomics.CREATE_TOKEN: None, atomics.AUTHENTICATE_APP_CRED: None}
 
 
 def test_run_folder(tmp_path: Path) -> None:
