@@ -33,6 +33,7 @@ from typing import Any
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.figures.entries import report_entries
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import factory
 
@@ -91,14 +92,14 @@ def render_report(reports: list[run_labels.LoadedReport]) -> None:
     """Report statistics once, written in every format."""
     entries = report_entries(reports)
     for fmt in FORMATS:
-        api.write_entries(entries, io.StringIO(), fmt)
+        registry.write(registry.REPORT, entries, io.StringIO(), fmt)
 
 
 def render_compare(runs: list[run_labels.Run]) -> None:
     """Comparison and series once (scipy imported on first use), every format."""
     result = api.compare_runs(runs)
     for fmt in FORMATS:
-        api.write_result(result, io.StringIO(), fmt)
+        registry.write(registry.COMPARE, result, io.StringIO(), fmt)
 
 
 def fresh_process(command: str, runs: list[Path], out: Path) -> float:

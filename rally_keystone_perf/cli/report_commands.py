@@ -19,6 +19,7 @@ from rally_keystone_perf.report import api
 from rally_keystone_perf.report.blocks.gate import headline
 from rally_keystone_perf.report.figures import machine
 from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.junit import junit_xml
 from rally_keystone_perf.report.writers.registry import GATE_FORMATS
 
@@ -124,7 +125,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for line in machine.machine_lines([run.baseline, run.current]):
         echo(line)
     buffer = io.StringIO()
-    api.write_gate(run.result, buffer, args.format)
+    registry.write(registry.GATE, run.result, buffer, args.format)
     if args.junit is not None:
         write_output(run.junit_xml(), args.junit)
     write_output(buffer.getvalue(), args.out)
@@ -149,7 +150,7 @@ def _gate_ab(args: argparse.Namespace) -> int:
     )
     echo(f"A/B: {args.current}: side B gated against side A, round by round")
     buffer = io.StringIO()
-    api.write_gate(result, buffer, args.format)
+    registry.write(registry.GATE, result, buffer, args.format)
     if args.junit is not None:
         write_output(junit_xml(result), args.junit)
     write_output(buffer.getvalue(), args.out)

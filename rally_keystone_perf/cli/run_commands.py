@@ -32,6 +32,7 @@ from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resol
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import combined, run_labels, scaling
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run import engines, matrix, rally_runner, session
 from rally_keystone_perf.tasks import check, generate
 from rally_keystone_perf.tasks.model import TaskFile
@@ -106,10 +107,10 @@ def _write_matrix_tables(state: matrix.MatrixState, reports: list[Path]) -> None
         nodes = scaling.scaling_figures(loaded)
     markdown = io.StringIO()
     for stream, fmt in ((markdown, "markdown"), (sys.stdout, "table")):
-        api.write_combined(table, stream, fmt)
+        registry.write(registry.COMBINED, table, stream, fmt)
         if nodes is not None and nodes.rows:
             stream.write("\n")
-            api.write_scaling(nodes, stream, fmt)
+            registry.write(registry.SCALING, nodes, stream, fmt)
     (state.folder / "combined.md").write_text(markdown.getvalue())
 
 

@@ -2,9 +2,10 @@
 
 The CLI's ``report``, ``compare`` and ``gate`` commands call :func:`report`,
 :func:`compare` and :func:`gate`; ``benchmarks/render_speed.py`` times their
-steps, which are public too (:func:`write_entries`, :func:`compare_runs`,
-:func:`write_result`). Every writer comes from :mod:`.writers.registry`, and
-every format error is a ``ValueError`` naming the formats there are.
+steps, which are public too (:func:`compare_runs`; a kind's figures are
+written by :func:`.writers.registry.write`). Every writer comes from
+:mod:`.writers.registry`, and every format error is a ``ValueError``
+naming the formats there are.
 """
 
 from __future__ import annotations
@@ -23,14 +24,13 @@ from rally_keystone_perf.report.figures import (
     ab_gate,
     combined,
     instructions,
-    scaling,
 )
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures import trends as trending
 from rally_keystone_perf.report.figures.ab import AbPage, side_texts
-from rally_keystone_perf.report.figures.compare import ALPHA, CompareResult, SeriesRow
-from rally_keystone_perf.report.figures.entries import FileEntries, report_entries
+from rally_keystone_perf.report.figures.compare import ALPHA, CompareResult
+from rally_keystone_perf.report.figures.entries import report_entries
 from rally_keystone_perf.report.figures.gate import DEFAULT_MAX_REGRESSION, GateResult
 from rally_keystone_perf.report.figures.run_labels import (
     LoadedReport,
@@ -53,14 +53,6 @@ def import_server_log(run: Path, log: Path) -> list[str]:
     :raises ReportError: see :func:`.own_cloud.import_server_log`.
     """
     return own_cloud.import_server_log(run, log).lines_out()
-
-
-def write_entries(files: Sequence[FileEntries], stream: TextIO, fmt: str) -> None:
-    """Write computed :func:`.figures.entries.report_entries` in format ``fmt``.
-
-    :raises ValueError: unknown format.
-    """
-    registry.writer(registry.REPORT, fmt)(files, stream)
 
 
 def write_report(reports: Sequence[LoadedReport], stream: TextIO, fmt: str) -> None:
@@ -90,31 +82,10 @@ def report(
     if combine:
         if fmt not in registry.COMBINED:
             raise ValueError("--combined writes table or markdown only")
-        write_combined(combined.combined_rows(load_reports(paths)), stream, fmt)
+        rows = combined.combined_rows(load_reports(paths))
+        registry.write(registry.COMBINED, rows, stream, fmt)
         return
     write_report(load_reports(paths), stream, fmt)
-
-
-def write_combined(
-    figures: combined.CombinedFigures, stream: TextIO, fmt: str = "table"
-) -> None:
-    """The combined table (:mod:`.figures.combined`) in one of
-    :data:`.writers.registry.COMBINED`.
-
-    :raises ValueError: unknown format.
-    """
-    registry.writer(registry.COMBINED, fmt)(figures, stream)
-
-
-def write_scaling(
-    figures: scaling.ScalingFigures, stream: TextIO, fmt: str = "table"
-) -> None:
-    """The scaling table (:mod:`.figures.scaling`) in one of
-    :data:`.writers.registry.SCALING`.
-
-    :raises ValueError: unknown format.
-    """
-    registry.writer(registry.SCALING, fmt)(figures, stream)
 
 
 def trends(paths: Sequence[Path], stream: TextIO, fmt: str = "table") -> None:
@@ -143,30 +114,6 @@ def compare_runs(
     return CompareResult(comparison, series, runs)
 
 
-def write_result(result: CompareResult, stream: TextIO, fmt: str) -> None:
-    """Write a comparison in format ``fmt``.
-
-    :raises ValueError: unknown format.
-    """
-    registry.writer(registry.COMPARE, fmt)(result, stream)
-
-
-def write_compare(
-    comparison: comparing.Comparison,
-    stream: TextIO,
-    fmt: str,
-    series: Sequence[SeriesRow] = (),
-    runs: Sequence[Run] = (),
-) -> None:
-    """Write ``comparison`` (and ``series``) in format ``fmt``.
-
-    ``runs`` only adds their configurations and files to the output.
-
-    :raises ValueError: unknown format.
-    """
-    write_result(CompareResult(comparison, series, runs), stream, fmt)
-
-
 def compare(
     paths: Sequence[Path],
     stream: TextIO,
@@ -183,7 +130,7 @@ def compare(
     """
     runs = load_runs(paths)
     result = compare_runs(runs, alpha, allow_concurrency_mismatch)
-    write_result(result, stream, fmt)
+    registry.write(registry.COMPARE, result, stream, fmt)
     return runs
 
 
@@ -204,14 +151,6 @@ class GateRun:
     def junit_xml(self) -> str:
         """The result as JUnit XML."""
         return junit_xml(self.result)
-
-
-def write_gate(result: GateResult, stream: TextIO, fmt: str = "table") -> None:
-    """Write a gate result in one of :data:`.writers.registry.GATE_FORMATS`.
-
-    :raises ValueError: unknown format.
-    """
-    registry.writer(registry.GATE, fmt)(result, stream)
 
 
 def gate(

@@ -29,6 +29,7 @@ import pytest
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.blocks.compare_data import series_groups
 from rally_keystone_perf.report.figures import compare, run_labels, study
+from rally_keystone_perf.report.figures.compare import CompareResult
 from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.studies import seed000
@@ -253,7 +254,9 @@ def test_compare_page_renders(tmp_path: Path) -> None:
     series = compare.series([(run.config_label, run.workloads) for run in runs])
     assert len(series_groups(series)) == 1
     stream = io.StringIO()
-    api.write_compare(comparison, stream, "html", series, runs)
+    registry.write(
+        registry.COMPARE, CompareResult(comparison, series, runs), stream, "html"
+    )
     tables = len(comparison.groups) + 1
     render_and_check(binary, tmp_path, "compare", stream.getvalue(), tables, 3)
 

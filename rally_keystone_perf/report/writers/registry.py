@@ -2,10 +2,12 @@
 
 A writer is a function ``(figures, stream) -> None``. The CLI's ``--format``
 choices are the keys (:data:`FORMATS` for ``report`` and ``compare``,
-:data:`GATE_FORMATS` for ``gate``); :func:`writer` looks one up. A kind
-built as a document (:mod:`rally_keystone_perf.report.blocks`) is one
-:func:`document_kind` entry: its blocks builder and the formats it is
-rendered in (:data:`.render.RENDERERS`).
+:data:`GATE_FORMATS` for ``gate``); :func:`writer` looks one up,
+:func:`write` writes a kind's figures in one format and
+:func:`write_files` in several. A kind built as a document
+(:mod:`rally_keystone_perf.report.blocks`) is one :func:`document_kind`
+entry: its blocks builder and the formats it is rendered in
+(:data:`.render.RENDERERS`).
 """
 
 from __future__ import annotations
@@ -103,6 +105,19 @@ def writer(kind: Mapping[str, W], fmt: str) -> W:
         raise ValueError(
             f"unknown format {fmt!r}; choose one of {', '.join(kind)}"
         ) from None
+
+
+def write(
+    kind: Mapping[str, Callable[[P, TextIO], None]],
+    figures: P,
+    stream: TextIO,
+    fmt: str = "table",
+) -> None:
+    """``figures`` of a document kind written to ``stream`` in format ``fmt``.
+
+    :raises ValueError: ``kind`` has no such format.
+    """
+    writer(kind, fmt)(figures, stream)
 
 
 def write_files(

@@ -15,6 +15,8 @@ from typing import Any
 
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import compare, run_labels
+from rally_keystone_perf.report.figures.compare import CompareResult
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import factory as f
 
 SCENARIO = "KeystonePerf.create_token"
@@ -120,10 +122,12 @@ def compare_inputs(
 
 
 def write_compare(inputs: tuple, fmt: str) -> str:
-    """Render (comparison, series, runs) with ``api.write_compare``."""
+    """Render (comparison, series, runs) as the compare document."""
     comparison, series, runs = inputs
     stream = io.StringIO()
-    api.write_compare(comparison, stream, fmt, series, runs)
+    registry.write(
+        registry.COMPARE, CompareResult(comparison, series, runs), stream, fmt
+    )
     return stream.getvalue()
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import runs as r
 
 
@@ -48,7 +49,7 @@ def test_compare_pipeline(tmp_path: Path) -> None:
     assert (document["baseline"], document["alpha"]) == ("uwsgi p2xt1", 0.01)
     result = api.compare_runs(run_labels.load_runs([fast, slow]), alpha=0.01)
     steps = io.StringIO()
-    api.write_result(result, steps, "json")
+    registry.write(registry.COMPARE, result, steps, "json")
     assert steps.getvalue() == stream.getvalue()
 
 

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from rally_keystone_perf.report import api
 from rally_keystone_perf.report.blocks import gate as gf
 from rally_keystone_perf.report.figures import gate as g
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.junit import junit_xml
 
 W = "KeystonePerf.create_token c4"
@@ -35,7 +35,7 @@ def _result() -> g.GateResult:
 
 def _write(fmt: str) -> str:
     stream = io.StringIO()
-    api.write_gate(_result(), stream, fmt)
+    registry.write(registry.GATE, _result(), stream, fmt)
     return stream.getvalue()
 
 
@@ -76,7 +76,7 @@ def test_json_document_is_versioned_and_unrounded() -> None:
 
 def test_unknown_format() -> None:
     with pytest.raises(ValueError, match="unknown format"):
-        api.write_gate(_result(), io.StringIO(), "csv")
+        registry.write(registry.GATE, _result(), io.StringIO(), "csv")
 
 
 def test_junit_has_a_suite_per_workload_and_a_case_per_criterion() -> None:
@@ -122,13 +122,13 @@ def test_a_refusal_in_every_format() -> None:
     assert headline.startswith("gate ERROR: 1 workload not comparable (achieved")
     assert "--allow-concurrency-mismatch" in headline
     table = io.StringIO()
-    api.write_gate(result, table, "table")
+    registry.write(registry.GATE, result, table, "table")
     assert f"ERROR {W}: achieved concurrency: not comparable: concurrency 266" in (
         table.getvalue()
     )
     assert "|     1000 |     266 | -73.4% |" in table.getvalue()
     document = io.StringIO()
-    api.write_gate(result, document, "json")
+    registry.write(registry.GATE, result, document, "json")
     parsed = json.loads(document.getvalue())
     assert (parsed["passed"], parsed["not_comparable"]) == (False, [W])
     root = ET.fromstring(junit_xml(result))

@@ -6,10 +6,10 @@ import io
 from pathlib import Path
 
 from rally_keystone_perf import cli
-from rally_keystone_perf.report import api
 from rally_keystone_perf.report.blocks.combined import FIGURES
 from rally_keystone_perf.report.figures import combined, run_labels, stats
 from rally_keystone_perf.report.readers.rally_json import load_report
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import runs as r
 from tests.unit.report import traced
 from tests.unit.report.blocks.test_combined import combined_table
@@ -116,8 +116,10 @@ def test_single_host_rows_beside_cluster_rows(tmp_path: Path) -> None:
 def test_writers(tmp_path: Path) -> None:
     reports = _reports(tmp_path)
     table, markdown = io.StringIO(), io.StringIO()
-    api.write_combined(combined.combined_rows(reports), table, "table")
-    api.write_combined(combined.combined_rows(reports), markdown, "markdown")
+    registry.write(registry.COMBINED, combined.combined_rows(reports), table, "table")
+    registry.write(
+        registry.COMBINED, combined.combined_rows(reports), markdown, "markdown"
+    )
     assert table.getvalue().count("KeystonePerf.create_token") == 3
     assert markdown.getvalue().startswith("| mode | profile |")
 

@@ -19,6 +19,7 @@ from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import combined, run_labels
 from rally_keystone_perf.report.figures import concurrency as c
 from rally_keystone_perf.report.readers.rally_json import Workload, load_report
+from rally_keystone_perf.report.writers import registry
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
 from tests.unit.report.blocks.test_combined import combined_table
@@ -320,7 +321,9 @@ def test_combined_table_columns_and_note(
     assert seed["note"] == NOTE
     assert (reached["peak in flight"], reached["note"]) == ("4", "")
     stream = io.StringIO()
-    api.write_combined(combined.combined_rows(reports), stream, "markdown")
+    registry.write(
+        registry.COMBINED, combined.combined_rows(reports), stream, "markdown"
+    )
     assert stream.getvalue().count(NOTE) == 1
 
 
