@@ -45,9 +45,9 @@ from rally_keystone_perf.deploy.preflight import pick_port
 from rally_keystone_perf.loadgen.locust import protocol
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_NAME as TOKENS
 from rally_keystone_perf.plugins.scenarios.identity import ListProjects
+from rally_keystone_perf.report.blocks.numbers import format_ms
 from rally_keystone_perf.report.figures import open_model
 from rally_keystone_perf.report.readers import rally_json
-from rally_keystone_perf.report.writers.common import format_ms
 
 TEMPLATE = Path(__file__).with_name("static-nginx.conf.tmpl")
 MASTER_MODULE = "rally_keystone_perf.loadgen.locust.master"

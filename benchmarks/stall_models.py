@@ -44,8 +44,8 @@ from benchmarks.harness import Bench, echo, keystone
 from rally_keystone_perf import metrics
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
 from rally_keystone_perf.loadgen import arrivals
+from rally_keystone_perf.report.blocks.numbers import format_ms
 from rally_keystone_perf.report.readers import rally_json
-from rally_keystone_perf.report.writers.common import format_ms
 
 SCENARIO: dict[str, Any] = {"KeystonePerf.list_projects": {}}
 CONTEXTS: dict[str, Any] = {"keystone_perf_tokens": {}}

@@ -14,13 +14,9 @@ from typing import Any, TextIO
 
 from prettytable import PrettyTable
 
-from rally_keystone_perf.report.blocks.numbers import format_ms as format_ms
-
 
 def text_table(
-    header: Sequence[str],
-    rows: Iterable[Sequence[object]],
-    left: Collection[str] = ("action",),
+    header: Sequence[str], rows: Iterable[Sequence[object]], left: Collection[str]
 ) -> PrettyTable:
     """A prettytable, numbers right-aligned; the columns named in ``left`` left."""
     table = PrettyTable(list(header))
@@ -32,9 +28,7 @@ def text_table(
 
 
 def stacked_table(
-    header: Sequence[str],
-    rows: Iterable[Sequence[object]],
-    left: Collection[str] = ("action",),
+    header: Sequence[str], rows: Iterable[Sequence[object]], left: Collection[str]
 ) -> str:
     """:func:`text_table` with each column's name on two lines (``seed avg``
     as ``seed`` over ``avg``), so that a column is as wide as its figures."""
@@ -63,9 +57,7 @@ def md_cell(value: object) -> str:
 
 
 def markdown_table(
-    header: Sequence[str],
-    rows: Iterable[Sequence[object]],
-    left: Collection[str] = ("action",),
+    header: Sequence[str], rows: Iterable[Sequence[object]], left: Collection[str]
 ) -> str:
     """A GitHub markdown table; the columns named in ``left`` align left."""
     align = ["---" if name in left else "---:" for name in header]

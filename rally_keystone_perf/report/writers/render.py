@@ -45,6 +45,7 @@ from rally_keystone_perf.report.blocks.model import (
     UNBROKEN,
     Blank,
     Block,
+    Column,
     Config,
     Details,
     Document,
@@ -211,25 +212,49 @@ def draw(plot: Plot | Waterfall) -> str:
     )
 
 
+def _html_cell(
+    index: int, text: str, kind: str, column: Column, row: tuple[int, str]
+) -> str:
+    """A ``<td>``: its classes (``kind``, its column's style of it), the
+    first cell indented by its row's depth and linking to its row's
+    anchor (``row``: its depth and anchor)."""
+    depth, link = row
+    cls = kit.class_attr(kind, (column.styles or {}).get(text, column.style))
+    if index == 0 and depth:
+        cls += f' style="padding-left:{0.5 + kit.INDENT_EM * depth:g}em"'
+    text = kit.esc(text)
+    if index == 0 and link:
+        text = f'<a href="#{kit.esc(link)}">{text}</a>'
+    return f"<td{cls}>{text}</td>"
+
+
 def _html_table(table: Table) -> str:
-    """A captioned table, its rows' and cells' classes."""
+    """A captioned table: text columns aligned left, its rows' classes and
+    depths, its cells' classes (:class:`..blocks.model.Column`'s styles)."""
     header, rows, left = cells_of(table)
-    styles = table.row_styles or [""] * len(rows)
-    depths = table.depths or [0] * len(rows)
-    attrs = [
-        (f' class="{style}"' if style else "") + (f' data-depth="{n}"' if n else "")
-        for style, n in zip(styles, depths, strict=True)
-    ]
-    classes = [
-        [
-            (c.styles or {}).get(text, c.style)
-            for c, text in zip(table.columns, row, strict=True)
-        ]
-        for row in rows
-    ]
-    return kit.table(
-        table.caption, header, rows, left, attrs, classes, depths, table.links
+    text = ["text" if name in left else "" for name in header]
+    head = "".join(
+        f'<th scope="col"{kit.class_attr(kind)}>{kit.esc(name)}</th>'
+        for kind, name in zip(text, header, strict=True)
     )
+    lines = [
+        '<div class="scroll"><table>',
+        f"<caption>{kit.esc(table.caption)}</caption>",
+        f"<thead><tr>{head}</tr></thead>",
+        "<tbody>",
+    ]
+    count = len(rows)
+    styles = table.row_styles or [""] * count
+    depths = table.depths or [0] * count
+    links = table.links or [""] * count
+    for row, style, depth, link in zip(rows, styles, depths, links, strict=True):
+        attr = kit.class_attr(style) + (f' data-depth="{depth}"' if depth else "")
+        cells = [
+            _html_cell(i, value, text[i], column, (depth, link))
+            for i, (column, value) in enumerate(zip(table.columns, row, strict=True))
+        ]
+        lines.append(f"<tr{attr}>{''.join(cells)}</tr>")
+    return "\n".join([*lines, "</tbody>", "</table></div>"])
 
 
 def _items(block: Items) -> str:

@@ -246,10 +246,7 @@ def chart(
         _, y_high, y_ticks = nice_axis(0.0, top if top > 0 else 1.0)
     frame = _Frame(width, height, x_low, x_high, y_high)
     parts = [
-        f'<svg class="plot" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">',
-        f"<title>{esc(title)}</title>",
-        f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
+        *svg_head(title, width, height),
         *legend(data),
         *_axes(frame, y_ticks, ticks),
         *_labels(frame, x_label, y_label),
@@ -259,6 +256,16 @@ def chart(
             parts += [_dots(frame, line)] if line.scatter else _polyline(frame, line)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def svg_head(title: str, width: int, height: int, kind: str = "plot") -> list[str]:
+    """An SVG drawing's opening: its size, its title as a tooltip and on top."""
+    return [
+        f'<svg class="{kind}" role="img" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}">',
+        f"<title>{esc(title)}</title>",
+        f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
+    ]
 
 
 def histogram_chart(
@@ -279,10 +286,7 @@ def histogram_chart(
     frame = _Frame(width, height, x_low, x_high, y_high)
     shown = [Line(label, [], color) for label, counts, color in stacks if any(counts)]
     parts = [
-        f'<svg class="plot" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">',
-        f"<title>{esc(title)}</title>",
-        f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
+        *svg_head(title, width, height),
         *legend(shown),
         *_axes(frame, y_ticks, x_ticks),
         *_labels(frame, x_label, "count"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 INDENT_EM = 1.5
@@ -88,79 +88,10 @@ def page(title: str, body: Iterable[str]) -> str:
     return "\n".join([*head, *body, "</main>", "</body>", "</html>"]) + "\n"
 
 
-def _class_attr(*names: str) -> str:
+def class_attr(*names: str) -> str:
     """`` class="..."`` of the non-empty ``names``, or nothing."""
     joined = " ".join(name for name in names if name)
     return f' class="{joined}"' if joined else ""
-
-
-def _body_rows(
-    rows: list[Sequence[str]],
-    attrs: list[str],
-    extra: list[Sequence[str]],
-    depths: list[int],
-    classes: dict[int, str],
-    links: list[str],
-) -> list[str]:
-    """The ``<tr>`` lines of a table (see :func:`table`)."""
-    lines = []
-    rowed = zip(rows, attrs, extra, depths, links, strict=True)
-    for row, attr, cell_extra, depth, link in rowed:
-        cells = []
-        for i, value in enumerate(row):
-            more = cell_extra[i] if i < len(cell_extra) else ""
-            cls = _class_attr(classes.get(i, ""), more)
-            if i == 0 and depth:
-                cls += f' style="padding-left:{0.5 + INDENT_EM * depth:g}em"'
-            text = esc(value)
-            if i == 0 and link:
-                text = f'<a href="#{esc(link)}">{text}</a>'
-            cells.append(f"<td{cls}>{text}</td>")
-        lines.append(f"<tr{attr}>{''.join(cells)}</tr>")
-    return lines
-
-
-def table(
-    caption: str,
-    header: Sequence[str],
-    rows: Iterable[Sequence[str]],
-    left: Iterable[str] = ("action",),
-    row_attrs: Iterable[str] | None = None,
-    cell_classes: Iterable[Sequence[str]] | None = None,
-    indents: Iterable[int] | None = None,
-    links: Iterable[str] | None = None,
-) -> str:
-    """A captioned table; ``left`` columns align left.
-
-    ``row_attrs`` are extra (already escaped) ``<tr>`` attributes per row,
-    ``cell_classes`` extra classes per cell, ``indents`` the nesting depth
-    of each row's first cell and ``links`` the anchor (on this page) each
-    row's first cell links to ("" for none).
-    """
-    text_columns = set(left)
-    classes = {i: "text" for i, name in enumerate(header) if name in text_columns}
-    head = "".join(
-        f'<th scope="col"{_class_attr(classes.get(i, ""))}>{esc(name)}</th>'
-        for i, name in enumerate(header)
-    )
-    rows = list(rows)
-    attrs = list(row_attrs) if row_attrs is not None else [""] * len(rows)
-    extra: list[Sequence[str]] = [()] * len(rows)
-    if cell_classes is not None:
-        extra = list(cell_classes)
-    depths = list(indents) if indents is not None else [0] * len(rows)
-    anchors = list(links) if links is not None else [""] * len(rows)
-    return "\n".join(
-        [
-            '<div class="scroll"><table>',
-            f"<caption>{esc(caption)}</caption>",
-            f"<thead><tr>{head}</tr></thead>",
-            "<tbody>",
-            *_body_rows(rows, attrs, extra, depths, classes, anchors),
-            "</tbody>",
-            "</table></div>",
-        ]
-    )
 
 
 def config_line(config: dict[str, str]) -> str:

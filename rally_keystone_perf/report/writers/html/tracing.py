@@ -24,6 +24,7 @@ from rally_keystone_perf.report.writers.html.charts import (
     Line,
     legend,
     nice_axis,
+    svg_head,
     tick_text,
 )
 from rally_keystone_perf.report.writers.html.kit import esc
@@ -161,10 +162,7 @@ def waterfall(item: TracedIteration) -> str:
         for c, color in CATEGORY_COLORS.items()
     ]
     parts = [
-        f'<svg class="plot waterfall" role="img" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}">',
-        f"<title>{esc(title)}</title>",
-        f'<text class="title" x="{MARGINS[0]}" y="18">{esc(title)}</text>',
+        *svg_head(title, WIDTH, height, "plot waterfall"),
         *legend(keys),
         *_lane_labels(shown),
         *_bars(shown, start, scale),
