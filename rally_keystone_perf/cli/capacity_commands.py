@@ -132,7 +132,7 @@ def _print(
         outcome.stopped,
         capacity_search.rule_text(limits),
     )
-    writers.writer(writers.CAPACITY, "table")(curve, sys.stdout)
+    writers.write(writers.CAPACITY, curve, sys.stdout)
     if run_root is not None:
         pages = {"markdown": run_root / RESULT_FILE, "html": run_root / PAGE_FILE}
         writers.write_files(writers.CAPACITY, curve, pages)

@@ -6,15 +6,19 @@ import argparse
 import dataclasses
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TextIO, TypeVar
 
 from rally_keystone_perf import paths
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.deploy.user_pool import parse_size
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.report.readers.rally_json import ReportError
+from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.tasks.model import TaskFile
+
+P = TypeVar("P")
 
 EXIT_OK, EXIT_ERROR, EXIT_SLA, EXIT_NOT_RUNNING = 0, 1, 2, 3
 
@@ -139,3 +143,18 @@ def write_output(text: str, out: Path | None) -> None:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ReportError(f"{out}: cannot write: {exc.strerror}") from None
+
+
+def print_and_write(
+    kind: Mapping[str, Callable[[P, TextIO], None]],
+    figures: P,
+    files: Mapping[str, Path],
+) -> None:
+    """A page printed as a table, then written in each format of ``files``
+    (format -> path; its folder made), each path said."""
+    registry.write(kind, figures, sys.stdout)
+    for path in files.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    registry.write_files(kind, figures, files)
+    for path in files.values():
+        echo(f"written: {path}")

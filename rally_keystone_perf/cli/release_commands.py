@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from rally_keystone_perf.cli.common import (
     combined_exit,
     echo,
     launch_options,
+    print_and_write,
 )
 from rally_keystone_perf.cli.study_commands import DEFAULT_ROUNDS, MIN_ROUNDS
 from rally_keystone_perf.deploy import preflight
@@ -131,13 +131,9 @@ def _page(
 
 def _write(page: ReleasesPage, folder: Path) -> None:
     """The page printed, and written as releases.md, .html and .svg."""
-    registry.writer(registry.RELEASES, "table")(page, sys.stdout)
-    folder.mkdir(parents=True, exist_ok=True)
-    for suffix, fmt in (("md", "markdown"), ("html", "html"), ("svg", "svg")):
-        path = folder / f"releases.{suffix}"
-        with path.open("w", encoding="utf-8") as stream:
-            registry.writer(registry.RELEASES, fmt)(page, stream)
-        echo(f"written: {path}")
+    formats = {"markdown": "md", "html": "html", "svg": "svg"}
+    files = {fmt: folder / f"releases.{suffix}" for fmt, suffix in formats.items()}
+    print_and_write(registry.RELEASES, page, files)
 
 
 def add_releases_command(sub: Any) -> None:

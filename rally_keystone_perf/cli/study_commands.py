@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from rally_keystone_perf.cli.common import (
     combined_exit,
     echo,
     launch_options,
+    print_and_write,
 )
 from rally_keystone_perf.deploy import preflight
 from rally_keystone_perf.deploy.options import LaunchOptions, resolve
@@ -257,13 +257,9 @@ def _in_rounds(
 
 def _write_page(page: StudyPage, study: Study, folder: Path) -> None:
     """The page printed, and written as ``study-<seed>.md`` and ``.html``."""
-    writers.writer(writers.STUDY, "table")(page, sys.stdout)
-    folder.mkdir(parents=True, exist_ok=True)
-    for suffix, fmt in (("md", "markdown"), ("html", "html")):
-        path = folder / f"study-{study.seed}.{suffix}"
-        with path.open("w", encoding="utf-8") as stream:
-            writers.writer(writers.STUDY, fmt)(page, stream)
-        echo(f"written: {path}")
+    stem = folder / f"study-{study.seed}"
+    files = {"markdown": stem.with_suffix(".md"), "html": stem.with_suffix(".html")}
+    print_and_write(writers.STUDY, page, files)
 
 
 def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
