@@ -27,7 +27,7 @@ from rally_keystone_perf.cli.common import (
 )
 from rally_keystone_perf.deploy.builds import prepare, runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
-from rally_keystone_perf.layout import ab_state
+from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run import ab, engines, instructions
@@ -158,12 +158,12 @@ def cmd_ab(args: argparse.Namespace) -> int:
         counting = instructions.count_deployments(plan.deployments, echo)
     state = _timed_rounds(plan, task)
     counted = EXIT_OK
-    if counting is not None and state.status == ab_state.DONE:
+    if counting is not None and state.status == state_files.DONE:
         counted = _count(plan.folder, counting, task)
     if state.complete_rounds() or (counting is not None and counted == EXIT_OK):
         api.write_ab(plan.folder, sys.stdout, args.format)
     echo(f"A/B folder: {plan.folder}")
-    if state.status == ab_state.INTERRUPTED or counted == EXIT_INTERRUPTED:
+    if state.status == state_files.INTERRUPTED or counted == EXIT_INTERRUPTED:
         return stop_signals.exit_code(EXIT_INTERRUPTED)
     codes = [code for r in state.rounds for code in r.exit_codes.values()]
     return combined_exit([*codes, counted])

@@ -3,7 +3,7 @@
 ``rally-keystone-perf ab`` (:mod:`rally_keystone_perf.run.ab`) writes it as
 the rounds end, the report (:mod:`rally_keystone_perf.report.readers.ab_folder`)
 reads it back. Its sides are :data:`SIDES`; its ``status`` one of
-:data:`RUNNING`, :data:`DONE`, :data:`INTERRUPTED` or :data:`FAILED`; each
+:mod:`.state_files`' (running, done, interrupted, failed); each
 :class:`Round` names its order (``"ab"`` or ``"ba"``) and each side's report.
 """
 
@@ -17,25 +17,21 @@ from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.layout.state_files import Round
 
 SIDES = ("a", "b")
-STATE_FILE = "ab.json"
-STATE_VERSION = 1
-RUNNING, DONE = state_files.RUNNING, state_files.DONE
-INTERRUPTED, FAILED = state_files.INTERRUPTED, state_files.FAILED
 
 
 @dataclass
 class AbState(state_files.RoundsFile):
     """``ab.json``: what an A/B compared, how it ran, where its reports are."""
 
-    FILE: ClassVar[str] = STATE_FILE
-    VERSION: ClassVar[int] = STATE_VERSION
+    FILE: ClassVar[str] = "ab.json"
+    VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "an A/B folder"
 
     folder: Path
     task: str
     sides: dict[str, dict[str, Any]]  # side -> {"options": ..., "run": path}
     rounds_planned: int
-    status: str = RUNNING
+    status: str = state_files.RUNNING
     rounds: list[Round] = field(default_factory=list)
     started: float | None = None
     finished: float | None = None

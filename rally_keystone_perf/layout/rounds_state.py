@@ -4,8 +4,8 @@
 (:mod:`rally_keystone_perf.run.study_rounds`) write it as each config's
 task ends; the pages read it back. It names each config's options, task
 files and run folders, and each :class:`.state_files.Round`'s order, reports and
-exit codes; its ``status`` is one of :data:`RUNNING`, :data:`DONE`,
-:data:`INTERRUPTED` or :data:`FAILED`.
+exit codes; its ``status`` is one of :mod:`.state_files`' (running,
+done, interrupted, failed).
 """
 
 from __future__ import annotations
@@ -17,25 +17,20 @@ from typing import Any, ClassVar
 from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.layout.state_files import Round
 
-STATE_FILE = "rounds.json"
-STATE_VERSION = 1
-RUNNING, DONE = state_files.RUNNING, state_files.DONE
-INTERRUPTED, FAILED = state_files.INTERRUPTED, state_files.FAILED
-
 
 @dataclass
 class RoundsState(state_files.RoundsFile):
     """``rounds.json``: what each config runs, and every round so far."""
 
-    FILE: ClassVar[str] = STATE_FILE
-    VERSION: ClassVar[int] = STATE_VERSION
+    FILE: ClassVar[str] = "rounds.json"
+    VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a study's rounds"
 
     folder: Path
     configs: dict[str, dict[str, Any]]  # label -> {"options", "tasks", "runs"}
     scale: float  # each round's share of a task file's iterations or seconds
     rounds_planned: int
-    status: str = RUNNING
+    status: str = state_files.RUNNING
     rounds: list[Round] = field(default_factory=list)
 
     def relocate_runs(self) -> None:

@@ -206,7 +206,7 @@ def write_ab(folder: Path, stream: TextIO, fmt: str = "table") -> None:
 
 def is_ab_folder(name: str) -> bool:
     """Whether ``name`` is a folder that ``rally-keystone-perf ab`` wrote."""
-    return (Path(name) / ab_state.STATE_FILE).is_file()
+    return (Path(name) / ab_state.AbState.FILE).is_file()
 
 
 def gate_ab(

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment
-from rally_keystone_perf.layout.ab_state import DONE, SIDES, AbState, Round
+from rally_keystone_perf.layout.ab_state import SIDES, AbState
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.state_files import DONE, Round
 from rally_keystone_perf.run import rounds
 
 Echo = Callable[[str], None]

@@ -27,12 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchOptions
-from rally_keystone_perf.layout.rounds_state import (
-    RUNNING,
-    RoundsState,
-)
+from rally_keystone_perf.layout.rounds_state import RoundsState
 from rally_keystone_perf.layout.rundir import RunDir
-from rally_keystone_perf.layout.state_files import Round
+from rally_keystone_perf.layout.state_files import RUNNING, Round
 from rally_keystone_perf.run import rounds
 from rally_keystone_perf.run.matrix import MatrixError, shared_options
 from rally_keystone_perf.tasks import rounds as round_tasks

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.layout import ab_state
+from rally_keystone_perf.layout import ab_state, state_files
 
 
 def test_a_folder_without_ab_json_is_refused(tmp_path: Path) -> None:
@@ -21,12 +21,12 @@ def test_ab_json_reads_back_as_written(tmp_path: Path) -> None:
         task="task.json",
         sides={s: {"options": {}} for s in ab_state.SIDES},
         rounds_planned=2,
-        status=ab_state.DONE,
+        status=state_files.DONE,
     )
     state.rounds.append(ab_state.Round(1, "ab", reports={"a": "r1", "b": "r2"}))
     state.rounds.append(ab_state.Round(2, "ba", reports={"b": "r3"}))
     state.save()
-    assert json.loads(state.path.read_text())["version"] == ab_state.STATE_VERSION
+    assert json.loads(state.path.read_text())["version"] == ab_state.AbState.VERSION
     loaded = ab_state.AbState.load(tmp_path)
     assert loaded == state
     assert [r.round_no for r in loaded.complete_rounds()] == [1]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.layout import ab_state
+from rally_keystone_perf.layout import ab_state, state_files
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import ab, rally_runner
 from tests.unit.run import fake_sides
@@ -40,7 +40,7 @@ def _plan(tmp_path: Path, rounds: int = 4, **kwargs: Any) -> ab.AbPlan:
 
 def test_every_round_runs_both_sides_in_its_order(sides, tmp_path: Path) -> None:
     state = ab.run_ab(_plan(tmp_path), lambda run: Path("task.json"), lambda m: None)
-    assert state.status == ab_state.DONE
+    assert state.status == state_files.DONE
     assert sides["log"] == [
         "ab:a round:1", "ab:b round:1", "ab:b round:2", "ab:a round:2",
         "ab:b round:3", "ab:a round:3", "ab:a round:4", "ab:b round:4",
@@ -56,7 +56,7 @@ def test_every_round_runs_both_sides_in_its_order(sides, tmp_path: Path) -> None
 def test_an_interrupt_keeps_the_complete_rounds(sides, tmp_path: Path) -> None:
     sides["interrupt_at"] = 4  # round 2's second side
     state = ab.run_ab(_plan(tmp_path), lambda run: Path("t"), lambda m: None)
-    assert state.status == ab_state.INTERRUPTED
+    assert state.status == state_files.INTERRUPTED
     assert sides["stopped"] == ["b", "a"]
     loaded = ab_state.AbState.load(tmp_path / "ab")
     assert [r.round_no for r in loaded.complete_rounds()] == [1]
@@ -67,7 +67,7 @@ def test_no_round_starts_past_the_budget(sides, tmp_path: Path) -> None:
     ticks = iter(range(0, 1000, 10))
     plan = _plan(tmp_path, rounds=8, max_seconds=45)
     state = ab.run_ab(plan, lambda run: Path("t"), lambda m: None, lambda: next(ticks))
-    assert state.status == ab_state.DONE
+    assert state.status == state_files.DONE
     assert len(state.complete_rounds()) < 8
 
 
@@ -93,7 +93,7 @@ def test_a_side_with_a_session_starts_no_keystone(sides, tmp_path: Path) -> None
     )
     messages: list[str] = []
     state = ab.run_ab(plan, lambda run: Path("t"), messages.append)
-    assert state.status == ab_state.DONE and len(state.complete_rounds()) == 2
+    assert state.status == state_files.DONE and len(state.complete_rounds()) == 2
     assert opened == ["a", "swept"] and sides["stopped"] == ["b"]
     assert "side A: http://k/v3 (external)" in messages
     assert state.sides["a"]["run"].endswith("ab/a/external")
@@ -101,7 +101,7 @@ def test_a_side_with_a_session_starts_no_keystone(sides, tmp_path: Path) -> None
 
 def test_counts_alone_start_no_side_and_record_no_round(sides, tmp_path: Path) -> None:
     state = ab.counts_only(_plan(tmp_path, rounds=0), clock=lambda: 5.0)
-    assert state.status == ab_state.DONE
+    assert state.status == state_files.DONE
     assert sides["log"] == [] and sides["stopped"] == []
     loaded = ab_state.AbState.load(tmp_path / "ab")
     assert loaded.rounds == [] and loaded.rounds_planned == 0

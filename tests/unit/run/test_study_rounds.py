@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.layout import rounds_state
+from rally_keystone_perf.layout import rounds_state, state_files
 from rally_keystone_perf.run import rally_runner
 from rally_keystone_perf.run import study_rounds as sr
 from rally_keystone_perf.run.matrix import MatrixError
@@ -51,7 +51,7 @@ def _state(
 def test_every_round_runs_every_config_in_its_turn(sides, tmp_path: Path) -> None:
     state = _state(tmp_path)
     codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
-    assert codes == [0] * 9 and state.status == rounds_state.DONE
+    assert codes == [0] * 9 and state.status == state_files.DONE
     configs = [line.split()[1] for line in sides["log"]]
     assert configs == [
         "config:one", "config:four", "config:apache",
@@ -71,7 +71,7 @@ def test_an_interrupt_keeps_the_complete_rounds(sides, tmp_path: Path) -> None:
     sides["interrupt_at"] = 5  # round 2's second config
     state = _state(tmp_path)
     codes = sr.run_rounds(_plan(tmp_path), state, lambda m: None)
-    assert sr.EXIT_INTERRUPTED in codes and state.status == rounds_state.INTERRUPTED
+    assert sr.EXIT_INTERRUPTED in codes and state.status == state_files.INTERRUPTED
     assert len(sides["stopped"]) == 3
     assert [r.round_no for r in state.complete_rounds()] == [1]
     assert state.rounds[1].exit_codes["apache"] == rally_runner.EXIT_INTERRUPTED
@@ -117,7 +117,7 @@ def test_rounds_of_other_options_are_refused(sides, tmp_path: Path) -> None:
 
 def test_a_broken_state_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "study").mkdir()
-    (tmp_path / "study" / rounds_state.STATE_FILE).write_text("{")
+    (tmp_path / "study" / rounds_state.RoundsState.FILE).write_text("{")
     with pytest.raises(MatrixError, match="not a study's rounds"):
         _state(tmp_path)
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.layout.ab_state import DONE, SIDES, AbState, Round
+from rally_keystone_perf.layout.ab_state import SIDES, AbState
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.layout.state_files import DONE, Round
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import ab as figures
 from rally_keystone_perf.report.figures import verdicts
