@@ -33,6 +33,7 @@ from typing import Any
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.figures import run_labels
 from rally_keystone_perf.report.figures.entries import report_entries
+from rally_keystone_perf.report.readers import run_folder
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.registry import FORMATS
 from tests.unit.report import factory
@@ -60,7 +61,7 @@ def build_run(root: Path, index: int, iterations: int) -> Path:
             "password_hash_rounds": 4,
         },
     }
-    (run / run_labels.RUN_STATE).write_text(json.dumps(state))
+    (run / run_folder.RUN_STATE).write_text(json.dumps(state))
     rng = random.Random(index)
     data = []
     start = 1_700_000_000.0

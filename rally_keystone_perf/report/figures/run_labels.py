@@ -18,7 +18,6 @@ labels that would otherwise be the same.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +25,14 @@ from pathlib import Path
 from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures.cluster_view import quotas
 from rally_keystone_perf.report.figures.concurrency import runner_concurrency
-from rally_keystone_perf.report.readers.rally_json import (
-    ReportError,
-    Workload,
-    load_report,
+from rally_keystone_perf.report.readers import run_folder
+from rally_keystone_perf.report.readers.rally_json import Workload
+from rally_keystone_perf.report.readers.run_folder import (
+    RESULTS,
+    read_run_state,
+    report_files,
 )
 
-RUN_STATE = "run.json"
-RESULTS = "results"
 UNKNOWN = "?"
 CACHE_DEFAULT = "request-local"  # --cache none: Keystone's default [cache]
 CACHE_DISABLED = "disabled"  # [cache] enabled = false: request-local off too
@@ -171,24 +170,6 @@ def run_config_line(state: RunState) -> str:
     return ", ".join(f"{key} {value}" for key, value in _state_columns(state).items())
 
 
-def read_run_state(report_path: Path) -> RunState | None:
-    """``../run.json`` of a report in ``<run>/results/``; None when absent.
-
-    :raises ReportError: run.json exists but is not a JSON object.
-    """
-    state_file = Path(report_path).parent.parent / RUN_STATE
-    if not state_file.is_file():
-        return None
-    try:
-        state = json.loads(state_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        detail = " ".join(str(exc).split())
-        raise ReportError(f"{state_file}: cannot read run state: {detail}") from None
-    if not isinstance(state, dict) or not isinstance(state.get("options", {}), dict):
-        raise ReportError(f"{state_file}: run state is not a JSON object")
-    return RunState.from_json(state)
-
-
 def tag_columns(tags: Iterable[str]) -> dict[str, str]:
     """Columns from ``key:value`` tags (``mode:uwsgi`` -> ``{"mode": "uwsgi"}``)."""
     columns: dict[str, str] = {}
@@ -293,19 +274,16 @@ class LoadedReport:
 
 
 def load_reports(paths: Sequence[Path]) -> list[LoadedReport]:
-    """Load reports with their configuration (see :func:`config_for`).
-
-    A folder stands for its reports (:func:`report_files`).
+    """Load reports with their configuration (see :func:`config_for`),
+    as :func:`.run_folder.read_reports` reads them.
 
     :raises ReportError: a file cannot be read or is not a Rally 1.2 report.
     """
     reports = []
-    for path in distinct([file for given in paths for file in report_files(given)]):
-        workloads = load_report(path)
-        tags = workloads[0].tags if workloads else []
-        state = read_run_state(Path(path))
-        config = run_config(Path(path), tags, state)
-        reports.append(LoadedReport(Path(path), workloads, config, state))
+    for found in run_folder.read_reports(paths):
+        tags = found.workloads[0].tags if found.workloads else []
+        config = run_config(found.path, tags, found.state)
+        reports.append(LoadedReport(found.path, found.workloads, config, found.state))
     return reports
 
 
@@ -323,30 +301,6 @@ class Run:
     config: dict[str, str]
     workloads: list[Workload]
     states: list[RunState] = field(default_factory=list)  # its reports' run.json
-
-
-def report_files(path: Path) -> list[Path]:
-    """A report file itself, or the ``*.json`` reports of a run or results folder.
-
-    :raises ReportError: a folder holds no report.
-    """
-    path = Path(path)
-    if not path.is_dir():
-        return [path]
-    folder = path / RESULTS if (path / RESULTS).is_dir() else path
-    files = sorted(folder.glob("*.json"))
-    if not files:
-        raise ReportError(f"{path}: no Rally JSON reports (*.json) in {folder}")
-    return files
-
-
-def distinct(files: Iterable[Path]) -> list[Path]:
-    """``files`` in order, a file reached twice (through a ``current`` link,
-    or given twice) kept once under the first of its paths."""
-    first: dict[Path, Path] = {}
-    for path in files:
-        first.setdefault(Path(path).resolve(), Path(path))
-    return list(first.values())
 
 
 def _display_path(path: Path) -> Path:

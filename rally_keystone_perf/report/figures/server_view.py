@@ -45,7 +45,6 @@ from rally_keystone_perf.layout.resources import CLIENT_TIER, RESOURCES_CSV, tie
 from rally_keystone_perf.layout.rundir import RunDir, RunState
 from rally_keystone_perf.metrics import median_p95
 from rally_keystone_perf.report.figures import cluster_view, windows
-from rally_keystone_perf.report.figures.run_labels import read_run_state
 from rally_keystone_perf.report.readers import access_log, haproxy_log
 from rally_keystone_perf.report.readers.access_log import read_requests
 from rally_keystone_perf.report.readers.keystone_log import locked_times
@@ -57,9 +56,8 @@ from rally_keystone_perf.report.readers.resources import (
     read_resources,
     resource_usage,
 )
+from rally_keystone_perf.report.readers.run_folder import RESULTS, read_run_state
 from rally_keystone_perf.report.readers.tracing import WorkloadTraces, trace_source
-
-RESULTS = "results"
 
 
 @dataclass(frozen=True)

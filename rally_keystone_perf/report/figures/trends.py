@@ -21,16 +21,12 @@ from pathlib import Path
 
 from rally_keystone_perf.report.figures import gate as gating
 from rally_keystone_perf.report.figures.compare import concurrency
-from rally_keystone_perf.report.figures.run_labels import (
-    LoadedReport,
-    distinct,
-    run_label,
-)
+from rally_keystone_perf.report.figures.run_labels import LoadedReport, run_label
 from rally_keystone_perf.report.figures.stats import main_stats, throughput, total_row
 from rally_keystone_perf.report.readers.rally_json import ReportError, Workload
+from rally_keystone_perf.report.readers.run_folder import RESULTS, distinct
 
 FIRST = "first run"  # the verdict of a trend's first point: nothing before it
-RESULTS = "results"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from rally_keystone_perf.report.figures import machine
-from rally_keystone_perf.report.figures.run_labels import Run, read_run_state
+from rally_keystone_perf.report.figures.run_labels import Run
+from rally_keystone_perf.report.readers.run_folder import read_run_state
 
 
 def _run(tmp_path: Path, label: str, probe: float | None, steal: float = 0.0) -> Run:

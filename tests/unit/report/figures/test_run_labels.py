@@ -8,6 +8,7 @@ import pytest
 
 from rally_keystone_perf.layout.rundir import RunState
 from rally_keystone_perf.report.figures import run_labels
+from rally_keystone_perf.report.readers import run_folder
 from rally_keystone_perf.report.readers.rally_json import ReportError, load_report
 from tests.unit.report import factory as f
 from tests.unit.report import runs as r
@@ -189,7 +190,7 @@ def test_load_runs_labels_and_folders(tmp_path: Path) -> None:
 
 def test_empty_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="no Rally JSON reports"):
-        run_labels.report_files(tmp_path)
+        run_folder.report_files(tmp_path)
 
 
 def test_a_report_reached_twice_is_loaded_once(tmp_path: Path) -> None:
