@@ -85,7 +85,8 @@ def _add_boot_names(group: arguments.Group) -> None:
 def add_cloud_options(
     parser: argparse.ArgumentParser, server_log: bool = True, boot: bool = False
 ) -> None:
-    """``--os-cloud``, ``--allow-writes``, ``--existing-users`` (and
+    """``--os-cloud``, ``--allow-writes``, ``--allow-system-grant``,
+    ``--existing-users`` (and
     ``--server-log``, but for ``ab``; ``--image``, ``--flavor`` and
     ``--network`` for ``run``)."""
     group = parser.add_argument_group(
@@ -99,6 +100,13 @@ def add_cloud_options(
         action="store_true",
         help="--os-cloud: let tasks that create users or projects, or revoke "
         "tokens, run (the plan printed first says what and how many)",
+    )
+    group.add_argument(
+        "--allow-system-grant",
+        action="store_true",
+        help="--os-cloud: let system-scope tasks grant their users a role on "
+        "the system while they run (refused otherwise: such a role reads the "
+        "whole cloud)",
     )
     _add_existing_users(group)
     if boot:
@@ -197,7 +205,7 @@ def prepare_target(
     """
     cloud = target.load_target(args.os_cloud)
     given = target.load_users(args.existing_users) if args.existing_users else []
-    plan = cloud_plan.build_plan(tasks, len(given))
+    plan = cloud_plan.build_plan(tasks, len(given), args.allow_system_grant)
     echo(f"target: cloud {cloud.cloud}, {cloud.auth_url}; the plan:")
     for line in [*plan.lines(), *more]:  # more: the command's own bounds
         echo(f"  {line}")

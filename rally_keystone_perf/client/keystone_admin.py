@@ -53,6 +53,25 @@ def app_credential_auth_body(credential: AppCredential) -> dict[str, Any]:
     }
 
 
+SCOPES = ("domain", "system")  # what a token may be scoped to, beyond projects
+# keystone-manage bootstrap makes reader, member (implying reader), manager,
+# admin and service (keystone/cmd/bootstrap.py, Keystone 30.0.0): reader is
+# the least a domain- or system-scoped token needs
+DEFAULT_SCOPE_ROLE = "reader"
+
+
+def grant_target(scope: str, domain_id: str | None) -> str:
+    """The path of a role grant's target: ``domains/{id}`` or ``system``."""
+    return "system" if scope == "system" else f"domains/{domain_id}"
+
+
+def scope_body(scope: str, domain_id: str | None) -> dict[str, Any]:
+    """A token request's ``scope``: the domain by ID, or the whole system."""
+    if scope == "system":
+        return {"system": {"all": True}}
+    return {"domain": {"id": domain_id}}
+
+
 class AdminCalls:
     """Projects, users, role assignments and application credentials."""
 
@@ -133,6 +152,30 @@ class AdminCalls:
         """``PUT /v3/projects/{p}/users/{u}/roles/{r}`` (untimed)."""
         path = f"/projects/{project_id}/users/{user_id}/roles/{role_id}"
         self._request("PUT", path, token)
+
+    def user_domain_id(self, token: str, user_id: str) -> str:
+        """``GET /v3/users/{user_id}`` (untimed): the user's domain ID."""
+        resp = self._request("GET", f"/users/{user_id}", token)
+        return str(resp.json()["user"]["domain_id"])
+
+    def grant_role(
+        self, token: str, target: str, user_id: str, role_id: str, revoke: bool = False
+    ) -> None:
+        """Grant (``PUT``) or revoke (``DELETE``) a role on ``target``
+        (untimed: a context's set-up and clean-up): ``domains/{id}`` for a
+        domain, ``system`` for the system
+        (``/v3/system/users/{u}/roles/{r}``; the admin role on a project is
+        enough, Keystone 30.0.0's ``identity:create_system_grant_for_user``
+        being ``rule:admin_required`` with scope types system and project)."""
+        path = f"/{target}/users/{user_id}/roles/{role_id}"
+        self._request("DELETE" if revoke else "PUT", path, token)
+
+    def has_role(self, token: str, target: str, user_id: str, role_id: str) -> bool:
+        """``HEAD`` of a direct grant (untimed): whether the user already
+        holds the role on ``target`` (``domains/{id}`` or ``system``)."""
+        path = f"/{target}/users/{user_id}/roles/{role_id}"
+        resp = self._request("HEAD", path, token, raise_exc=False)
+        return bool(resp.status_code < 300)
 
     def create_application_credential(
         self, token: str, user_id: str, name: str

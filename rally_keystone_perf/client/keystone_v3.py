@@ -210,8 +210,12 @@ def session_for_credential(credential: Mapping[str, Any]) -> Transport:
     return shared_session(verify=verify, cert=credential.get("https_cert"))
 
 
-def password_auth_body(user: PasswordUser, unscoped: bool = False) -> dict[str, Any]:
-    """The JSON body of a password ``POST /v3/auth/tokens``."""
+def password_auth_body(
+    user: PasswordUser, unscoped: bool = False, scope: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON body of a password ``POST /v3/auth/tokens``: scoped to the
+    user's project, or unscoped, or to ``scope`` when given (a domain
+    ``{"domain": {"id": ...}}``, the system ``{"system": {"all": True}}``)."""
     auth: dict[str, Any] = {
         "identity": {
             "methods": ["password"],
@@ -224,7 +228,9 @@ def password_auth_body(user: PasswordUser, unscoped: bool = False) -> dict[str, 
             },
         }
     }
-    if user.project_name and not unscoped:
+    if scope is not None:
+        auth["scope"] = scope
+    elif user.project_name and not unscoped:
         auth["scope"] = {
             "project": {
                 "name": user.project_name,
@@ -275,21 +281,28 @@ class IdentityClient(AdminCalls):
             **kwargs,
         )
 
-    def create_token(self, user: PasswordUser, unscoped: bool = False) -> str:
-        """``POST /v3/auth/tokens`` with a password; return the issued token."""
-        return self.issue_token(user, unscoped).value
+    def create_token(
+        self,
+        user: PasswordUser,
+        unscoped: bool = False,
+        scope: dict[str, Any] | None = None,
+    ) -> str:
+        """``POST /v3/auth/tokens`` with a password (``scope``: see
+        :func:`password_auth_body`); return the issued token."""
+        return self.issue_token(user, unscoped, scope=scope).value
 
     def issue_token(
         self,
         user: PasswordUser,
         unscoped: bool = False,
         action: str = atomics.CREATE_TOKEN,
+        scope: dict[str, Any] | None = None,
     ) -> IssuedToken:
         """``POST /v3/auth/tokens`` with a password, timed as ``action``.
 
         Returns the token with its refresh time (read after the timer stops).
         """
-        body = password_auth_body(user, unscoped=unscoped)
+        body = password_auth_body(user, unscoped=unscoped, scope=scope)
         with self._timer(action):
             resp = self._request("POST", "/auth/tokens", None, json=body)
         try:

@@ -23,7 +23,12 @@ scenario                                   levels                      seed
 Also at concurrency 4, no seed: ``KeystonePerf.authenticate_application_credential``
 and three variants of ``KeystonePerf.validate_token`` (application-credential
 tokens; a service validating as keystonemiddleware does, with and without
-``allow_expired``), each its own file name (``validate-token-service-c4-quick.json``).
+``allow_expired``), each its own file name (``validate-token-service-c4-quick.json``),
+and ``KeystonePerf.create_token`` scoped to the user's domain and to the
+system (``create-token-domain-scope-c4-quick.json``,
+``create-token-system-scope-c4-quick.json``), and ``KeystonePerf.mix``
+with a validation-heavy weighting (``mix-c4-quick.json``). These plans, of
+no seed, are in :mod:`.cloud_plans`.
 
 A file is ``<scenario>-<level>-<size>.json``, the level ``c<N>``
 (``create-token-c16-quick.json``), ``serial`` for seed 001's sequential
@@ -52,6 +57,7 @@ from typing import Any
 
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.tasks import seed001_tasks
+from rally_keystone_perf.tasks.cloud_plans import LOGINS, MIX, READS, SCOPES
 from rally_keystone_perf.tasks.seed_plans import ScenarioPlan
 
 SIZES = ("quick", "full")
@@ -140,116 +146,6 @@ class ListProjects(ScenarioPlan):
         return "20 s of load (seed 003: 120 s per level)"
 
 
-class CloudRead(ScenarioPlan):
-    """What Horizon and clients read, with users' or the admin's tokens:
-    no seed measured it (issue 57's requests of a real cloud)."""
-
-    def runner(self, concurrency: int, size: str) -> dict[str, Any]:
-        times = 2000 if size == "full" else 200
-        return {"constant": {"times": times, "concurrency": concurrency}}
-
-    def contexts(self, size: str) -> dict[str, Any]:
-        if size == "full":
-            return {"keystone_perf_users": {"tenants": 10, "users_per_tenant": 10}}
-        return {"keystone_perf_users": {"tenants": 2, "users_per_tenant": 2}}
-
-    def size_note(self, size: str) -> str:
-        if size == "full":
-            return "2000 times with 10 tenants x 10 users"
-        return "200 times with 2 tenants x 2 users"
-
-
-READS = (
-    CloudRead(
-        "list-role-assignments",
-        "KeystonePerf.list_role_assignments",
-        "",
-        (4,),
-        "A user's role assignments with names, as Horizon asks: one "
-        "GET /v3/role_assignments per iteration",
-    ),
-    CloudRead(
-        "list-auth-projects",
-        "KeystonePerf.list_auth_projects",
-        "",
-        (4,),
-        "The projects a user's token may scope to: one GET /v3/auth/projects "
-        "per iteration",
-    ),
-    CloudRead(
-        "get-catalog",
-        "KeystonePerf.get_catalog",
-        "",
-        (4,),
-        "A token's service catalog: one GET /v3/auth/catalog per iteration",
-    ),
-)
-
-
-@dataclass(frozen=True)
-class CloudVariant(CloudRead):
-    """A scenario of a real cloud's requests with arguments and contexts of
-    its own (each context with its defaults)."""
-
-    scenario_args: tuple[tuple[str, Any], ...] = ()
-    extra_contexts: tuple[str, ...] = ()
-
-    def args(self) -> dict[str, Any]:
-        return dict(self.scenario_args)
-
-    def contexts(self, size: str) -> dict[str, Any]:
-        extra: dict[str, Any] = {name: {} for name in self.extra_contexts}
-        return {**super().contexts(size), **extra}
-
-
-APP_CREDENTIALS = "keystone_perf_app_credentials"
-SERVICE_USER = "keystone_perf_service_user"
-SERVICE_NOTE = (
-    "Validates as keystonemiddleware does: a service user's token, "
-    "OpenStack-Identity-Access-Rules: 1, catalog included"
-)
-LOGINS = (
-    CloudVariant(
-        "authenticate-application-credential",
-        "KeystonePerf.authenticate_application_credential",
-        "",
-        (4,),
-        "Automation's login: one POST /v3/auth/tokens with an application "
-        "credential per iteration",
-    ),
-    CloudVariant(
-        "validate-app-credential-token",
-        "KeystonePerf.validate_token",
-        "",
-        (4,),
-        "Validation of application-credential tokens by the admin: one "
-        "GET /v3/auth/tokens per iteration",
-        scenario_args=(("token_kind", "application_credential"),),
-        extra_contexts=(APP_CREDENTIALS,),
-    ),
-    CloudVariant(
-        "validate-token-service",
-        "KeystonePerf.validate_token",
-        "",
-        (4,),
-        "Token validation by a service: one GET /v3/auth/tokens per iteration",
-        SERVICE_NOTE + ".",
-        scenario_args=(("validator", "service"),),
-        extra_contexts=(SERVICE_USER,),
-    ),
-    CloudVariant(
-        "validate-token-service-allow-expired",
-        "KeystonePerf.validate_token",
-        "",
-        (4,),
-        "Token validation by a service for a request with a service token: "
-        "one GET /v3/auth/tokens?allow_expired=1 per iteration",
-        SERVICE_NOTE + ", allow_expired=1.",
-        scenario_args=(("validator", "service"), ("allow_expired", True)),
-        extra_contexts=(SERVICE_USER,),
-    ),
-)
-
 PLANS: tuple[ScenarioPlan, ...] = (
     CreateToken(
         "create-token",
@@ -275,6 +171,8 @@ PLANS: tuple[ScenarioPlan, ...] = (
     *seed001_tasks.PLANS,
     *READS,
     *LOGINS,
+    *SCOPES,
+    MIX,
 )
 
 

@@ -3,8 +3,10 @@
 The plan names, per workload, what it creates and deletes, what stays
 behind by design (revocation events; users' ``last_active_at``), the
 concurrency and rate it puts on the target, and whether it needs the
-admin role or the ``OS-REVOKE`` API. ``run --os-cloud`` prints it and
-refuses a task that writes unless ``--allow-writes`` is given.
+admin role or the ``OS-REVOKE`` API, and the role grants the domain- and
+system-scope tasks make. ``run --os-cloud`` prints it and refuses a task
+that writes unless ``--allow-writes`` is given, and one that grants a role
+on the system unless ``--allow-system-grant`` is given.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ USER_CONTEXTS = ("users", "keystone_perf_users")
 # contexts that create nothing on the cloud (tokens expire; cleanup removes)
 READ_ONLY_CONTEXTS = ("keystone_perf_tokens", "admin_cleanup", "cleanup")
 REVOCATIONS_CONTEXT = "keystone_perf_revocations"
+SCOPE_ROLES_CONTEXT = "keystone_perf_scope_roles"
+SYSTEM_GRANT_FLAG = "--allow-system-grant"
 APP_CREDENTIALS_SCENARIO = "KeystonePerf.authenticate_application_credential"
 APP_CREDENTIALS_CONTEXT = "keystone_perf_app_credentials"
 # after a stopped run: Keystone deletes a user's credentials with the user
@@ -64,6 +68,15 @@ SCENARIO_WRITES = {
     ),
 }
 BOOT_SCENARIO = "KeystonePerf.boot_server"
+MIX_SCENARIO = "KeystonePerf.mix"
+# a mix's operations that send with the admin's token
+MIX_ADMIN = (
+    "validate_token",
+    "list_projects",
+    "list_role_assignments",
+    "list_revocation_events",
+    "create_delete_user",
+)
 READ_SCENARIOS = (
     "KeystonePerf.create_token",
     "KeystonePerf.validate_token",
@@ -118,6 +131,8 @@ class WorkloadPlan:
     admin: bool = False
     revocation: bool = False
     boot: dict[str, Any] | None = None  # boot_server's arguments: to check
+    grants: list[str] = field(default_factory=list)  # role grants it makes
+    system_grant: bool = False  # one of them on the system
 
 
 @dataclass
@@ -131,7 +146,7 @@ class Plan:
     @property
     def writes(self) -> bool:
         """True when a workload creates, deletes or revokes anything."""
-        return any(w.writes or w.stays for w in self.workloads)
+        return any(w.writes or w.stays or w.grants for w in self.workloads)
 
     def needing_admin(self) -> list[str]:
         return sorted({w.name for w in self.workloads if w.admin})
@@ -147,13 +162,23 @@ class Plan:
     def needing_revocation(self) -> list[str]:
         return sorted({w.name for w in self.workloads if w.revocation})
 
+    def role_grants(self) -> list[str]:
+        """``task: workload: grant`` of every role grant the workloads make."""
+        return [f"{w.task}: {w.name}: {g}" for w in self.workloads for g in w.grants]
+
+    def granting_system(self) -> list[str]:
+        return sorted({w.name for w in self.workloads if w.system_grant})
+
     def lines(self) -> list[str]:
         """The plan as printed before any request."""
         out = [f"users: {self.users_source}"]
         for work in self.workloads:
-            kind = "writes" if work.writes or work.stays else "reads only"
+            kind = (
+                "writes" if work.writes or work.stays or work.grants else "reads only"
+            )
             out.append(f"{work.task}: {work.name}, {work.load}: {kind}")
             out += [f"    creates: {line}" for line in work.writes]
+            out += [f"    grants: {line}" for line in work.grants]
             out += [f"    stays behind: {line}" for line in work.stays]
         kinds = {w.rated for w in self.workloads}
         out += [f"load: {RATED if rated else CLOSED_LOOP}" for rated in sorted(kinds)]
@@ -216,6 +241,8 @@ def _context_effects(
                 )
             )
             plan.admin |= name == "keystone_perf_service_user"
+        elif name == SCOPE_ROLES_CONTEXT:
+            _grant_effects(plan, config)
         elif name == REVOCATIONS_CONTEXT:
             events = int(config.get("events", 0))
             plan.stays.append(
@@ -234,8 +261,46 @@ def _context_effects(
             raise PlanError(f"{plan.task}: {plan.name}: hook {name} {LOCAL_ONLY[name]}")
 
 
+def _grant_effects(plan: WorkloadPlan, config: dict[str, Any]) -> None:
+    """The role grants of the ``keystone_perf_scope_roles`` context."""
+    role = config.get("role", "reader")
+    users = f"{plan.users_wanted} user(s)" if plan.users_wanted else "the users"
+    for scope in config.get("scopes", ["domain"]):
+        where = "the system" if scope == "system" else "each one's own domain"
+        plan.grants.append(
+            f"role {role!r} to {users} on {where}, revoked at the workload's "
+            f"end (context {SCOPE_ROLES_CONTEXT})"
+        )
+        plan.system_grant |= scope == "system"
+    plan.admin = True
+
+
+def _mix_effects(plan: WorkloadPlan, workload: dict[str, Any]) -> None:
+    """A mix's effects: its weighted operations' (iterations shared by weight)."""
+    weights = workload.get("args", {}).get("weights") or {}
+    total = sum(weights.values()) or 1
+    times = workload["runner"].get("times")
+    for operation in sorted(weights):
+        scenario = f"KeystonePerf.{operation}"
+        # application credentials: the context's, said by the context
+        if scenario in SCENARIO_WRITES and scenario != APP_CREDENTIALS_SCENARIO:
+            what, deleted = SCENARIO_WRITES[scenario]
+            share = weights[operation] / total  # of iterations, within one
+            count = f"{round(times * share)}" if times else f"{share:.0%} of the"
+            (plan.writes if deleted else plan.stays).append(
+                f"mix, {operation}: {what.format(n=count)}"
+            )
+    plan.admin |= any(op in MIX_ADMIN for op in weights)
+    plan.revocation |= any(
+        f"KeystonePerf.{op}" in REVOCATION_SCENARIOS for op in weights
+    )
+
+
 def _scenario_effects(plan: WorkloadPlan, workload: dict[str, Any]) -> None:
     name = plan.name
+    if name == MIX_SCENARIO:
+        _mix_effects(plan, workload)
+        return
     if name == BOOT_SCENARIO:  # its image, flavor, networks: checked on the cloud
         plan.boot = dict(workload.get("args", {}))
     if name in SCENARIO_WRITES:
@@ -269,7 +334,9 @@ def _workload_plans(tasks: Sequence[TaskFile], created: bool) -> list[WorkloadPl
     return plans
 
 
-def build_plan(tasks: Sequence[TaskFile], given_users: int = 0) -> Plan:
+def build_plan(
+    tasks: Sequence[TaskFile], given_users: int = 0, allow_system_grant: bool = False
+) -> Plan:
     """The plan of ``tasks`` on a cloud; ``given_users``: existing test users.
 
     Users come from, in order: the existing users given (nothing created;
@@ -277,19 +344,31 @@ def build_plan(tasks: Sequence[TaskFile], given_users: int = 0) -> Plan:
     no workload asks for more than one user and none writes anything else;
     else Rally's users context creates them for each workload.
 
-    :raises PlanError: a workload that cannot run on someone else's cloud.
+    :raises PlanError: a workload that cannot run on someone else's cloud,
+        or one that grants a role on the system (its users could then act
+        on the whole cloud, by that role) without ``allow_system_grant``.
     """
     if given_users:
         source = f"the {given_users} existing users given (none created)"
-        return Plan(_workload_plans(tasks, False), given_users, source)
-    reading = _workload_plans(tasks, False)
-    if max((w.users_wanted for w in reading), default=0) <= 1 and not any(
-        w.writes or w.stays for w in reading
-    ):
-        source = "the cloud's own user from clouds.yaml (none created)"
-        return Plan(reading, 1, source)
-    source = "created through the API for each workload, deleted at its end"
-    return Plan(_workload_plans(tasks, True), 0, source)
+        plan = Plan(_workload_plans(tasks, False), given_users, source)
+    else:
+        reading = _workload_plans(tasks, False)
+        if max((w.users_wanted for w in reading), default=0) <= 1 and not any(
+            w.writes or w.stays or w.grants for w in reading
+        ):
+            source = "the cloud's own user from clouds.yaml (none created)"
+            return Plan(reading, 1, source)
+        source = "created through the API for each workload, deleted at its end"
+        plan = Plan(_workload_plans(tasks, True), 0, source)
+    granting = plan.granting_system()
+    if granting and not allow_system_grant:
+        raise PlanError(
+            f"{', '.join(granting)}: the task grants its users a role on the "
+            "system (for system-scoped tokens), which lets them act on the "
+            f"whole cloud by that role until it is revoked at the workload's "
+            f"end; give {SYSTEM_GRANT_FLAG} to allow it"
+        )
+    return plan
 
 
 def task_names(plans: Iterable[WorkloadPlan]) -> list[str]:

@@ -7,10 +7,14 @@ the requests the scenario names, and nothing else.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
+from rally_keystone_perf.client import atomics, weighted
 from rally_keystone_perf.deploy import user_pool
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.plugins.scenarios.operations import ACTIONS
 from rally_keystone_perf.report.figures import stats, windows
 from rally_keystone_perf.report.readers import access_log, rally_json
 from rally_keystone_perf.run import rally_runner
@@ -42,20 +46,56 @@ EXPECTED = {
 }
 APP_CREDENTIALS = {"keystone_perf_app_credentials": {}}
 SERVICE_USER = {"keystone_perf_service_user": {}}
-# validate_token's variants: (arguments, the contexts they need)
+# variants: (scenario, arguments, the contexts they need)
 VARIANTS = [
-    ({"token_kind": "application_credential"}, APP_CREDENTIALS),
-    ({"validator": "service"}, SERVICE_USER),
-    ({"validator": "service", "allow_expired": True}, SERVICE_USER),
+    (
+        "KeystonePerf.validate_token",
+        {"token_kind": "application_credential"},
+        APP_CREDENTIALS,
+    ),
+    ("KeystonePerf.validate_token", {"validator": "service"}, SERVICE_USER),
+    (
+        "KeystonePerf.validate_token",
+        {"validator": "service", "allow_expired": True},
+        SERVICE_USER,
+    ),
+    *(
+        (
+            "KeystonePerf.create_token",
+            {"scope": scope},
+            {"keystone_perf_scope_roles": {"scopes": [scope]}},
+        )
+        for scope in ("domain", "system")
+    ),
 ]
+# the mix: its iterations, weights (sum 10: 24 iterations are no whole
+# number of rounds) and the routes of each operation
+MIX = "KeystonePerf.mix"
+MIX_TIMES = 24
+MIX_ARGS = {
+    "weights": {
+        "validate_token": 4,
+        "create_token": 1,
+        "authenticate_application_credential": 1,
+        "list_role_assignments": 1,
+        "list_auth_projects": 1,
+        "get_catalog": 1,
+        "revoke_token": 1,
+    },
+    "seed": 57,
+}
 
 
 def _workload(
-    name: str, args: dict | None = None, concurrency: int = 2, more: dict | None = None
+    name: str,
+    args: dict | None = None,
+    concurrency: int = 2,
+    more: dict | None = None,
+    times: int = TIMES,
 ) -> dict:
     return {
         "scenario": {name: args or {}},
-        "runner": {"constant": {"times": TIMES, "concurrency": concurrency}},
+        "runner": {"constant": {"times": times, "concurrency": concurrency}},
         "contexts": {**USERS, **(more or {})},
         "sla": {"failure_rate": {"max": 0}},
     }
@@ -73,10 +113,8 @@ def results(
             _workload("KeystonePerf.validate_token", {"validator": "self"}),
             _workload("KeystonePerf.list_role_assignments", {"of": "all"}),
         ]
-        + [
-            _workload("KeystonePerf.validate_token", args, more=contexts)
-            for args, contexts in VARIANTS
-        ],
+        + [_workload(name, args, more=contexts) for name, args, contexts in VARIANTS]
+        + [_workload(MIX, MIX_ARGS, more=APP_CREDENTIALS, times=MIX_TIMES)],
     )
     outcome = rally.start_task(task)
     assert outcome.exit_code == 0, f"rally task start exited {outcome.exit_code}"
@@ -85,10 +123,11 @@ def results(
 
 
 def test_every_iteration_succeeds(results: list[rally_json.Workload]) -> None:
-    assert len(results) == len(EXPECTED) + 3 + len(VARIANTS)
+    assert len(results) == len(EXPECTED) + 3 + len(VARIANTS) + 1
     for workload in results:
         total = stats.total_row(stats.main_stats(workload))
-        assert (total.count, total.success) == (TIMES, 1.0), workload.scenario_name
+        times = MIX_TIMES if workload.scenario_name == MIX else TIMES
+        assert (total.count, total.success) == (times, 1.0), workload.scenario_name
 
 
 def test_requests_per_iteration_counted_server_side(
@@ -98,11 +137,45 @@ def test_requests_per_iteration_counted_server_side(
     for workload in results:
         start, end = windows.load_window(workload)
         seen = access_log.count_routes(access_log.within(requests, start, end))
+        if workload.scenario_name == MIX:
+            _assert_mix_shares(seen)
+            continue
         expected = {
             route: per_iteration * TIMES
             for route, per_iteration in EXPECTED[workload.scenario_name].items()
         }
         assert seen == expected, workload.scenario_name
+
+
+def _mix_routes(operations: Counter[str]) -> Counter[str]:
+    """The requests per route of these operation counts."""
+    routes: Counter[str] = Counter()
+    for operation, count in operations.items():
+        for action in ACTIONS[operation]:
+            routes[atomics.ROUTES[action]] += count
+    return routes
+
+
+def _assert_mix_shares(seen: dict[str, int]) -> None:
+    """The mix's requests per route: exactly its sequence's, and each
+    operation within one iteration of its weight's share."""
+    weights = MIX_ARGS["weights"]
+    total = sum(weights.values())
+    drawn = weighted.WeightedSequence(weights, MIX_ARGS["seed"])
+    operations = Counter(drawn[n] for n in range(MIX_TIMES))
+    for operation, weight in weights.items():
+        assert abs(operations[operation] - MIX_TIMES * weight / total) < 1, operation
+    assert seen == dict(_mix_routes(operations))
+    # per route, within one iteration of each operation sending it
+    shares = _mix_routes(Counter({op: 1 for op in weights}))  # ops per route
+    for route, count in seen.items():
+        ideal = sum(
+            MIX_TIMES * weights[op] / total
+            for op in weights
+            for action in ACTIONS[op]
+            if atomics.ROUTES[action] == route
+        )
+        assert abs(count - ideal) < shares[route], route
 
 
 def test_atomic_actions_are_named_as_documented(
@@ -115,6 +188,12 @@ def test_atomic_actions_are_named_as_documented(
             if row.depth == 0 and row.name != "total"
         ]
         for workload in results
+        if workload.scenario_name != MIX
+    }
+    (mixed,) = [w for w in results if w.scenario_name == MIX]
+    mix_names = {row.name for row in stats.main_stats(mixed) if row.depth == 0}
+    assert mix_names - {"total"} == {
+        action for op in MIX_ARGS["weights"] for action in ACTIONS[op]
     }
     assert names == {
         "KeystonePerf.create_token": ["keystone.create_token"],
@@ -187,6 +266,13 @@ def test_server_view_client_waits_for_the_server(
         assert side.actions, workload.scenario_name
         for gap in side.actions:
             where = f"{workload.scenario_name} {gap.action}"
+            if gap.route is None:  # the mix's logins: two actions, one route
+                assert workload.scenario_name == MIX, where
+                assert gap.action in (
+                    atomics.CREATE_TOKEN,
+                    atomics.AUTHENTICATE_APP_CRED,
+                ), where
+                continue
             assert gap.client_median is not None, where
             assert gap.server_median is not None and gap.server_median > 0, where
             # uwsgi's clock stops after the response is written and the

@@ -68,7 +68,7 @@ class WorkloadCount:
 
     position: int
     scenario: str
-    requests_per_iteration: int
+    requests_per_iteration: float  # a mix's: its operations' weighted mean
     per_iteration: float  # the mean over the layouts of their median segment
     layouts: list[list[int]]  # per layout, each segment's total instructions
     iterations: int  # per segment
@@ -213,7 +213,7 @@ def count_workload(
     return WorkloadCount(
         position,
         spec["scenario"],
-        recipes.requests_per_iteration(spec["scenario"]),
+        recipes.requests_per_iteration(spec["scenario"], spec.get("args")),
         statistics.mean(figures),
         layouts,
         plan.iterations,

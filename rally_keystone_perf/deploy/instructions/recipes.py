@@ -15,13 +15,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rally_keystone_perf.client.keystone_admin import AppCredential
+from rally_keystone_perf.client import weighted
+from rally_keystone_perf.client.keystone_admin import (
+    DEFAULT_SCOPE_ROLE,
+    AppCredential,
+    grant_target,
+    scope_body,
+)
 from rally_keystone_perf.client.keystone_v3 import IdentityClient, PasswordUser
 
 Step = Callable[[int], None]  # one iteration, by its number (0, 1, ...)
 TOKENS = "keystone_perf_tokens"
 REVOCATIONS = "keystone_perf_revocations"
 SERVICE_ROLE = "service"
+SCOPE_ROLES = "keystone_perf_scope_roles"
 
 
 Recipe = Callable[["Clients", dict[str, Any], dict[str, Any]], Step]
@@ -49,18 +56,49 @@ def context_config(contexts: dict[str, Any], name: str) -> dict[str, Any]:
     return {}
 
 
-def create_token(clients: Clients, args: dict[str, Any], _: dict[str, Any]) -> Step:
+def create_token(
+    clients: Clients, args: dict[str, Any], contexts: dict[str, Any]
+) -> Step:
     """``KeystonePerf.create_token``: one password token per iteration,
-    users round robin (Rally's default)."""
-    unscoped = args.get("scope", "project") == "unscoped"
+    users round robin (Rally's default); scoped to a domain or the system
+    after the ``keystone_perf_scope_roles`` context's grants."""
+    scope = args.get("scope", "project")
+    unscoped = scope == "unscoped"
     users = clients.users
     for user in users:  # the context's warm-up login (last_active_at)
         clients.setup.create_token(user, unscoped=unscoped)
+    scopes: list[dict[str, Any] | None] = [None] * len(users)
+    if scope in ("domain", "system"):
+        scopes = scope_grants(clients, scope, context_config(contexts, SCOPE_ROLES))
 
     def step(number: int) -> None:
-        clients.counted.create_token(users[number % len(users)], unscoped=unscoped)
+        which = number % len(users)
+        clients.counted.create_token(
+            users[which], unscoped=unscoped, scope=scopes[which]
+        )
 
     return step
+
+
+def scope_grants(
+    clients: Clients, scope: str, config: dict[str, Any]
+) -> list[dict[str, Any] | None]:
+    """The ``keystone_perf_scope_roles`` context's grants (its ``role``,
+    reader by default, on each user's domain or the system; uncounted, left
+    to the replay's database as the users are) and each user's token scope."""
+    admin = clients.setup.create_token(clients.admin)
+    name = config.get("role", DEFAULT_SCOPE_ROLE)
+    role = clients.setup.role_id(admin, name)
+    if role is None:
+        raise RecipeError(f"the replay's Keystone has no role {name!r}")
+    made: list[dict[str, Any] | None] = []
+    for user in clients.users:
+        token = clients.setup.create_token(user)
+        user_id = clients.setup.validate_token(token, token)["user"]["id"]
+        domain = clients.setup.user_domain_id(admin, user_id)
+        clients.setup.grant_role(admin, grant_target(scope, domain), user_id, role)
+        made.append(scope_body(scope, domain))
+    return made
 
 
 def app_credentials(clients: Clients) -> list[AppCredential]:
@@ -257,12 +295,39 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
+def mix(clients: Clients, args: dict[str, Any], contexts: dict[str, Any]) -> Step:
+    """``KeystonePerf.mix``: each weighted operation's recipe made first (its
+    set-up uncounted), then iteration N the N-th term's step, as the mix
+    draws it (:mod:`rally_keystone_perf.client.weighted`)."""
+    weights = args["weights"]
+    drawn = weighted.sequence(weights, int(args.get("seed", 0)))
+    steps = {
+        name: RECIPES[f"KeystonePerf.{name}"](clients, {}, contexts)
+        for name in sorted(weights)
+    }
+
+    def step(number: int) -> None:
+        steps[drawn[number]](number)
+
+    return step
+
+
+RECIPES["KeystonePerf.mix"] = mix
+
 # requests an iteration sends, where more than one (all are counted)
 REQUESTS = {"KeystonePerf.revoke_token": 2, "KeystonePerf.create_delete_user": 2}
 
 
-def requests_per_iteration(scenario: str) -> int:
-    """The requests one iteration of ``scenario`` sends (and counts)."""
+def requests_per_iteration(scenario: str, args: dict[str, Any] | None = None) -> float:
+    """The requests one iteration of ``scenario`` sends (and counts): a
+    mix's, its operations' weighted mean."""
+    if scenario == "KeystonePerf.mix" and args:
+        weights = args["weights"]
+        total = sum(weights.values())
+        return (
+            sum(w * REQUESTS.get(f"KeystonePerf.{op}", 1) for op, w in weights.items())
+            / total
+        )
     return REQUESTS.get(scenario, 1)
 
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import secrets
-
 from rally.task import validation
 from rally_openstack.task import scenario
 
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
-from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
+from rally_keystone_perf.plugins.scenarios.operations import KeystonePerfOperations
 
 
 @validation.add("required_platform", platform="openstack", admin=True)
@@ -17,7 +15,7 @@ from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
     platform="openstack",
     context={TOKEN_POOL: {}, "admin_cleanup@openstack": ["keystone"]},
 )
-class CreateDeleteUser(KeystonePerfScenario):
+class CreateDeleteUser(KeystonePerfOperations):
     """Create a user, then delete it."""
 
     def run(self, domain_id: str = "default") -> None:
@@ -30,21 +28,14 @@ class CreateDeleteUser(KeystonePerfScenario):
 
         :param domain_id: domain the user is created in
         """
-        token = self.admin_token()
-        user_id = self.identity.create_user(
-            token,
-            self.generate_random_name(),
-            secrets.token_urlsafe(16),
-            domain_id=domain_id,
-        )
-        self.identity.delete_user(token, user_id)
+        self.op_create_delete_user(domain_id)
 
 
 @validation.add("required_platform", platform="openstack", admin=True)
 @scenario.configure(
     name="KeystonePerf.list_projects", platform="openstack", context={TOKEN_POOL: {}}
 )
-class ListProjects(KeystonePerfScenario):
+class ListProjects(KeystonePerfOperations):
     """List projects with a pre-issued admin token."""
 
     def run(self) -> None:
@@ -53,4 +44,4 @@ class ListProjects(KeystonePerfScenario):
         Seed 003's siege query, driven by Rally. Atomic action:
         ``keystone.list_projects``.
         """
-        self.identity.list_projects(self.admin_token())
+        self.op_list_projects()

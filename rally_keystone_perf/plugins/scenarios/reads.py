@@ -7,7 +7,7 @@ from rally.task import validation
 from rally_openstack.task import scenario
 
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
-from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
+from rally_keystone_perf.plugins.scenarios.operations import KeystonePerfOperations
 
 
 @validation.add("enum", param_name="of", values=["user", "all"], missed=True)
@@ -17,7 +17,7 @@ from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
     platform="openstack",
     context={TOKEN_POOL: {"tokens_per_user": 1}},
 )
-class ListRoleAssignments(KeystonePerfScenario):
+class ListRoleAssignments(KeystonePerfOperations):
     """List a user's role assignments with names, as Horizon asks."""
 
     def run(
@@ -36,10 +36,7 @@ class ListRoleAssignments(KeystonePerfScenario):
         :param effective: resolve group and inherited assignments
         :param include_names: name each user, group, project and role
         """
-        user_id = self.context["user"]["id"] if of == "user" else None
-        self.identity.list_role_assignments(
-            self.admin_token(), user_id, effective, include_names
-        )
+        self.op_list_role_assignments(of, effective, include_names)
 
 
 @validation.add("required_platform", platform="openstack", users=True)
@@ -48,7 +45,7 @@ class ListRoleAssignments(KeystonePerfScenario):
     platform="openstack",
     context={TOKEN_POOL: {"admin_token": False}},
 )
-class ListAuthProjects(KeystonePerfScenario):
+class ListAuthProjects(KeystonePerfOperations):
     """List the projects a user's token may scope to."""
 
     def run(self) -> None:
@@ -57,7 +54,7 @@ class ListAuthProjects(KeystonePerfScenario):
         client choosing its scope ask. Atomic action:
         ``keystone.list_auth_projects``.
         """
-        self.identity.list_auth_projects(self.user_token())
+        self.op_list_auth_projects()
 
 
 @validation.add("required_platform", platform="openstack", users=True)
@@ -66,7 +63,7 @@ class ListAuthProjects(KeystonePerfScenario):
     platform="openstack",
     context={TOKEN_POOL: {"admin_token": False}},
 )
-class GetCatalog(KeystonePerfScenario):
+class GetCatalog(KeystonePerfOperations):
     """Fetch the service catalog of a user's token."""
 
     def run(self) -> None:
@@ -74,4 +71,4 @@ class GetCatalog(KeystonePerfScenario):
         ``GET /v3/auth/catalog``, as a client that kept a token without its
         catalog asks. Atomic action: ``keystone.get_catalog``.
         """
-        self.identity.get_catalog(self.user_token())
+        self.op_get_catalog()

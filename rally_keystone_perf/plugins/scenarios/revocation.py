@@ -12,9 +12,8 @@ from __future__ import annotations
 from rally.task import validation
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
-from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
+from rally_keystone_perf.plugins.scenarios.operations import KeystonePerfOperations
 
 
 @validation.add("required_platform", platform="openstack", admin=True)
@@ -23,7 +22,7 @@ from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
     platform="openstack",
     context={TOKEN_POOL: {}},
 )
-class ListRevocationEvents(KeystonePerfScenario):
+class ListRevocationEvents(KeystonePerfOperations):
     """List the revocation events with a pre-issued admin token."""
 
     def run(self) -> None:
@@ -33,12 +32,12 @@ class ListRevocationEvents(KeystonePerfScenario):
         with the events Keystone holds (see the ``keystone_perf_revocations``
         context). Atomic action: ``keystone.list_revocation_events``.
         """
-        self.identity.list_revocation_events(self.admin_token())
+        self.op_list_revocation_events()
 
 
 @validation.add("required_platform", platform="openstack", users=True)
 @scenario.configure(name="KeystonePerf.revoke_token", platform="openstack")
-class RevokeToken(KeystonePerfScenario):
+class RevokeToken(KeystonePerfOperations):
     """Issue a token, then revoke it (the user logs out)."""
 
     def run(self) -> None:
@@ -49,6 +48,4 @@ class RevokeToken(KeystonePerfScenario):
         (the token to revoke, timed apart so its request is never hidden in
         the revocation) and ``keystone.revoke_token``.
         """
-        user = keystone_v3.credential_user(self.context["user"]["credential"])
-        token = self.identity.create_token(user)
-        self.identity.revoke_token(token, token)
+        self.op_revoke_token()

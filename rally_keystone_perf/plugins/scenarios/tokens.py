@@ -5,15 +5,21 @@ from __future__ import annotations
 from rally.task import validation
 from rally_openstack.task import scenario
 
-from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.plugins.contexts.app_credentials import (
     CONTEXT_REF as APP_CREDENTIALS,
 )
+from rally_keystone_perf.plugins.contexts.scope_roles import VALIDATOR as SCOPE_GRANTED
 from rally_keystone_perf.plugins.contexts.tokens import CONTEXT_REF as TOKEN_POOL
-from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
+from rally_keystone_perf.plugins.scenarios.operations import KeystonePerfOperations
 
 
-@validation.add("enum", param_name="scope", values=["project", "unscoped"], missed=True)
+@validation.add(SCOPE_GRANTED)
+@validation.add(
+    "enum",
+    param_name="scope",
+    values=["project", "unscoped", "domain", "system"],
+    missed=True,
+)
 @validation.add("required_platform", platform="openstack", users=True)
 @scenario.configure(
     name="KeystonePerf.create_token",
@@ -26,7 +32,7 @@ from rally_keystone_perf.plugins.scenarios.base import KeystonePerfScenario
         TOKEN_POOL: {"tokens_per_user": 1, "admin_token": False, "warm_up_only": True}
     },
 )
-class CreateToken(KeystonePerfScenario):
+class CreateToken(KeystonePerfOperations):
     """Issue a token by password."""
 
     def run(self, scope: str = "project") -> None:
@@ -41,10 +47,12 @@ class CreateToken(KeystonePerfScenario):
         first authentication. Atomic action: ``keystone.create_token``.
 
         :param scope: "project" (scoped to the user's project, as services and
-            most clients ask) or "unscoped"
+            most clients ask), "unscoped", "domain" (the user's domain, by
+            ID) or "system" (``{"system": {"all": true}}``); the last two
+            need the ``keystone_perf_scope_roles`` context, which grants
+            the users a role there (with that scope in its ``scopes``)
         """
-        user = keystone_v3.credential_user(self.context["user"]["credential"])
-        self.identity.create_token(user, unscoped=(scope == "unscoped"))
+        self.op_create_token(scope)
 
 
 @validation.add("required_platform", platform="openstack", users=True)
@@ -53,7 +61,7 @@ class CreateToken(KeystonePerfScenario):
     platform="openstack",
     context={APP_CREDENTIALS: {}},
 )
-class AuthenticateApplicationCredential(KeystonePerfScenario):
+class AuthenticateApplicationCredential(KeystonePerfOperations):
     """Issue a token with an application credential."""
 
     def run(self) -> None:
@@ -70,7 +78,7 @@ class AuthenticateApplicationCredential(KeystonePerfScenario):
         ``keystone.create_token``'s: the access log cannot tell the two
         methods apart).
         """
-        self.identity.authenticate_application_credential(self.app_credential())
+        self.op_authenticate_application_credential()
 
 
 @validation.add(
@@ -88,7 +96,7 @@ class AuthenticateApplicationCredential(KeystonePerfScenario):
     platform="openstack",
     context={TOKEN_POOL: {}},
 )
-class ValidateToken(KeystonePerfScenario):
+class ValidateToken(KeystonePerfOperations):
     """Validate a pre-issued token (password or application credential),
     as the admin, the token itself, or a service as keystonemiddleware does.
 
@@ -136,16 +144,4 @@ class ValidateToken(KeystonePerfScenario):
         :param allow_expired: add ``?allow_expired=1``, keystonemiddleware's
             validation of a request that carries a service token
         """
-        # the subject last: a refresh of the admin token must not age it
-        auth = None
-        if validator == "admin":
-            auth = self.admin_token()
-        elif validator == "service":
-            auth = self.service_token()
-        subject = self.user_token(token_kind)
-        self.identity.validate_token(
-            auth or subject,
-            subject,
-            access_rules=validator == "service",
-            allow_expired=allow_expired,
-        )
+        self.op_validate_token(validator, token_kind, allow_expired)

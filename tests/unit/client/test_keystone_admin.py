@@ -116,3 +116,36 @@ def test_service_project_user_and_role(requests_mock) -> None:
     assert requests_mock.call_count == 4
     requests_mock.get(f"{ROOT}/roles?name=nope", json={"roles": []})
     assert ident.role_id("ADMIN", "nope") is None
+
+
+def test_user_domain_id_and_role_grants_are_untimed(
+    requests_mock, identity, owner
+) -> None:
+    requests_mock.get(f"{ROOT}/users/u1", json={"user": {"domain_id": "d1"}})
+    requests_mock.put(f"{ROOT}/domains/d1/users/u1/roles/R", status_code=204)
+    requests_mock.delete(f"{ROOT}/system/users/u1/roles/R", status_code=204)
+    assert identity.user_domain_id("T", "u1") == "d1"
+    identity.grant_role("T", "domains/d1", "u1", "R")
+    identity.grant_role("T", "system", "u1", "R", revoke=True)
+    sent = [
+        (r.method, r.path, r.headers["X-Auth-Token"])
+        for r in requests_mock.request_history
+    ]
+    assert sent == [
+        ("GET", "/v3/users/u1", "T"),
+        ("PUT", "/v3/domains/d1/users/u1/roles/r", "T"),
+        ("DELETE", "/v3/system/users/u1/roles/r", "T"),
+    ]
+    assert atomic_names(owner) == []
+
+
+def test_password_auth_body_with_a_scope_of_its_own() -> None:
+    user = keystone_v3.PasswordUser("u", "p", project_name="proj")
+    system = {"system": {"all": True}}
+    assert keystone_v3.password_auth_body(user, scope=system)["auth"]["scope"] == system
+
+
+@pytest.mark.parametrize(("status", "held"), [(204, True), (404, False)])
+def test_has_role_asks_with_head(requests_mock, identity, status, held) -> None:
+    requests_mock.head(f"{ROOT}/system/users/u1/roles/R", status_code=status)
+    assert identity.has_role("T", "system", "u1", "R") is held

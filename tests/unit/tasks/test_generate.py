@@ -12,8 +12,8 @@ from rally_keystone_perf import cli, paths
 from rally_keystone_perf.deploy import modes
 from rally_keystone_perf.tasks import generate
 
-# 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2 + 3 + 4) plans' levels
-GENERATED_FILES = 280
+# 4 modes x 2 sizes x (3 + 1 + 19 + 3 + 2 + 3 + 4 + 2 + 1) plans' levels
+GENERATED_FILES = 304
 READS = (
     "KeystonePerf.list_role_assignments",
     "KeystonePerf.list_auth_projects",
@@ -52,10 +52,11 @@ def test_every_mode_scenario_level_and_size() -> None:
             assert (mode, name, 1, size) in found
         for name in SEED_001_THROUGHPUT:
             assert (mode, name, 8, size) in found
-        for name in (*READS, *LOGINS):
+        for name in (*READS, *LOGINS, "KeystonePerf.mix"):
             assert (mode, name, 4, size) in found
     per_mode = 3 + 1 + len(levels) + len(SEED_001_SERIAL) + len(SEED_001_THROUGHPUT)
     per_mode += len(READS) + len(LOGINS)  # validate_token's three variants: one
+    per_mode += 1  # the mix (create_token's scopes: its c4's)
     assert len(found) == len(modes.KEYSTONE_MODES) * 2 * per_mode
     assert len(generate.generated()) == GENERATED_FILES
 
@@ -245,6 +246,8 @@ def test_every_seed_001_file_is_tagged_and_valid() -> None:
             {"validator": "service", "allow_expired": True},
             "keystone_perf_service_user",
         ),
+        ("create-token-domain-scope", {"scope": "domain"}, None),
+        ("create-token-system-scope", {"scope": "system"}, None),
     ],
 )
 def test_the_variants_carry_their_arguments_and_contexts(
@@ -260,3 +263,29 @@ def test_the_variants_carry_their_arguments_and_contexts(
     }
     if context:
         assert workload["contexts"][context] == {}
+
+
+@pytest.mark.parametrize("scope", ["domain", "system"])
+def test_a_scope_task_grants_the_role_its_scope_needs(scope: str) -> None:
+    path = paths.tasks_dir() / "apache" / f"create-token-{scope}-scope-c4-full.json"
+    (subtask,) = json.loads(path.read_text())["subtasks"]
+    (workload,) = subtask["workloads"]
+    assert workload["contexts"]["keystone_perf_scope_roles"] == {"scopes": [scope]}
+    from rally_keystone_perf.tasks.check import validate_task  # costly: rally
+
+    assert validate_task(path) == 1
+
+
+def test_the_mix_is_validation_heavy_and_carries_its_contexts() -> None:
+    from rally_keystone_perf.tasks.check import validate_task  # costly: rally
+
+    for mode in modes.KEYSTONE_MODES:
+        path = paths.tasks_dir() / mode / "mix-c4-quick.json"
+        (subtask,) = json.loads(path.read_text())["subtasks"]
+        (workload,) = subtask["workloads"]
+        args = workload["scenario"]["KeystonePerf.mix"]
+        weights = args["weights"]
+        assert max(weights, key=weights.get) == "validate_token"
+        assert sum(weights.values()) == 100 and args["seed"] == 0
+        assert workload["contexts"]["keystone_perf_app_credentials"] == {}
+        assert validate_task(path) == 1

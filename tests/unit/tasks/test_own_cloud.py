@@ -213,3 +213,75 @@ def test_boot_server_writes_and_hands_its_arguments_to_the_check() -> None:
     assert name == "boot-server-c5-quick.json: KeystonePerf.boot_server"
     assert args == {"image": {"name": "TestVM"}, "flavor": {"name": "ram64"}}
     assert build_plan([bundled("smoke.json")]).boots() == []
+
+
+def test_the_plan_lists_the_domain_grants_as_writes() -> None:
+    plan = build_plan([bundled("uwsgi/create-token-domain-scope-c4-quick.json")])
+    assert plan.writes and not plan.granting_system()
+    (grant,) = plan.role_grants()
+    assert grant == (
+        "create-token-domain-scope-c4-quick.json: KeystonePerf.create_token: "
+        "role 'reader' to 4 user(s) on each one's own domain, revoked at the "
+        "workload's end (context keystone_perf_scope_roles)"
+    )
+    assert f"    grants: {grant.split(': ', 2)[2]}" in plan.lines()
+    assert "KeystonePerf.create_token" in plan.needing_admin()
+
+
+def test_a_system_grant_is_refused_unless_allowed() -> None:
+    system = [bundled("uwsgi/create-token-system-scope-c4-quick.json")]
+    with pytest.raises(PlanError, match="--allow-system-grant"):
+        build_plan(system)
+    with pytest.raises(PlanError, match="a role on the system"):
+        build_plan(system, given_users=2)
+    plan = build_plan(system, allow_system_grant=True)
+    assert plan.granting_system() == ["KeystonePerf.create_token"]
+    assert ["on the system" in g for g in plan.role_grants()] == [True]
+
+
+def test_a_grant_with_the_cloud_own_user_is_still_planned(tmp_path: Path) -> None:
+    roles = {"keystone_perf_scope_roles": {"scopes": ["domain"], "role": "member"}}
+    one = workload(
+        "KeystonePerf.create_token",
+        contexts={"users": {"tenants": 1, "users_per_tenant": 1}, **roles},
+    )
+    plan = build_plan([task(tmp_path, one)])
+    assert plan.users_source.startswith("created through the API")
+    assert plan.role_grants()[0].endswith(
+        "role 'member' to 1 user(s) on each one's own domain, revoked at the "
+        "workload's end (context keystone_perf_scope_roles)"
+    )
+
+
+def test_a_mix_is_planned_by_its_weighted_operations(tmp_path: Path) -> None:
+    reads = workload(
+        "KeystonePerf.mix",
+        contexts={"users": {"tenants": 2, "users_per_tenant": 2}},
+    )
+    reads["scenario"] = {"KeystonePerf.mix": {"weights": {"get_catalog": 1}}}
+    (plan,) = build_plan([task(tmp_path, reads)]).workloads
+    assert not plan.stays and not plan.revocation
+    assert plan.writes == [
+        "4 user(s) and 2 project(s), deleted at the workload's end (context users)"
+    ]
+    writes = dict(reads)
+    writes["scenario"] = {
+        "KeystonePerf.mix": {
+            "weights": {"revoke_token": 1, "create_delete_user": 1, "list_projects": 5}
+        }
+    }
+    (plan,) = build_plan([task(tmp_path, writes)]).workloads
+    assert plan.admin and plan.revocation
+    # 5 iterations: 1/7 of them revoke, 1/7 create and delete a user
+    assert plan.stays == [
+        "mix, revoke_token: 1 tokens revoked, each adding revocation events"
+    ]
+    assert plan.writes[-1] == (
+        "mix, create_delete_user: 1 users, each deleted in its iteration"
+    )
+
+
+def test_the_bundled_mix_is_planned(tmp_path: Path) -> None:
+    (plan,) = build_plan([bundled("uwsgi/mix-c4-quick.json")]).workloads
+    assert plan.admin and not plan.stays and not plan.revocation
+    assert any("application credential(s)" in line for line in plan.writes)

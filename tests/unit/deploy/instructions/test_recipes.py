@@ -21,8 +21,13 @@ class _Client:
         self.issued += 1
         return f"{self.name}-t{self.issued}"
 
-    def create_token(self, user: PasswordUser, unscoped: bool = False) -> str:
-        self.log.append((self.name, "create_token", user.username, str(unscoped)))
+    def create_token(
+        self, user: PasswordUser, unscoped: bool = False, scope: Any = None
+    ) -> str:
+        said = (str(scope),) if scope else ()
+        self.log.append(
+            (self.name, "create_token", user.username, str(unscoped), *said)
+        )
         return self._token()
 
     def rescope_token(self, token: str) -> str:
@@ -212,3 +217,47 @@ def test_service_validation_as_keystonemiddleware_sends_it() -> None:
             "allow_expired=True",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("scope", "target", "body"),
+    [
+        ("domain", "domains/user-id", "{'domain': {'id': 'user-id'}}"),
+        ("system", "system", "{'system': {'all': True}}"),
+    ],
+)
+def test_domain_and_system_scopes_are_granted_before_the_count(
+    scope: str, target: str, body: str
+) -> None:
+    clients, log = _clients(users=1)
+    contexts = {"keystone_perf_scope_roles@openstack": {"role": "member"}}
+    step = recipes.create_token(clients, {"scope": scope}, contexts)
+    grants = [e for e in log if e[1] == "grant_role"]
+    # the admin's token (u0's warm-up is t1, the admin's t2), role by name
+    assert grants == [
+        ("setup", "grant_role", "setup-t2", target, "id-of-setup-t3", "role-member")
+    ]
+    step(0)
+    assert _counted(log) == [("create_token", "u0", "False", body)]
+
+
+def test_a_mix_replays_each_drawn_operations_recipe_in_the_mixs_order() -> None:
+    from rally_keystone_perf.client import weighted
+
+    clients, log = _clients(users=1)
+    args = {"weights": {"list_projects": 2, "get_catalog": 1}, "seed": 3}
+    step = recipes.recipe("KeystonePerf.mix")(clients, args, {})
+    assert _counted(log) == []  # each operation's set-up first, uncounted
+    for number in range(6):
+        step(number)
+    drawn = weighted.WeightedSequence(args["weights"], 3)
+    assert [e[0] for e in _counted(log)] == [drawn[n] for n in range(6)]
+    assert (
+        sorted(e[0] for e in _counted(log))
+        == ["get_catalog"] * 2 + ["list_projects"] * 4
+    )
+
+
+def test_a_mix_counts_its_operations_weighted_requests() -> None:
+    args = {"weights": {"revoke_token": 1, "get_catalog": 3}}
+    assert recipes.requests_per_iteration("KeystonePerf.mix", args) == 1.25

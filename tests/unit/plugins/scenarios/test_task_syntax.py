@@ -27,6 +27,19 @@ from tests.unit.rally_fakes import workload, write_task
         {"scenario": {"KeystonePerf.create_token": {}}},
         {"scenario": {"KeystonePerf.create_token": {"scope": "project"}}},
         {"scenario": {"KeystonePerf.create_token": {"scope": "unscoped"}}},
+        {
+            "scenario": {"KeystonePerf.create_token": {"scope": "domain"}},
+            "contexts": {"keystone_perf_scope_roles": {}},  # domain by default
+        },
+        {
+            "scenario": {"KeystonePerf.create_token": {"scope": "system"}},
+            "contexts": {
+                "keystone_perf_scope_roles@openstack": {
+                    "scopes": ["domain", "system"],
+                    "role": "member",
+                }
+            },
+        },
         {"scenario": {"KeystonePerf.validate_token": {"validator": "self"}}},
         {
             "scenario": {"KeystonePerf.validate_token": {"validator": "admin"}},
@@ -74,7 +87,27 @@ def test_task_syntax_ok(tmp_path: Path, fields: dict) -> None:
         ),
         (
             {"scenario": {"KeystonePerf.create_token": {"scope": "domain"}}},
-            "scope is domain which is not a valid value from ['project', 'unscoped']",
+            "scope 'domain' needs a role there: add the keystone_perf_scope_roles "
+            'context with "domain" in its scopes',
+        ),
+        (
+            {
+                "scenario": {"KeystonePerf.create_token": {"scope": "system"}},
+                "contexts": {"keystone_perf_scope_roles": {"scopes": ["domain"]}},
+            },
+            "scope 'system' needs a role there",
+        ),
+        (
+            {
+                "scenario": {"KeystonePerf.create_token": {}},
+                "contexts": {"keystone_perf_scope_roles": {"scopes": ["project"]}},
+            },
+            "'project' is not one of ['domain', 'system']",
+        ),
+        (
+            {"scenario": {"KeystonePerf.create_token": {"scope": "trust"}}},
+            "scope is trust which is not a valid value from ['project', 'unscoped', "
+            "'domain', 'system']",
         ),
         (
             {"scenario": {"KeystonePerf.validate_token": {"validator": "root"}}},

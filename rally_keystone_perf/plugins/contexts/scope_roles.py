@@ -1,0 +1,169 @@
+"""Context that grants the users the roles a domain or system token needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from keystoneauth1 import exceptions as ks_exceptions
+from rally import exceptions
+from rally.common import logging
+from rally.common import validation as rally_validation
+from rally.task import context
+
+from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.client.keystone_admin import (
+    DEFAULT_SCOPE_ROLE,
+    SCOPES,
+    grant_target,
+)
+
+LOG = logging.getLogger(__name__)
+DEFAULT_SCOPES = ["domain"]
+CONTEXT_NAME = "keystone_perf_scope_roles"
+CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
+VALIDATOR = "keystone_perf_scope_granted"
+
+
+def scope_problem(args: dict[str, Any], contexts: dict[str, Any]) -> str | None:
+    """Why a token scope cannot be issued with these contexts (None: it can):
+    a domain or system scope needs this context, that scope in its
+    ``scopes``."""
+    scope = args.get("scope", "project")
+    if scope not in SCOPES:
+        return None
+    for name, config in contexts.items():
+        if name.split("@")[0] == CONTEXT_NAME:
+            if scope in (config or {}).get("scopes", DEFAULT_SCOPES):
+                return None
+    return (
+        f"scope {scope!r} needs a role there: add the {CONTEXT_NAME} context "
+        f'with "{scope}" in its scopes'
+    )
+
+
+@rally_validation.configure(name=VALIDATOR)
+class ScopeGrantedValidator(rally_validation.Validator):
+    """Checks that a domain or system ``scope`` comes with its role grant.
+
+    Refuses, before any server starts, a token scope (``domain``,
+    ``system``) whose workload lacks the ``keystone_perf_scope_roles``
+    context with that scope in its ``scopes``: Keystone would refuse
+    every token.
+    """
+
+    def validate(
+        self,
+        context: dict[str, Any],
+        config: dict[str, Any] | None,
+        plugin_cls: Any,
+        plugin_cfg: dict[str, Any] | None,
+    ) -> None:
+        """Fail when the scope has no grant."""
+        workload = config or {}
+        problem = scope_problem(
+            workload.get("args") or {}, workload.get("contexts") or {}
+        )
+        if problem:
+            self.fail(problem)
+
+
+@context.configure(name=CONTEXT_NAME, platform="openstack", order=115)
+class KeystonePerfScopeRoles(context.Context):
+    """Grant each user a role on its domain or on the system, for the load.
+
+    A token scoped to a domain or to the system is refused to a user
+    without a role there. As the cloud's admin, before the load, each user
+    of the ``users`` context is granted ``role`` (``reader`` by default,
+    which ``keystone-manage bootstrap`` makes) on its own domain
+    (``PUT /v3/domains/{domain}/users/{user}/roles/{role}``) and/or on the
+    system (``PUT /v3/system/users/{user}/roles/{role}``), as ``scopes``
+    says; a user that already holds the role there keeps it as it was
+    (neither granted nor revoked). Scenarios read
+    ``context["keystone_perf_scope_roles"]`` (``domains``: user id -> its
+    domain's id; ``scopes``). The grants are revoked at cleanup; should the
+    run stop before, users the run created take their grants with them
+    when they are deleted.
+    """
+
+    CONFIG_SCHEMA = {
+        "type": "object",
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {
+            "scopes": {
+                "type": "array",
+                "items": {"enum": list(SCOPES)},
+                "minItems": 1,
+                "uniqueItems": True,
+                "description": "Where each user gets the role: its domain, "
+                "the system, or both.",
+            },
+            "role": {
+                "type": "string",
+                "description": "The role granted (reader: the least a "
+                "scoped token needs).",
+            },
+        },
+        "additionalProperties": False,
+    }
+    DEFAULT_CONFIG = {"scopes": list(DEFAULT_SCOPES), "role": DEFAULT_SCOPE_ROLE}
+
+    def _admin(self) -> tuple[keystone_v3.IdentityClient, str]:
+        admin = self.context.get("admin")
+        if not admin:
+            raise exceptions.ContextSetupFailure(
+                ctx_name=CONTEXT_NAME, msg="needs the admin credential"
+            )
+        credential = admin["credential"]
+        identity = keystone_v3.IdentityClient(
+            keystone_v3.session_for_credential(credential), credential["auth_url"]
+        )
+        return identity, identity.create_token(keystone_v3.credential_user(credential))
+
+    def setup(self) -> None:
+        """Find each user's domain; grant the role where ``scopes`` says."""
+        identity, token = self._admin()
+        role = identity.role_id(token, self.config["role"])
+        if role is None:
+            raise exceptions.ContextSetupFailure(
+                ctx_name=CONTEXT_NAME,
+                msg=f"the cloud has no role {self.config['role']!r}",
+            )
+        scopes = list(self.config["scopes"])
+        made: dict[str, Any] = {
+            "role_id": role,
+            "scopes": scopes,
+            "domains": {},
+            "grants": [],  # (target, user id): what cleanup revokes
+        }
+        self.context[CONTEXT_NAME] = made
+        for user in self.context.get("users", []):
+            domain = identity.user_domain_id(token, user["id"])
+            made["domains"][user["id"]] = domain
+            for scope in scopes:
+                target = grant_target(scope, domain)
+                if identity.has_role(token, target, user["id"], role):
+                    continue  # the user's own: neither granted nor revoked
+                identity.grant_role(token, target, user["id"], role)
+                made["grants"].append((target, user["id"]))
+        LOG.info(
+            "Granted role %s to %d users on: %s",
+            self.config["role"],
+            len(made["domains"]),
+            ", ".join(scopes),
+        )
+
+    def cleanup(self) -> None:
+        """Revoke every grant made (404: already gone)."""
+        made = self.context.pop(CONTEXT_NAME, None)
+        if not made or not made["grants"]:
+            return
+        identity, token = self._admin()
+        for target, user_id in made["grants"]:
+            try:
+                identity.grant_role(
+                    token, target, user_id, made["role_id"], revoke=True
+                )
+            except ks_exceptions.NotFound:
+                continue
+            except ks_exceptions.ClientException as exc:
+                LOG.warning("Could not revoke the %s grant: %s", target, exc)
