@@ -15,6 +15,7 @@ from rally_keystone_perf.cli import (
     cloud_commands,
     engine_options,
     launch_arguments,
+    log_mix,
 )
 from rally_keystone_perf.cli.common import (
     DEFAULT_TASK,
@@ -218,8 +219,11 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     --check exits 1 listing every file that differs from the generator's
     output; --write rewrites them (a source checkout's, or --tasks-dir's: an
     install's copies are not rewritten); --path prints the folder alone, for
-    rally task start "$(rally-keystone-perf tasks --path)/uwsgi/<file>.json".
+    rally task start "$(rally-keystone-perf tasks --path)/uwsgi/<file>.json";
+    --from-log LOG writes a mix task of an access log.
     """
+    if args.from_log is not None:
+        return log_mix.cmd_from_log(args)
 
     tasks_dir = args.tasks_dir or paths.tasks_dir()
     if args.path:
@@ -351,6 +355,7 @@ def add_tasks_command(sub: Any) -> None:
         action="store_true",
         help="print the tasks folder alone (for rally task start)",
     )
+    log_mix.add_options(tasks, action)
     tasks.add_argument(
         "--tasks-dir",
         type=Path,

@@ -11,7 +11,9 @@ Three formats, told apart line by line:
 * ``uwsgi``: uwsgi's default request line (milliseconds, no User-Agent), as
   OpenStack-Ansible's Keystone logs it.
 
-Apache's times carry their zone; haproxy's and uwsgi's are local times with
+``combined`` (Apache's and nginx's default line, no server time) is read
+for a mix of requests alone (:mod:`.request_log`). Apache's times carry
+their zone; haproxy's and uwsgi's are local times with
 none, read as if UTC: the clock alignment (:mod:`..figures.clock`) absorbs
 the zone with the clocks' difference.
 """
@@ -38,6 +40,11 @@ UWSGI = re.compile(
     r"(?P<clock>\d\d:\d\d:\d\d) (?P<year>\d{4}))\] (?P<method>[A-Z]+) (?P<uri>\S+) "
     r"=> generated \d+ bytes in (?P<msecs>\d+) msecs \(\S+ (?P<status>\d{3})\)"
 )
+# the combined format Apache and nginx write by default (no server time)
+COMBINED = re.compile(
+    r"^\S+(?:, \S+)* \S+ \S+ \[(?P<time>[^\]]+)\] "
+    r'"(?P<method>[A-Z]+) (?P<uri>\S+)[^"]*" (?P<status>\d{3}) \S+ "[^"]*" "[^"]*"'
+)
 _CAPTURED = re.compile(r"\{(?P<headers>[^}]*)\} \"")
 _APACHE_TIME = re.compile(r"(?P<naive>\S+) (?P<sign>[+-])(?P<hh>\d\d)(?P<mm>\d\d)")
 
@@ -53,15 +60,11 @@ class LoggedRequest:
 
 def _apache(line: str) -> LoggedRequest | None:
     match = APACHE.match(line)
-    stamp = _APACHE_TIME.fullmatch(match["time"]) if match else None
-    naive = haproxy_log.accepted_naive(stamp["naive"]) if stamp else None
-    if match is None or stamp is None or naive is None:
+    start = _zoned(match["time"]) if match else None
+    if match is None or start is None:
         return None
-    zone = (int(stamp["hh"]) * 3600 + int(stamp["mm"]) * 60) * (
-        1 if stamp["sign"] == "+" else -1
-    )
     request = ServerRequest(
-        naive - zone,
+        start,
         match["method"],
         match["uri"].split("?", 1)[0],
         int(match["status"]),
@@ -69,6 +72,29 @@ def _apache(line: str) -> LoggedRequest | None:
         0,
     )
     return LoggedRequest(request, match["agent"], "apache")
+
+
+def _zoned(stamp: str) -> float | None:
+    """``28/Nov/2026:14:49:20 +0100`` as seconds since the epoch (UTC)."""
+    found = _APACHE_TIME.fullmatch(stamp)
+    naive = haproxy_log.accepted_naive(found["naive"]) if found else None
+    if found is None or naive is None:
+        return None
+    zone = (int(found["hh"]) * 3600 + int(found["mm"]) * 60) * (
+        1 if found["sign"] == "+" else -1
+    )
+    return naive - zone
+
+
+def _combined(line: str) -> LoggedRequest | None:
+    """Apache's or nginx's default combined line: no server time (0)."""
+    match = COMBINED.match(line)
+    start = _zoned(match["time"]) if match else None
+    if match is None or start is None:
+        return None
+    uri = match["uri"].split("?", 1)[0]
+    request = ServerRequest(start, match["method"], uri, int(match["status"]), 0.0, 0)
+    return LoggedRequest(request, None, "combined")
 
 
 def _uwsgi(line: str) -> LoggedRequest | None:
@@ -110,6 +136,16 @@ def _haproxy(line: str) -> LoggedRequest | None:
     )
     agent = captured["headers"].split("|")[0] if captured else None
     return LoggedRequest(request, agent, "haproxy")
+
+
+# a format's name -> its parser (``combined``: for a mix's weights alone,
+# its lines have no server time)
+PARSERS = {
+    "apache": _apache,
+    "haproxy": _haproxy,
+    "uwsgi": _uwsgi,
+    "combined": _combined,
+}
 
 
 def parse_line(line: str) -> LoggedRequest | None:
