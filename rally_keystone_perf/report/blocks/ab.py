@@ -16,38 +16,25 @@ from typing import Any
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
     FLUSH,
-    TEXT,
     Block,
-    Column,
     Document,
     Heading,
     Lines,
     Table,
+    columns,
+    pick,
 )
 from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.figures.ab import AbPage
 from rally_keystone_perf.report.figures.instructions import InstructionRow
 
-ROUND_COLUMNS = (
-    Column("round"),
-    Column("order", TEXT),
-    Column("A median(s)", fmt="seconds"),
-    Column("B median(s)", fmt="seconds"),
-    Column("median B/A", fmt="fixed3"),
-    Column("A p95(s)", fmt="seconds"),
-    Column("B p95(s)", fmt="seconds"),
-    Column("A iter/s", fmt="fixed2"),
-    Column("B iter/s", fmt="fixed2"),
-    Column("A CPU/iter(ms)", fmt="ms"),
-    Column("B CPU/iter(ms)", fmt="ms"),
-    Column("failed A/B"),
+ROUND_COLUMNS = columns(
+    "round; order:text; A median(s):seconds; B median(s):seconds; median B/A:fixed3",
+    "A p95(s):seconds; B p95(s):seconds; A iter/s:fixed2; B iter/s:fixed2",
+    "A CPU/iter(ms):ms; B CPU/iter(ms):ms; failed A/B",
 )
-ESTIMATE_COLUMNS = (
-    Column("measure", TEXT),
-    Column("B cost / A", fmt="fixed3"),
-    Column("interval", TEXT, "range"),
-    Column("rounds"),
-    Column("verdict", TEXT),
+ESTIMATE_COLUMNS = columns(
+    "measure:text; B cost / A:fixed3; interval:text:range; rounds; verdict:text"
 )
 NOTE = (
     "rounds taken in turns (AB BA BA AB ...); each round's figures are its "
@@ -62,20 +49,9 @@ NOTE = (
 def round_table(workload: ab.AbWorkload) -> Table:
     """A row per round of ``workload``."""
     rows = [
-        [
-            p.round_no,
-            p.order.upper(),
-            p.a.median,
-            p.b.median,
-            p.cost_ratio(ab.MEDIAN),
-            p.a.p95,
-            p.b.p95,
-            p.a.throughput,
-            p.b.throughput,
-            p.a.server_cpu,
-            p.b.server_cpu,
-            f"{p.a.failures}/{p.b.failures}",
-        ]
+        [p.round_no, p.order.upper(), p.a.median, p.b.median, p.cost_ratio(ab.MEDIAN)]
+        + [p.a.p95, p.b.p95, p.a.throughput, p.b.throughput]
+        + [p.a.server_cpu, p.b.server_cpu, f"{p.a.failures}/{p.b.failures}"]
         for p in workload.pairs
     ]
     return Table(ROUND_COLUMNS, rows, stacked=True)
@@ -150,40 +126,23 @@ def document(page: AbPage) -> Document:
 
 
 def _side(figures: ab.SideRound) -> dict[str, Any]:
-    return {
-        "median": figures.median,
-        "p95": figures.p95,
-        "throughput": figures.throughput,
-        "server_cpu_per_iteration": figures.server_cpu,
-        "iterations": figures.iterations,
-        "failures": figures.failures,
-    }
+    return pick(
+        figures,
+        "median p95 throughput server_cpu_per_iteration=server_cpu",
+        "iterations failures",
+    )
 
 
 def _estimate(found: verdicts.Estimate) -> dict[str, Any]:
     said = verdicts.judge(found)
-    return {
-        "cost_ratio": found.ratio,
-        "low": found.low,
-        "high": found.high,
-        "confidence": found.confidence,
-        "rounds": found.rounds,
-        "spread": found.spread,
+    return pick(found, "cost_ratio=ratio low high confidence rounds spread") | {
         "verdict": verdicts.describe(said),
         "call": said.call,
     }
 
 
 def _counts(row: InstructionRow | None) -> dict[str, Any] | None:
-    if row is None:
-        return None
-    return {
-        "a": row.a,
-        "b": row.b,
-        "ratio": row.ratio,
-        "spread_a": row.spread_a,
-        "spread_b": row.spread_b,
-    }
+    return None if row is None else pick(row, "a b ratio spread_a spread_b")
 
 
 def _workload(page: AbPage, w: ab.AbWorkload) -> dict[str, Any]:
@@ -213,14 +172,11 @@ def data(page: AbPage) -> dict[str, Any]:
         }
         for row in page.counted_alone()
     ]
-    return {
-        "schema": "rally-keystone-perf/ab",
-        "version": 1,
-        "folder": page.folder,
-        "task": page.task,
-        "status": page.status,
-        "rounds_planned": page.rounds_planned,
-        "sides": page.sides,
-        "workloads": [_workload(page, w) for w in page.workloads] + counted,
-        "instruction_counts": dict(page.counted) or None,
-    }
+    return (
+        {"schema": "rally-keystone-perf/ab", "version": 1}
+        | pick(page, "folder task status rounds_planned sides")
+        | {
+            "workloads": [_workload(page, w) for w in page.workloads] + counted,
+            "instruction_counts": dict(page.counted) or None,
+        }
+    )

@@ -24,8 +24,7 @@ from collections.abc import Callable
 
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
-    TEXT,
-    Column,
+    Block,
     Document,
     Heading,
     Lines,
@@ -33,6 +32,7 @@ from rally_keystone_perf.report.blocks.model import (
     Plot,
     Series,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.figures.capacity_curve import (
     KNEE_FACTOR,
@@ -41,16 +41,9 @@ from rally_keystone_perf.report.figures.capacity_curve import (
 )
 
 GRAY = "#9aa5b1"
-COLUMNS = (
-    Column("offered/s", fmt="rate"),
-    Column("achieved/s", fmt="rate"),
-    *(Column(f"{name} ms", fmt="ms") for name in ("p50", "p95", "p99")),
-    Column("dropped"),
-    Column("failed"),
-    Column("SLO", TEXT),
-    Column("CPU (busy cores)", TEXT),
-    Column("probe s", fmt="fixed3"),
-    Column("step"),
+COLUMNS = columns(
+    "offered/s:rate; achieved/s:rate; p50 ms:ms; p95 ms:ms; p99 ms:ms",
+    "dropped; failed; SLO:text; CPU (busy cores):text; probe s:fixed3; step",
 )
 Pick = Callable[[CurveRow], float | None]
 
@@ -58,17 +51,10 @@ Pick = Callable[[CurveRow], float | None]
 def steps_table(curve: Curve) -> Table:
     """A row per step, by offered rate."""
     rows = [
-        [
-            row.figures.offered,
-            row.figures.achieved,
-            *row.figures.response,
-            row.figures.dropped,
-            row.figures.failed,
-            "met" if row.met else "missed",
-            ", ".join(f"{name} {cores:.2f}" for name, cores in row.tiers) or "-",
-            row.probe,
-            row.number,
-        ]
+        [row.figures.offered, row.figures.achieved, *row.figures.response]
+        + [row.figures.dropped, row.figures.failed, "met" if row.met else "missed"]
+        + [", ".join(f"{name} {cores:.2f}" for name, cores in row.tiers) or "-"]
+        + [row.probe, row.number]
         for row in curve.rows
     ]
     return Table(COLUMNS, rows, "each step, by offered rate")
@@ -126,21 +112,13 @@ def plots(curve: Curve) -> list[Plot]:
         response.append(Series(f"SLO {bound.text()}", flat, 3 + n, markers=False))
     achieved = _points(curve, lambda row: row.figures.achieved)
     offered = _points(curve, lambda row: row.figures.offered)
+    per_second = [Series("achieved", achieved), Series("offered", offered, GRAY, False)]
     tiers = dict.fromkeys(name for row in curve.rows for name, _ in row.tiers)
+    cpu = [Series(tier, _points(curve, _cores(tier))) for tier in tiers]
     return [
         Plot("response time vs offered rate", "offered/s", "ms", response),
-        Plot(
-            "achieved vs offered rate",
-            "offered/s",
-            "per second",
-            [Series("achieved", achieved), Series("offered", offered, GRAY, False)],
-        ),
-        Plot(
-            "CPU vs offered rate",
-            "offered/s",
-            "busy cores",
-            [Series(t, _points(curve, _cores(t))) for t in tiers],
-        ),
+        Plot("achieved vs offered rate", "offered/s", "per second", per_second),
+        Plot("CPU vs offered rate", "offered/s", "busy cores", cpu),
     ]
 
 
@@ -152,14 +130,11 @@ def document(curve: Curve) -> Document:
     """The plots, the steps' table, the conclusion (a list in markdown)."""
     objective = curve.objective.text()
     title = f"capacity against {objective} (each step's second half)"
-    return Document(
-        title,
-        [
-            Only(("table",), [Heading(title)]),
-            Only(("markdown",), [Heading(f"Capacity against {objective}", 2)]),
-            *plots(curve),
-            steps_table(curve),
-            Lines(conclusion(curve), AS_IS, bullets=True),
-        ],
-        level=None,
-    )
+    blocks: list[Block] = [
+        Only(("table",), [Heading(title)]),
+        Only(("markdown",), [Heading(f"Capacity against {objective}", 2)]),
+        *plots(curve),
+        steps_table(curve),
+        Lines(conclusion(curve), AS_IS, bullets=True),
+    ]
+    return Document(title, blocks, level=None)

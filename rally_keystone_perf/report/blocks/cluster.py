@@ -8,7 +8,14 @@ JSON's ``"cluster"`` object is :func:`.report_data.cluster_data`'s.
 
 from __future__ import annotations
 
-from rally_keystone_perf.report.blocks.model import AS_IS, Block, Lines, Only, table_of
+from rally_keystone_perf.report.blocks.model import (
+    AS_IS,
+    Block,
+    Lines,
+    Only,
+    Table,
+    columns,
+)
 from rally_keystone_perf.report.blocks.saturation import saturation_line
 from rally_keystone_perf.report.figures.cluster_view import (
     TierView,
@@ -16,24 +23,13 @@ from rally_keystone_perf.report.figures.cluster_view import (
 )
 from rally_keystone_perf.report.readers.haproxy_log import BackendTimes
 
-TIER_COLUMNS = (
-    "tier",
-    "requests",
-    "share %",
-    "server median ms",
-    "server p95 ms",
-    "CPU ms/request",
-    "CPU use",
-    "peak RSS MB",
+TIER_COLUMNS = columns(
+    "tier:text; requests; share %; server median ms; server p95 ms; CPU ms/request",
+    "CPU use; peak RSS MB",
 )
-BACKEND_COLUMNS = (
-    "haproxy to",
-    "requests",
-    "errors",
-    "queue median ms",
-    "queue p95 ms",
-    "connect median ms",
-    "connect p95 ms",
+BACKEND_COLUMNS = columns(
+    "haproxy to:text; requests; errors; queue median ms; queue p95 ms",
+    "connect median ms; connect p95 ms",
 )
 NO_SERVER = "<NOSRV>"  # haproxy's server of a request no server could take
 NO_SERVER_LABEL = "no server"  # (markdown would take <NOSRV> for a tag)
@@ -64,45 +60,37 @@ def tier_row(tier: TierView) -> list[str]:
         tier.tier,
         "-" if tier.requests is None else str(tier.requests),
         _number(tier.share, 100),
-        _number(tier.median, 1000),
-        _number(tier.p95, 1000),
+        *(_number(seconds, 1000) for seconds in (tier.median, tier.p95)),
         _number(tier.cpu_per_request, 1000, 2),
         cpu_use(tier),
         "n/a" if usage is None else f"{usage.peak_rss_mb:.1f}",
     ]
 
 
-def tier_rows(view: WorkloadClusterView) -> list[list[str]]:
-    """One row per node, then the database's (or each Galera member's) and
-    haproxy's (when sampled)."""
-    return [tier_row(tier) for tier in view.tiers()]
-
-
 def backend_row(times: BackendTimes) -> list[str]:
     """A backend server's requests, errors and haproxy's timers (ms)."""
     return [
         NO_SERVER_LABEL if times.server == NO_SERVER else times.server,
-        str(times.requests),
-        str(times.errors),
-        _number(times.queue_median),
-        _number(times.queue_p95),
-        _number(times.connect_median),
-        _number(times.connect_p95),
+        *(str(times.requests), str(times.errors)),
+        *map(_number, (times.queue_median, times.queue_p95)),
+        *map(_number, (times.connect_median, times.connect_p95)),
     ]
 
 
 def blocks(view: WorkloadClusterView) -> list[Block]:
-    """The tiers' table, haproxy's backend table and the saturation line."""
+    """The tiers' table (a row per node, then the database's or each Galera
+    member's, and haproxy's when sampled), haproxy's backend table and the
+    saturation line."""
     alone = len(view.nodes) == 1 and view.haproxy is None and view.backends is None
     heading = HOST_HEADING if alone else TIERS_HEADING
     found: list[Block] = [
         Only(("table", "markdown"), [Lines([heading], AS_IS)]),
-        table_of(TIER_COLUMNS, tier_rows(view), ("tier",), TIERS_CAPTION),
+        Table(TIER_COLUMNS, [tier_row(tier) for tier in view.tiers()], TIERS_CAPTION),
     ]
     lines = []
     if view.backends:
         rows = [backend_row(times) for times in view.backends]
-        found.append(table_of(BACKEND_COLUMNS, rows, ("haproxy to",), BACKEND_CAPTION))
+        found.append(Table(BACKEND_COLUMNS, rows, BACKEND_CAPTION))
     elif view.backends is not None:
         lines.append("haproxy: no request accepted inside the load window")
     if view.silent_closes:

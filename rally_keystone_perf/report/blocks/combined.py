@@ -23,26 +23,19 @@ from rally_keystone_perf.report.blocks.model import (
     Only,
     Table,
     Value,
+    columns,
 )
 from rally_keystone_perf.report.figures.combined import CombinedFigures, CombinedRow
 from rally_keystone_perf.report.figures.run_labels import column
 from rally_keystone_perf.report.readers.load_engine import engine_label
 
 DURATIONS = ("min", "median", "p90", "p95", "max", "avg")
-FIGURES = (
-    Column("scenario", TEXT),
-    *(Column(f"{name} (s)", fmt="seconds") for name in DURATIONS),
-    Column("success", fmt="success"),
-    Column("count", fmt="count"),
-    Column("throughput (iter/s)", fmt="fixed2"),
-    Column("peak in flight"),
-    Column("mean in flight", fmt="rate"),
-    Column("rps reached", fmt="reached"),
-    Column("setup (s)", fmt="rate"),
-    Column("load (s)", fmt="rate"),
-    Column("vs fastest"),
-    Column("note", TEXT),
-    Column("bottleneck"),
+FIGURES = columns(
+    "scenario:text",
+    *(f"{name} (s):seconds" for name in DURATIONS),
+    "success:success; count:count; throughput (iter/s):fixed2; peak in flight",
+    "mean in flight:rate; rps reached:reached; setup (s):rate; load (s):rate",
+    "vs fastest; note:text; bottleneck",
 )
 MISSING = "-"
 
@@ -70,16 +63,9 @@ def _row(
         *([engine_label(row.engine)] if engines else []),
         row.scenario,
         *(getattr(total, name) for name in DURATIONS),
-        total.success,
-        total.count,
-        row.throughput,
-        load.peak,
-        load.mean,
+        *(total.success, total.count, row.throughput, load.peak, load.mean),
         Value((load.rate, load.asked_rate), "reached") if reached else MISSING,
-        row.setup,
-        row.load,
-        _versus(row, drift),
-        row.note,
+        *(row.setup, row.load, _versus(row, drift), row.note),
         MISSING if row.bottleneck is None else row.bottleneck,
     ]
 
@@ -87,10 +73,10 @@ def _row(
 def table(figures: CombinedFigures) -> Table:
     """Configuration columns, then the total's figures."""
     engines = figures.engines
-    columns = [Column(key) for key in figures.keys]
-    columns += [Column("engine")] * engines + list(FIGURES)
+    found = [Column(key) for key in figures.keys]
+    found += [Column("engine")] * engines + list(FIGURES)
     rows = [_row(row, figures.keys, engines, figures.drift) for row in figures.rows]
-    return Table(columns, rows)
+    return Table(found, rows)
 
 
 def document(figures: CombinedFigures) -> Document:
@@ -100,11 +86,6 @@ def document(figures: CombinedFigures) -> Document:
         dataclasses.replace(c, kind=TEXT) if c.name == "mode" else c
         for c in found.columns
     ]
-    return Document(
-        "combined",
-        [
-            Only(("table",), [found]),
-            Only(("markdown",), [dataclasses.replace(found, columns=left)]),
-        ],
-        level=None,
-    )
+    markdown = dataclasses.replace(found, columns=left)
+    blocks = [Only(("table",), [found]), Only(("markdown",), [markdown])]
+    return Document("combined", blocks, level=None)

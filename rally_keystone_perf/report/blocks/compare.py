@@ -35,6 +35,7 @@ from rally_keystone_perf.report.blocks.model import (
     Section,
     Series,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.figures.compare import (
     MIN_SAMPLES,
@@ -52,22 +53,15 @@ VERDICT_STYLES = {
     "slower": "v-slower",
     "not significant": "v-ns",
 }
-COMPARE_COLUMNS = (  # durations in seconds (the intro says so): 120 columns
-    Column("action", TEXT),
-    Column("run", TEXT),
-    Column("n"),
-    Column("median", fmt="seconds"),
-    Column("p95", fmt="seconds"),
+COMPARE_COLUMNS = columns(  # durations in seconds (the intro says so): 120 columns
+    "action:text; run:text; n; median:seconds; p95:seconds",
     Column("ratio", fmt="fixed3", missing="n/a"),
-    Column("p-value", fmt="p"),
+    "p-value:p",
     Column("verdict", TEXT, styles=VERDICT_STYLES),
 )
-SERIES_COLUMNS = (
-    Column("concurrency"),
-    *(Column(n, fmt="seconds") for n in ("median (sec)", "90 percentile")),
-    *(Column(n, fmt="seconds") for n in ("95 percentile", "throughput (iter/s)")),
-    Column("success", fmt="success"),
-    Column("count"),
+SERIES_COLUMNS = columns(
+    "concurrency; median (sec):seconds; 90 percentile:seconds; 95 percentile:seconds",
+    "throughput (iter/s):seconds; success:success; count",
 )
 CSV_COLUMNS = (
     *("record", "scenario", "concurrency", "occurrence", "action", "run"),
@@ -88,16 +82,8 @@ def group_title(group: ScenarioComparison) -> str:
 def group_table(group: ScenarioComparison) -> Table:
     """Each action's runs, the action named on its first (a new row group)."""
     rows = [
-        [
-            action.action if index == 0 else "",
-            result.label,
-            result.count,
-            result.median,
-            result.p95,
-            result.ratio,
-            result.p_value,
-            result.verdict,
-        ]
+        [action.action if index == 0 else "", result.label, result.count]
+        + [result.median, result.p95, result.ratio, result.p_value, result.verdict]
         for action in group.actions
         for index, result in enumerate(action.results)
     ]
@@ -129,29 +115,18 @@ def series_plots(rows: Sequence[SeriesRow]) -> list[Plot]:
             if _finite(row.concurrency) and _finite(getattr(row, field))
         ]
 
-    latency = [
-        Series(name, points(field))
-        for name, field in (
-            ("median", "median"),
-            ("90 percentile", "p90"),
-            ("95 percentile", "p95"),
-        )
-    ]
+    names = {"median": "median", "90 percentile": "p90", "95 percentile": "p95"}
+    latency = [Series(name, points(field)) for name, field in names.items()]
     throughput = [Series("throughput", points("throughput"), 3)]
     success = [Series("success", points("success", 100.0), 4)]
     x, width = "concurrency", SERIES_PLOT_WIDTH
     return [
-        Plot("latency (total) vs concurrency", x, "seconds", latency, levels, width),
-        Plot("throughput vs concurrency", x, "iterations/s", throughput, levels, width),
-        Plot(
-            "success rate vs concurrency",
-            x,
-            "success (%)",
-            success,
-            levels,
-            width,
-            100.0,
-        ),
+        Plot(f"{title} vs {x}", x, y, series, levels, width, y_max)
+        for title, y, series, y_max in (
+            ("latency (total)", "seconds", latency, None),
+            ("throughput", "iterations/s", throughput, None),
+            ("success rate", "success (%)", success, 100.0),
+        )
     ]
 
 

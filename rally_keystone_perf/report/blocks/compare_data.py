@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rally_keystone_perf.report.blocks.model import pick
 from rally_keystone_perf.report.figures.compare import (
     MIN_SAMPLES,
     CompareResult,
@@ -64,10 +65,7 @@ def series_groups(rows: Sequence[SeriesRow]) -> SeriesGroups:
 
 def _group_document(comparison: Comparison, group: ScenarioComparison) -> dict:
     """The JSON object of one matched workload."""
-    return {
-        "scenario": group.scenario,
-        "concurrency": group.concurrency,
-        "occurrence": group.occurrence,
+    return pick(group, "scenario concurrency occurrence") | {
         "achieved": [
             None if run is None else {"run": label} | fields(run)
             for label, run in zip(comparison.labels, group.loads, strict=True)
@@ -77,15 +75,7 @@ def _group_document(comparison: Comparison, group: ScenarioComparison) -> dict:
             {
                 "action": action.action,
                 "results": [
-                    {
-                        "run": r.label,
-                        "count": r.count,
-                        "median": r.median,
-                        "p95": r.p95,
-                        "ratio": r.ratio,
-                        "p_value": r.p_value,
-                        "verdict": r.verdict,
-                    }
+                    pick(r, "run=label count median p95 ratio p_value verdict")
                     for r in action.results
                 ],
             }
@@ -100,15 +90,7 @@ def _series_document(config: str, scenario: str, rows: list[SeriesRow]) -> dict:
         "config": config,
         "scenario": scenario,
         "points": [
-            {
-                "concurrency": row.concurrency,
-                "median": row.median,
-                "p90": row.p90,
-                "p95": row.p95,
-                "throughput": row.throughput,
-                "success": row.success,
-                "count": row.count,
-            }
+            pick(row, "concurrency median p90 p95 throughput success count")
             for row in rows
         ],
     }
@@ -125,11 +107,7 @@ def data(result: CompareResult) -> dict[str, Any]:
         "min_samples": MIN_SAMPLES,
         "baseline": comparison.baseline,
         "runs": [
-            {
-                "label": run.label,
-                "config": run.config,
-                "files": [str(path) for path in run.paths],
-            }
+            pick(run, "label config") | {"files": [str(path) for path in run.paths]}
             for run in result.runs
         ],
         "comparisons": [_group_document(comparison, g) for g in comparison.groups],

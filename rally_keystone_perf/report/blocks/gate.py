@@ -12,13 +12,15 @@ from typing import Any
 
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
-    TEXT,
+    Block,
     Cell,
     Column,
     Document,
     Lines,
     Table,
     Value,
+    columns,
+    pick,
 )
 from rally_keystone_perf.report.figures import instructions
 from rally_keystone_perf.report.figures.gate import SKIP, Check, GateResult
@@ -26,14 +28,10 @@ from rally_keystone_perf.report.figures.gate import SKIP, Check, GateResult
 GATE_SCHEMA = "rally-keystone-perf/gate"
 GATE_SCHEMA_VERSION = 1
 SUCCESS = "success rate"
-COLUMNS = (
-    Column("workload", TEXT),
-    Column("criterion", TEXT),
-    Column("status", TEXT),
-    Column("baseline", fmt="seconds"),
-    Column("current", fmt="seconds"),
+COLUMNS = columns(
+    "workload:text; criterion:text; status:text; baseline:seconds; current:seconds",
     Column("change", fmt="change", missing=""),
-    Column("p", fmt="p"),
+    "p:p",
 )
 
 
@@ -50,11 +48,8 @@ def check_row(check: Check) -> list[Cell]:
     in percentage points, the instruction counts' finer (no drift)."""
     fmt = {SUCCESS: "points", instructions.CRITERION: "change2"}
     return [
-        check.workload,
-        check.criterion,
-        check.status,
-        _figure(check, check.baseline),
-        _figure(check, check.current),
+        *(check.workload, check.criterion, check.status),
+        *(_figure(check, check.baseline), _figure(check, check.current)),
         Value(check.change, fmt.get(check.criterion, "change")),
         check.p_value,
     ]
@@ -62,10 +57,8 @@ def check_row(check: Check) -> list[Cell]:
 
 def headline(result: GateResult) -> str:
     """``gate PASSED|FAILED: n of m checks failed ...``."""
-    failed, skipped = (
-        len(result.failures),
-        sum(1 for check in result.checks if check.status == SKIP),
-    )
+    failed = len(result.failures)
+    skipped = sum(1 for check in result.checks if check.status == SKIP)
     verdict = "PASSED" if result.passed else "FAILED"
     refused = ""
     if result.errors:
@@ -95,16 +88,7 @@ def data(result: GateResult) -> dict[str, Any]:
         "max_regression": result.max_regression,
         "alpha": result.alpha,
         "checks": [
-            {
-                "workload": c.workload,
-                "criterion": c.criterion,
-                "status": c.status,
-                "baseline": c.baseline,
-                "current": c.current,
-                "change": c.change,
-                "p_value": c.p_value,
-                "message": c.message,
-            }
+            pick(c, "workload criterion status baseline current change p_value message")
             for c in result.checks
         ],
     }
@@ -117,13 +101,9 @@ def document(result: GateResult) -> Document:
         f"{c.status} {c.workload}: {c.criterion}: {c.message}"
         for c in [*result.errors, *result.failures]
     ]
-    return Document(
-        "",
-        [
-            Table(COLUMNS, [check_row(check) for check in result.checks]),
-            Lines(failures, AS_IS, bullets=True),
-            Lines([headline(result)], AS_IS, strong=True),
-        ],
-        level=None,
-        data=data(result),
-    )
+    blocks: list[Block] = [
+        Table(COLUMNS, [check_row(check) for check in result.checks]),
+        Lines(failures, AS_IS, bullets=True),
+        Lines([headline(result)], AS_IS, strong=True),
+    ]
+    return Document("", blocks, level=None, data=data(result))

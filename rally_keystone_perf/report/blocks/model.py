@@ -68,6 +68,25 @@ class Column:
     style: str = ""  # HTML class of a cell that ``styles`` does not name
 
 
+def columns(*specs: str | Column) -> tuple[Column, ...]:
+    """Columns written as data: each text holds column specs parted by
+    ``;``, a spec ``name`` (a number, format ``plain``), ``name:fmt`` (a
+    number in format ``fmt``), ``name:text`` (text) or ``name:text:fmt``
+    (text columns whose cells are in a format: a ``(low, high)`` range); a
+    :class:`Column` (with ``missing`` or ``styles``) is taken as it is.
+    ``columns("run:text; median:seconds", Column("ratio", missing="n/a"))``."""
+    found: list[Column] = []
+    for spec in specs:
+        if isinstance(spec, Column):
+            found.append(spec)
+            continue
+        for one in spec.split(";"):
+            name, *said = one.strip().split(":")
+            fmt = said[-1] if said and said[-1] != TEXT else "plain"
+            found.append(Column(name, TEXT if TEXT in said else NUMBER, fmt))
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class Table:
     """Rows of cells under typed columns; ``caption`` heads it in HTML,
@@ -82,17 +101,6 @@ class Table:
     depths: Sequence[int] | None = (
         None  # HTML: a row's nesting (its first cell's indent)
     )
-
-
-def table_of(
-    header: Sequence[str],
-    rows: Sequence[Sequence[str]],
-    left: Sequence[str] = (),
-    caption: str = "",
-) -> Table:
-    """A table of cells already written; the ``left`` columns are text."""
-    columns = [Column(name, TEXT if name in left else NUMBER) for name in header]
-    return Table(columns, rows, caption)
 
 
 def together(text: str) -> str:
@@ -245,6 +253,17 @@ def shown(blocks: Sequence[Block], fmt: str) -> list[Block]:
             found.append(replace(block, blocks=shown(block.blocks, fmt)))
         else:
             found.append(block)
+    return found
+
+
+def pick(item: object, *names: str) -> dict[str, Any]:
+    """``item``'s attributes as a JSON object, in the order named: each text
+    holds names parted by spaces, ``key=attribute`` one written under
+    another key (``pick(row, "count ratio", "run=label")``)."""
+    found = {}
+    for name in " ".join(names).split():
+        key, _, attribute = name.partition("=")
+        found[key] = getattr(item, attribute or key)
     return found
 
 

@@ -11,14 +11,13 @@ from pathlib import Path
 from rally_keystone_perf.report.blocks.compare import series_section
 from rally_keystone_perf.report.blocks.compare_data import series_groups
 from rally_keystone_perf.report.blocks.model import (
-    TEXT,
     Block,
-    Column,
     Heading,
     Plot,
     Section,
     Series,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.figures import compare as comparing
 from rally_keystone_perf.report.figures.concurrency import runner_concurrency
@@ -26,22 +25,13 @@ from rally_keystone_perf.report.figures.entries import FileEntries
 from rally_keystone_perf.report.figures.run_labels import NODES, run_label
 from rally_keystone_perf.report.figures.stats import total_row
 
-COLUMNS = (
-    Column("workload", TEXT),
-    Column("runner", TEXT),
-    Column("concurrency"),
-    Column("iterations"),
-    Column("success", fmt="success"),
-    Column("load duration (s)", fmt="seconds"),
-    Column("throughput (/s)", fmt="seconds"),
-    Column("SLA", TEXT),
+COLUMNS = columns(
+    "workload:text; runner:text; concurrency; iterations; success:success",
+    "load duration (s):seconds; throughput (/s):seconds; SLA:text",
 )
-NODE_COLUMNS = (
-    Column("nodes"),
-    Column("median (s)", fmt="seconds"),
-    Column("p95 (s)", fmt="seconds"),
-    Column("throughput (/s)", fmt="seconds"),
-    Column("success", fmt="success"),
+NODE_COLUMNS = columns(
+    "nodes; median (s):seconds; p95 (s):seconds; throughput (/s):seconds",
+    "success:success",
 )
 NODE_PLOTS = (  # title, y axis, (figure, palette color) of each line
     ("latency", "sec", (("median", 0), ("p95", 2))),
@@ -61,16 +51,10 @@ def overview_table(files: Sequence[FileEntries]) -> Table:
         for w_index, entry in enumerate(item.entries):
             workload = entry.workload
             rows.append(
-                [
-                    workload.scenario_name,
-                    workload.runner_type,
-                    runner_concurrency(workload),
-                    len(workload.iterations),
-                    total_row(entry.rows).success,
-                    workload.load_duration,
-                    entry.throughput,
-                    "passed" if workload.pass_sla else "failed",
-                ]
+                [workload.scenario_name, workload.runner_type]
+                + [runner_concurrency(workload), len(workload.iterations)]
+                + [total_row(entry.rows).success, workload.load_duration]
+                + [entry.throughput, "passed" if workload.pass_sla else "failed"]
             )
             links.append(anchor(f_index, w_index))
     return Table(COLUMNS, rows, "overview", links=links)
@@ -127,17 +111,12 @@ def _node_section(title: str, by_nodes: dict[int, comparing.SeriesRow]) -> Secti
         for n, r in sorted(by_nodes.items())
     ]
     ticks = [float(n) for n in sorted(by_nodes)]
-    plots = [
-        Plot(
-            f"{title}: {name} vs nodes",
-            "Keystone nodes",
-            y_label,
-            [Series(s, _against_nodes(by_nodes, s), color) for s, color in lines],
-            x_ticks=ticks,
-        )
-        for name, y_label, lines in NODE_PLOTS
-    ]
-    return Section("series", [Table(NODE_COLUMNS, rows, f"vs nodes: {title}"), *plots])
+    found: list[Block] = [Table(NODE_COLUMNS, rows, f"vs nodes: {title}")]
+    for name, y_label, lines in NODE_PLOTS:
+        series = [Series(s, _against_nodes(by_nodes, s), color) for s, color in lines]
+        plot = f"{title}: {name} vs nodes"
+        found.append(Plot(plot, "Keystone nodes", y_label, series, x_ticks=ticks))
+    return Section("series", found)
 
 
 def node_blocks(files: Sequence[FileEntries]) -> list[Block]:

@@ -8,36 +8,27 @@ renderers (:mod:`rally_keystone_perf.report.writers.render`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rally_keystone_perf.report.blocks.model import (
-    TEXT,
     Blank,
-    Column,
     Document,
     Lines,
     Plot,
     Series,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.figures.releases import ReleasesPage
 
 MISSING = "-"
-RELEASE_COLUMNS = (
-    Column("action", TEXT),
-    Column("release", TEXT),
-    Column("median", fmt="seconds"),
-    Column("p95", fmt="seconds"),
-    Column("per second", fmt="rate"),
-    Column("success", fmt="success"),
-    Column("count", fmt="count"),
+RELEASE_COLUMNS = columns(
+    "action:text; release:text; median:seconds; p95:seconds; per second:rate",
+    "success:success; count:count",
 )
-PAIR_COLUMNS = (
-    Column("action", TEXT),
-    Column("pair", TEXT),
-    Column("ratio", fmt="ratio"),
-    Column("95% CI", fmt="interval"),
-    Column("drift", fmt="percent"),
-    Column("verdict", TEXT),
+PAIR_COLUMNS = columns(
+    "action:text; pair:text; ratio:ratio; 95% CI:interval; drift:percent; verdict:text"
 )
 EXPLAINED = (
     "ratio: the newer release's median over the older's, taken within each "
@@ -54,7 +45,7 @@ def _short(action: str) -> str:
 
 def release_table(page: ReleasesPage) -> Table:
     """Each release's figures per action (seconds; requests a second)."""
-    rows: list[list[object]] = []
+    rows: list[Sequence[object]] = []
     for row in page.rows:
         ours = row.ours
         if ours is None:
@@ -62,15 +53,8 @@ def release_table(page: ReleasesPage) -> Table:
             continue
         figures = ours.figures
         rows.append(
-            [
-                _short(row.action),
-                row.release,
-                figures.get("median"),
-                figures.get("p95"),
-                ours.throughput,
-                figures.get("success"),
-                figures.get("count"),
-            ]
+            [_short(row.action), row.release, figures.get("median"), figures.get("p95")]
+            + [ours.throughput, figures.get("success"), figures.get("count")]
         )
     return Table(RELEASE_COLUMNS, rows, "each release")
 
@@ -78,14 +62,9 @@ def release_table(page: ReleasesPage) -> Table:
 def pair_table(page: ReleasesPage) -> Table:
     """The newer's median over the older's, with its interval and drift."""
     rows = [
-        [
-            _short(pair.action),
-            f"{pair.newer} vs {pair.older}",
-            pair.ratio,
-            (pair.low, pair.high),
-            pair.drift,
-            verdicts.describe(pair.verdict, subject=""),
-        ]
+        [_short(pair.action), f"{pair.newer} vs {pair.older}", pair.ratio]
+        + [(pair.low, pair.high), pair.drift]
+        + [verdicts.describe(pair.verdict, subject="")]
         for pair in page.pairs
     ]
     return Table(PAIR_COLUMNS, rows, "each release against the one before")
@@ -105,12 +84,9 @@ def plot(page: ReleasesPage) -> Plot:
         known = [(x, y) for x, y in points if y is not None]
         series.append(Series(_short(action), known))
     named = ", ".join(f"{int(x)} {release}" for release, x in place.items())
+    ticks = sorted(place.values())
     return Plot(
-        "median by Keystone release",
-        f"release ({named})",
-        "median (s)",
-        series,
-        x_ticks=sorted(place.values()),
+        "median by Keystone release", f"release ({named})", "median (s)", series, ticks
     )
 
 

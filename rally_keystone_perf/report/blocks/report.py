@@ -50,19 +50,10 @@ def file_blocks(item: FileEntries, index: int) -> list[Block]:
     none = [] if item.entries else [NO_WORKLOADS]
     found: list[Block] = [
         Only(("table",), [Lines([f"report: {item.file}", *warnings, *none], AS_IS)]),
-        Only(
-            ("markdown",),
-            [Heading(item.file, 2), Lines(warnings, strong=True), Lines(none)],
-        ),
-        Only(
-            ("html",),
-            [
-                Heading(item.file, 2),
-                Config(item.config),
-                Lines(warnings, style="note"),
-                Lines(none, style="meta"),
-            ],
-        ),
+        Only(("markdown", "html"), [Heading(item.file, 2)]),
+        Only(("markdown",), [Lines(warnings, strong=True), Lines(none)]),
+        Only(("html",), [Config(item.config), Lines(warnings, style="note")]),
+        Only(("html",), [Lines(none, style="meta")]),
     ]
     for number, entry in enumerate(item.entries):
         found += [Blank()] if number else []

@@ -91,7 +91,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rally_keystone_perf.report.blocks.model import Column, Only, Table
+from rally_keystone_perf.report.blocks.model import Column, Only, Table, pick
 from rally_keystone_perf.report.blocks.saturation import saturation_line
 from rally_keystone_perf.report.figures import concurrency
 from rally_keystone_perf.report.figures.cluster_view import (
@@ -110,16 +110,9 @@ REPORT_SCHEMA = "rally-keystone-perf/report"
 SCHEMA_VERSION = 1  # of the report JSON document
 ROW_FIELDS = ("min", "avg", "max", "median", "p90", "p95", "success", "count")
 SERVER_CSV_FIELDS = (
-    "client_median",
-    "server_median",
-    "server_p95",
-    "gap",
-    "server_cpu_per_iteration",
-    "server_busy_cores",
-    "server_peak_rss_mb",
-    "client_cpu_per_iteration",
-    "client_busy_cores",
-    "client_peak_rss_mb",
+    *("client_median", "server_median", "server_p95", "gap"),
+    *("server_cpu_per_iteration", "server_busy_cores", "server_peak_rss_mb"),
+    *("client_cpu_per_iteration", "client_busy_cores", "client_peak_rss_mb"),
 )
 MAX_MESSAGE_CHARS = 160
 # OpenStack clients append the request id to their error messages: dropped,
@@ -161,16 +154,11 @@ def csv_table(files: Sequence[FileEntries]) -> Only:
     ]
     rows = [
         [
-            item.file,
-            entry.workload.scenario_name,
-            entry.workload.position,
+            *(item.file, entry.workload.scenario_name, entry.workload.position),
             entry.workload.runner_type,
             *(entry.columns.get(key, "") for key in config_keys),
-            entry.workload.load_duration,
-            entry.throughput,
-            *load,
-            row.name,
-            row.depth,
+            *(entry.workload.load_duration, entry.throughput, *load),
+            *(row.name, row.depth),
             *(getattr(row, name) for name in ROW_FIELDS),
             *(_server_cells(entry.server, row) if with_server else []),
         ]
@@ -192,14 +180,9 @@ def _server_cells(view: WorkloadServerView | None, row: StatsRow) -> list[Any]:
         None,
     )
     times = routes.get(gap.route) if gap and gap.route else None
-    return [
-        gap.client_median if gap else None,
-        gap.server_median if gap else None,
-        times.p95 if times else None,
-        gap.gap if gap else None,
-        *_usage_cells(view.resources),
-        *_usage_cells(view.client),
-    ]
+    found = [gap.client_median, gap.server_median] if gap else [None, None]
+    found += [times.p95 if times else None, gap.gap if gap else None]
+    return found + _usage_cells(view.resources) + _usage_cells(view.client)
 
 
 def _usage_cells(usage: ResourceUsage | None) -> list[float | None]:
@@ -230,11 +213,7 @@ def _workload_data(entry: ReportEntry) -> dict[str, Any]:
             {"type": kind, "message": message, "count": count}
             for kind, message, count in error_counts(workload)
         ],
-        "rows": [
-            {"name": row.name, "depth": row.depth}
-            | {name: getattr(row, name) for name in ROW_FIELDS}
-            for row in entry.rows
-        ],
+        "rows": [pick(row, "name depth", *ROW_FIELDS) for row in entry.rows],
     } | ({} if entry.server is None else {"server": server_data(entry.server)})
 
 
@@ -244,11 +223,8 @@ def data(files: Sequence[FileEntries]) -> dict[str, Any]:
         "schema": REPORT_SCHEMA,
         "version": SCHEMA_VERSION,
         "reports": [
-            {
-                "file": item.file,
-                "config": item.config,
-                "workloads": [_workload_data(entry) for entry in item.entries],
-            }
+            pick(item, "file config")
+            | {"workloads": [_workload_data(entry) for entry in item.entries]}
             for item in files
         ],
     }

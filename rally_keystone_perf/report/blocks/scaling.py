@@ -9,6 +9,7 @@ from __future__ import annotations
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
     TEXT,
+    Block,
     Cell,
     Column,
     Document,
@@ -16,6 +17,7 @@ from rally_keystone_perf.report.blocks.model import (
     Lines,
     Only,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.blocks.saturation import saturation_cell
 from rally_keystone_perf.report.figures.run_labels import NODES
@@ -32,16 +34,10 @@ SEED_NOTE = (
     "tokens (API v3), 8-core Apache Keystone hosts behind haproxy on one "
     "PostgreSQL: compare the curves' shape, not their heights"
 )
-FIGURES = (
-    Column(NODES),
-    Column("concurrency"),
-    Column("tokens/s", fmt="rate"),
-    Column("revocation listings/s", fmt="rate"),
-    Column("token median ms", fmt="ms"),
-    Column("token p95 ms", fmt="ms"),
-    Column("saturated", TEXT),
-    Column("seed 001 tokens/s"),
-    Column("seed 001 revocations/s"),
+FIGURES = columns(
+    f"{NODES}; concurrency; tokens/s:rate; revocation listings/s:rate",
+    "token median ms:ms; token p95 ms:ms; saturated:text",
+    "seed 001 tokens/s; seed 001 revocations/s",
 )
 MISSING = "-"
 UNREADABLE = "n/a (a log cannot be read)"
@@ -66,12 +62,9 @@ def _row(row: ScalingRow) -> list[Cell]:
     """The :data:`FIGURES` of one node count's row."""
     total = row.token_total
     return [
-        row.nodes,
-        _concurrency(row.token, row.listing),
-        row.token.rate if row.token else None,
-        row.listing.rate if row.listing else None,
-        total.median if total else None,
-        total.p95 if total else None,
+        *(row.nodes, _concurrency(row.token, row.listing)),
+        *(measured.rate if measured else None for measured in (row.token, row.listing)),
+        *((total.median, total.p95) if total else (None, None)),
         saturated(row),
         *((None, None) if row.seed is None else row.seed),
     ]
@@ -79,24 +72,21 @@ def _row(row: ScalingRow) -> list[Cell]:
 
 def table(figures: ScalingFigures) -> Table:
     """The leading configuration columns (aligned left), then :data:`FIGURES`."""
-    columns = [Column(key, TEXT) for key in figures.leading] + list(FIGURES)
+    leading = [Column(key, TEXT) for key in figures.leading]
     rows = [
         [*(row.config.get(key, MISSING) for key in figures.leading), *_row(row)]
         for row in figures.rows
     ]
-    return Table(columns, rows)
+    return Table([*leading, *FIGURES], rows)
 
 
 def document(figures: ScalingFigures) -> Document:
     """Title, table, seed note."""
-    return Document(
-        TITLE,
-        [
-            Only(("table",), [Heading(TEXT_TITLE)]),
-            Only(("markdown",), [Heading(TITLE, 2)]),
-            table(figures),
-            Only(("table",), [Lines([SEED_NOTE], AS_IS)]),
-            Only(("markdown",), [Lines([f"{SEED_NOTE}."])]),
-        ],
-        level=None,
-    )
+    blocks: list[Block] = [
+        Only(("table",), [Heading(TEXT_TITLE)]),
+        Only(("markdown",), [Heading(TITLE, 2)]),
+        table(figures),
+        Only(("table",), [Lines([SEED_NOTE], AS_IS)]),
+        Only(("markdown",), [Lines([f"{SEED_NOTE}."])]),
+    ]
+    return Document(TITLE, blocks, level=None)

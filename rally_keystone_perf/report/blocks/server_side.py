@@ -10,7 +10,14 @@ the line ``client CPU: ... ms/iteration``. A cluster run's tiers
 from __future__ import annotations
 
 from rally_keystone_perf.report.blocks import cluster, tracing
-from rally_keystone_perf.report.blocks.model import AS_IS, Block, Lines, Only, table_of
+from rally_keystone_perf.report.blocks.model import (
+    AS_IS,
+    Block,
+    Lines,
+    Only,
+    Table,
+    columns,
+)
 from rally_keystone_perf.report.blocks.numbers import INDENT, NA, format_ms
 from rally_keystone_perf.report.figures.bottleneck import bottleneck_line
 from rally_keystone_perf.report.figures.entries import ReportEntry
@@ -20,30 +27,16 @@ from rally_keystone_perf.report.figures.server_view import (
 )
 from rally_keystone_perf.report.readers.resources import ResourceUsage
 
-SERVER_COLUMNS = (
-    "action",
-    "route",
-    "requests",
-    "per iteration",
-    "failed",
-    "client median ms",
-    "server median ms",
-    "server p95 ms",
-    "gap ms",
+SERVER_COLUMNS = columns(
+    "action:text; route:text; requests; per iteration; failed; client median ms",
+    "server median ms; server p95 ms; gap ms",
 )
-LEFT_SERVER = ("action", "route")
 # the terminal's route table fits 120 columns: the route under its action, and
 # no client median (the statistics table above has it, in seconds)
-TEXT_SERVER_COLUMNS = (
-    "action, route",
-    "requests",
-    "per iteration",
-    "failed",
-    "server median",
-    "server p95",
+TEXT_SERVER_COLUMNS = columns(
+    "action, route:text; requests; per iteration; failed; server median; server p95",
     "gap",
 )
-TEXT_LEFT_SERVER = ("action, route",)
 CAPTION = "server side (inside the load window)"  # the HTML table's
 HEADING = "server side (inside the load window):"
 TEXT_HEADING = (
@@ -65,39 +58,27 @@ def server_rows(view: WorkloadServerView, iterations: int) -> list[list[str]]:
     other services made on its behalf (token validations per server boot).
     """
     routes = {r.route: r for r in view.routes or []}
-    rows = []
-    for gap in view.actions or []:
-        times = routes.get(gap.route) if gap.route else None
-        count = times.count if times else 0
-        rows.append(
-            [
-                gap.action,
-                gap.route or "-",
-                str(count),
-                _per_iteration(count, iterations),
-                str(times.failed if times else 0),
-                format_ms(gap.client_median, missing=NA),
-                format_ms(gap.server_median, missing=NA),
-                format_ms(times.p95 if times else None, missing=NA),
-                format_ms(gap.gap, 2, NA),
-            ]
-        )
     mapped = {gap.route for gap in view.actions or []}
-    for times in view.routes or []:
-        if times.route not in mapped:
-            rows.append(
-                [
-                    "-",
-                    times.route,
-                    str(times.count),
-                    _per_iteration(times.count, iterations),
-                    str(times.failed),
-                    "n/a",
-                    format_ms(times.median, missing=NA),
-                    format_ms(times.p95, missing=NA),
-                    "n/a",
-                ]
-            )
+    # a row's action, route, route's times, client median, server median, gap
+    found = [
+        (gap.action, gap.route or "-", routes.get(gap.route) if gap.route else None)
+        + (gap.client_median, gap.server_median, gap.gap)
+        for gap in view.actions or []
+    ]
+    found += [
+        ("-", times.route, times, None, times.median, None)
+        for times in view.routes or []
+        if times.route not in mapped
+    ]
+    rows = []
+    for action, route, times, client, server, gap in found:
+        count, failed = (times.count, times.failed) if times else (0, 0)
+        p95 = times.p95 if times else None
+        rows.append(
+            [action, route, str(count), _per_iteration(count, iterations), str(failed)]
+            + [format_ms(seconds, missing=NA) for seconds in (client, server, p95)]
+            + [format_ms(gap, 2, NA)]
+        )
     return rows
 
 
@@ -111,30 +92,18 @@ def text_server_rows(rows: list[list[str]]) -> list[list[str]]:
     return found
 
 
-def _server_cpu(cpu: float | None) -> str:
-    return f"{'n/a' if cpu is None else f'{cpu:.4f}'} s/iteration"
-
-
-def _client_cpu(cpu: float | None) -> str:
-    return f"{format_ms(cpu, 2, NA)} ms/iteration"
-
-
 # each sampled tree: its label, view part, run file, why unsampled, CPU, whose
 USAGES = (
     (
-        "server CPU",
-        "resources",
-        "resources_csv",
+        *("server CPU", "resources", "resources_csv"),
         "no resource sample near the load window",
-        _server_cpu,
+        lambda cpu: f"{'n/a' if cpu is None else f'{cpu:.4f}'} s/iteration",
         "",
     ),
     (
-        "client CPU",
-        "client",
-        "client_csv",
+        *("client CPU", "client", "client_csv"),
         "no sample of Rally's processes in the load window",
-        _client_cpu,
+        lambda cpu: f"{format_ms(cpu, 2, NA)} ms/iteration",
         ": Rally's and what it started",
     ),
 )
@@ -177,13 +146,10 @@ def blocks(server: ServerView | None, entry: ReportEntry) -> list[Block]:
     if view.actions is not None:
         iterations = len(entry.workload.iterations)
         rows = server_rows(view, iterations)
-        text = table_of(TEXT_SERVER_COLUMNS, text_server_rows(rows), TEXT_LEFT_SERVER)
+        text = Table(TEXT_SERVER_COLUMNS, text_server_rows(rows))
         found += [
             Only(("table",), [text]),
-            Only(
-                ("markdown", "html"),
-                [table_of(SERVER_COLUMNS, rows, LEFT_SERVER, CAPTION)],
-            ),
+            Only(("markdown", "html"), [Table(SERVER_COLUMNS, rows, CAPTION)]),
         ]
     cpus = None if server is None else server.cpus
     processes = None if server is None else server.processes

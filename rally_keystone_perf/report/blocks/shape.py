@@ -24,20 +24,19 @@ from rally_keystone_perf.report.blocks.model import (
     Plot,
     Series,
     Table,
+    columns,
 )
 from rally_keystone_perf.report.figures import shape
 from rally_keystone_perf.report.readers.rally_json import Workload
 
-FAILURE_COLUMNS = (
-    Column("error type", TEXT),
-    Column("count"),
-    Column("first (s)", fmt="fixed1"),
-    Column("last (s)", fmt="fixed1"),
+FAILURE_COLUMNS = columns(
+    "error type:text; count; first (s):fixed1; last (s):fixed1",
     Column("example message", TEXT, style="wrap"),
 )
 OK_COLOR, FAILED_COLOR = "#1f6fb4", "#c62828"
 MAX_ACTIONS = 6  # plotted actions besides the total (the first ones)
 SINCE = "seconds since the first iteration started"
+DURATION = "duration (sec)"
 SECRET = re.compile(r"pass|secret|token|credential", re.IGNORECASE)
 PATH = re.compile(r"(file|path|dir)$", re.IGNORECASE)
 REDACTED = "<redacted>"
@@ -55,7 +54,7 @@ def durations_plot(workload: Workload) -> Plot:
         label = f"failed ({len(failed)})"
         series.append(Series(label, failed, FAILED_COLOR, scatter=True))
     title = f"iteration durations: {workload.scenario_name}"
-    return Plot(title, SINCE, "duration (sec)", series, width=760, x_min=0.0)
+    return Plot(title, SINCE, DURATION, series, width=760, x_min=0.0)
 
 
 def load_profile_plots(workload: Workload) -> list[Plot]:
@@ -63,20 +62,11 @@ def load_profile_plots(workload: Workload) -> list[Plot]:
     flight = Series("in flight", shape.in_flight(workload), 0, markers=False)
     rate = Series("throughput", shape.throughput_over_time(workload), 3)
     return [
-        Plot(
-            "load profile: iterations in flight",
-            SINCE,
-            "iterations",
-            [flight],
-            x_min=0.0,
-        ),
-        Plot(
-            "load profile: successful iterations per second",
-            SINCE,
-            "iterations/s",
-            [rate],
-            x_min=0.0,
-        ),
+        Plot(f"load profile: {title}", SINCE, y_label, [series], x_min=0.0)
+        for title, y_label, series in (
+            ("iterations in flight", "iterations", flight),
+            ("successful iterations per second", "iterations/s", rate),
+        )
     ]
 
 
@@ -100,21 +90,11 @@ def distribution_plots(workload: Workload) -> list[Plot]:
             cdf.append(
                 Series("failed", shape.cdf(samples.failed), FAILED_COLOR, markers=False)
             )
+        counted = f"{name}: durations of {count} calls"
+        shares = f"{name}: share of calls at most this long"
         plots += [
-            Plot(
-                f"{name}: durations of {count} calls",
-                "duration (sec)",
-                "count",
-                stacks,
-                edges=bins.edges,
-            ),
-            Plot(
-                f"{name}: share of calls at most this long",
-                "duration (sec)",
-                "% of calls",
-                cdf,
-                y_max=100.0,
-            ),
+            Plot(counted, DURATION, "count", stacks, edges=bins.edges),
+            Plot(shares, DURATION, "% of calls", cdf, y_max=100.0),
         ]
     return plots
 

@@ -138,8 +138,7 @@ def ratios_table(page: StudyPage) -> Table:
     columns += [Column("drift", fmt="percent")] * with_drift
     rows = []
     for row in page.ratios:
-        seed = row.seed if row.seed is not None else row.seed_words or MISSING
-        line: list[Cell] = [row.name, row.concurrency, seed, row.ours]
+        line = [row.name, row.concurrency, study_capacity.seed_cell(row), row.ours]
         line += [(row.low, row.high)] * in_rounds + [row.drift] * with_drift
         rows.append([*line, row.verdict])
     return Table([*columns, Column("verdict", TEXT)], rows, "ratios")

@@ -16,22 +16,21 @@ from rally_keystone_perf.report.blocks.model import (
     TEXT,
     Blank,
     Block,
+    Cell,
     Column,
     Heading,
     Lines,
     Only,
     Table,
+    columns,
 )
+from rally_keystone_perf.report.figures.study import RatioRow
 from rally_keystone_perf.report.figures.study_capacity import CapacityPart
 
 MISSING = "-"
 TERMINAL = ("table",)
-RATIO_COLUMNS = (
-    Column("ratio", TEXT),
-    Column("seed", fmt="ratio"),
-    Column("ours", fmt="ratio"),
-    Column("range", fmt="interval"),
-    Column("verdict", TEXT),
+RATIO_COLUMNS = columns(
+    "ratio:text; seed:ratio; ours:ratio; range:interval; verdict:text"
 )
 
 
@@ -55,16 +54,16 @@ def ratios_table(part: CapacityPart) -> Table:
     """The capacity ratios (the faster's over the slower's; range: what the
     two brackets allow)."""
     rows = [
-        [
-            row.name,
-            row.seed if row.seed is not None else row.seed_words or MISSING,
-            row.ours,
-            (row.low, row.high),
-            row.verdict,
-        ]
+        [row.name, seed_cell(row), row.ours, (row.low, row.high), row.verdict]
         for row in part.ratios
     ]
     return Table(RATIO_COLUMNS, rows, "capacity ratios")
+
+
+def seed_cell(row: RatioRow) -> Cell:
+    """A ratio's seed cell (the study's ratios too): its figure, else its
+    words, else ``-``."""
+    return row.seed if row.seed is not None else row.seed_words or MISSING
 
 
 def heading(part: CapacityPart) -> str:

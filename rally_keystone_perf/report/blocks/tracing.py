@@ -12,51 +12,29 @@ from rally_keystone_perf.report.blocks.model import (
     Block,
     Lines,
     Only,
+    Table,
     Waterfall,
-    table_of,
+    columns,
 )
 from rally_keystone_perf.report.blocks.numbers import NA, format_ms
 from rally_keystone_perf.report.readers.tracing import Breakdown, WorkloadTraces
 
 # times in ms; SQL statements, cache gets and misses counted
-COLUMNS = (
-    "iteration",
-    "client",
-    "server",
-    "SQL",
-    "stmts",
-    "cache",
-    "gets",
-    "misses",
-    "policy",
-    "hashing",
-    "token",
-    "rest",
+COLUMNS = columns(
+    "iteration:text; client; server; SQL; stmts; cache; gets; misses",
+    "policy; hashing; token; rest",
 )
-LEFT = ("iteration",)
 STATEMENT_CHARS = 40
 
 
-def _count(value: float) -> str:
-    return f"{value:g}"
-
-
 def _cells(label: str, client: float | None, b: Breakdown) -> list[str]:
-    s = b.seconds
-    return [
-        label,
-        format_ms(client, missing=NA),
-        format_ms(b.server, missing=NA),
-        format_ms(s["sql"], missing=NA),
-        _count(b.sql_count),
-        format_ms(s["cache"], missing=NA),
-        _count(b.cache_gets),
-        _count(b.cache_misses),
-        format_ms(s["policy"], missing=NA),
-        format_ms(s["password"], missing=NA),
-        format_ms(s["token"], missing=NA),
-        format_ms(s["rest"], missing=NA),
-    ]
+    ms = {name: format_ms(value, missing=NA) for name, value in b.seconds.items()}
+    sql, gets, misses = (f"{n:g}" for n in (b.sql_count, b.cache_gets, b.cache_misses))
+    return (
+        [label, format_ms(client, missing=NA), format_ms(b.server, missing=NA)]
+        + [ms["sql"], sql, ms["cache"], gets, misses]
+        + [ms["policy"], ms["password"], ms["token"], ms["rest"]]
+    )
 
 
 def heading(traces: WorkloadTraces) -> str:
@@ -131,7 +109,7 @@ def blocks(traces: WorkloadTraces) -> list[Block]:
         return [Lines([heading(traces), cost_line(traces)], AS_IS)]
     return [
         Only(("table", "markdown"), [Lines([heading(traces)], AS_IS)]),
-        table_of(COLUMNS, found, LEFT, heading(traces)),
+        Table(COLUMNS, found, heading(traces)),
         Lines(notes(traces), AS_IS, style="meta"),
         *(Waterfall(item) for item in traces.slowest),
     ]

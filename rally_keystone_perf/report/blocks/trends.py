@@ -13,9 +13,7 @@ from typing import Any
 
 from rally_keystone_perf.report.blocks.model import (
     FLUSH,
-    TEXT,
     Block,
-    Column,
     Document,
     Heading,
     Lines,
@@ -23,18 +21,14 @@ from rally_keystone_perf.report.blocks.model import (
     Plot,
     Series,
     Table,
+    columns,
+    pick,
 )
 from rally_keystone_perf.report.figures.trends import Trend
 
-COLUMNS = (
-    Column("#"),
-    Column("run", TEXT),
-    Column("started (UTC)", TEXT, "utc"),
-    Column("median (s)", fmt="seconds"),
-    Column("p95 (s)", fmt="seconds"),
-    Column("success", fmt="success"),
-    Column("throughput", fmt="per second2"),
-    Column("gate vs the run before", TEXT),
+COLUMNS = columns(
+    "#; run:text; started (UTC):text:utc; median (s):seconds; p95 (s):seconds",
+    "success:success; throughput:per second2; gate vs the run before:text",
 )
 NOTE = (
     "a point per run of the same workload (scenario, arguments, runner, "
@@ -46,16 +40,8 @@ NOTE = (
 def table(trend: Trend) -> Table:
     """``trend``'s table, a row per point."""
     rows = [
-        [
-            number,
-            point.run,
-            point.started,
-            point.median,
-            point.p95,
-            point.success,
-            point.throughput or None,
-            point.verdict,
-        ]
+        [number, point.run, point.started, point.median, point.p95]
+        + [point.success, point.throughput or None, point.verdict]
         for number, point in enumerate(trend.points, 1)
     ]
     return Table(COLUMNS, rows, "runs")
@@ -74,13 +60,9 @@ def plot(trend: Trend) -> Plot:
         Series(name, [(float(n), v) for n, p in numbered if (v := get(p)) is not None])
         for name, get in (("median", lambda p: p.median), ("p95", lambda p: p.p95))
     ]
+    ticks = [float(n) for n, _ in numbered]
     return Plot(
-        title(trend),
-        "run (oldest first)",
-        "duration (sec)",
-        series,
-        x_ticks=[float(n) for n, _ in numbered],
-        width=760,
+        title(trend), "run (oldest first)", "duration (sec)", series, ticks, width=760
     )
 
 
@@ -88,23 +70,14 @@ def data(trends: Sequence[Trend]) -> dict[str, Any]:
     """The trends as a JSON document."""
     return {
         "trends": [
-            {
-                "workload": trend.name,
-                "deployment": trend.deployment,
-                "config": trend.key,
+            pick(trend, "workload=name deployment config=key")
+            | {
                 "points": [
-                    {
-                        "run": point.run,
-                        "report": str(point.report),
-                        "started": point.started,
-                        "median": point.median,
-                        "p95": point.p95,
-                        "success": point.success,
-                        "throughput": point.throughput,
-                        "gate": point.verdict,
-                    }
+                    pick(point, "run")
+                    | {"report": str(point.report)}
+                    | pick(point, "started median p95 success throughput gate=verdict")
                     for point in trend.points
-                ],
+                ]
             }
             for trend in trends
         ]
@@ -116,8 +89,7 @@ def document(trends: Sequence[Trend]) -> Document:
     blocks: list[Block] = [Lines([NOTE], FLUSH, style="meta")]
     for trend in trends:
         blocks += [
-            Only(("table",), [Heading(title(trend))]),
-            Only(("markdown",), [Heading(title(trend), 3)]),
+            Only(("table", "markdown"), [Heading(title(trend))]),
             Only(("html",), [Heading(title(trend), 2)]),
             plot(trend),
             table(trend),

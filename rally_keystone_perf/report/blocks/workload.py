@@ -16,14 +16,13 @@ from rally_keystone_perf.metrics import TOTAL
 from rally_keystone_perf.report.blocks import shape
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
-    TEXT,
     Block,
-    Column,
     Config,
     Heading,
     Lines,
     Only,
     Table,
+    columns,
     together,
 )
 from rally_keystone_perf.report.blocks.numbers import INDENT, format_ms, format_number
@@ -38,24 +37,12 @@ from rally_keystone_perf.report.readers.rally_json import Workload
 
 # Rally's columns, durations in seconds (said under the table), so that a
 # table fits 120 columns
-COLUMNS = (
-    "action",
-    "min",
-    "median",
-    "p90",
-    "p95",
-    "max",
-    "avg",
-    "success",
-    "count",
-)
+COLUMNS = ("action", "min", "median", "p90", "p95", "max", "avg", "success", "count")
 THROUGHPUT = "throughput"  # iterations/s, on the total's row: the workload's
-STATS_COLUMNS = (
-    Column("action", TEXT),
-    *(Column(name, fmt="seconds") for name in COLUMNS[1:7]),
-    Column("success", fmt="success"),
-    Column("count", fmt="count"),
-    Column(THROUGHPUT, fmt="seconds"),
+STATS_COLUMNS = columns(
+    "action:text",
+    *(f"{name}:seconds" for name in COLUMNS[1:7]),
+    f"success:success; count:count; {THROUGHPUT}:seconds",
 )
 LABELS: dict[str, Callable[[StatsRow], str]] = {  # a row's action, by format
     "table": lambda row: INDENT * row.depth + row.name,
@@ -270,27 +257,23 @@ def blocks(entry: ReportEntry) -> list[Block]:
     achieved, *note = load_lines(workload)
     config = [config_text(entry.columns)] if entry.columns else []
     hooks = hook_lines(workload.hooks, workload.start_time)
+    terminal: list[Block] = [
+        Lines([config_text(entry.columns, together)] if config else []),
+        stats_table(entry, "table"),
+        Lines([load, achieved, *note, *open_lines(workload)], AS_IS),
+        *context_blocks(workload),
+        Lines([*hooks, *summary], AS_IS),
+    ]
+    markdown: list[Block] = [
+        Lines(config),
+        stats_table(entry, "markdown"),
+        Lines([f"{load}; {summary[0]}", achieved]),
+        Lines(note, strong=True),
+        Lines(summary[1:], bullets=True),
+    ]
     return [
         Only(("table", "markdown"), [Heading(heading(workload))]),
         Only(("html",), html_blocks(entry)),
-        Only(
-            ("table",),
-            [
-                Lines([config_text(entry.columns, together)] if config else []),
-                stats_table(entry, "table"),
-                Lines([load, achieved, *note, *open_lines(workload)], AS_IS),
-                *context_blocks(workload),
-                Lines([*hooks, *summary], AS_IS),
-            ],
-        ),
-        Only(
-            ("markdown",),
-            [
-                Lines(config),
-                stats_table(entry, "markdown"),
-                Lines([f"{load}; {summary[0]}", achieved]),
-                Lines(note, strong=True),
-                Lines(summary[1:], bullets=True),
-            ],
-        ),
+        Only(("table",), terminal),
+        Only(("markdown",), markdown),
     ]
