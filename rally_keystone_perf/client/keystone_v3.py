@@ -240,6 +240,16 @@ def password_auth_body(
     return {"auth": auth}
 
 
+def issued(resp: Any) -> IssuedToken:
+    """The token a ``POST /v3/auth/tokens`` answered, with its refresh time
+    (read after the timer stopped)."""
+    try:
+        payload = resp.json()
+    except ValueError:
+        payload = None
+    return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
+
+
 class IdentityClient(AdminCalls):
     """One Keystone v3 endpoint; each method is one request and one atomic action.
 
@@ -305,11 +315,7 @@ class IdentityClient(AdminCalls):
         body = password_auth_body(user, unscoped=unscoped, scope=scope)
         with self._timer(action):
             resp = self._request("POST", "/auth/tokens", None, json=body)
-        try:
-            payload = resp.json()
-        except ValueError:
-            payload = None
-        return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
+        return issued(resp)
 
     def authenticate_application_credential(
         self, credential: AppCredential, action: str = atomics.AUTHENTICATE_APP_CRED
@@ -320,11 +326,7 @@ class IdentityClient(AdminCalls):
         body = app_credential_auth_body(credential)
         with self._timer(action):
             resp = self._request("POST", "/auth/tokens", None, json=body)
-        try:
-            payload = resp.json()
-        except ValueError:
-            payload = None
-        return IssuedToken(resp.headers["X-Subject-Token"], refresh_time(payload))
+        return issued(resp)
 
     def validate_token(
         self,

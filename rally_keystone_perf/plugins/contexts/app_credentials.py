@@ -10,17 +10,11 @@ from rally.task import context
 
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.client.keystone_admin import AppCredential
+from rally_keystone_perf.plugins.contexts.clients import user_client
 
 LOG = logging.getLogger(__name__)
 CONTEXT_NAME = "keystone_perf_app_credentials"
 CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
-
-
-def user_client(credential: Any) -> keystone_v3.IdentityClient:
-    """An untimed client on the shared session of ``credential``'s TLS options."""
-    return keystone_v3.IdentityClient(
-        keystone_v3.session_for_credential(credential), credential["auth_url"]
-    )
 
 
 @context.configure(name=CONTEXT_NAME, platform="openstack", order=120)

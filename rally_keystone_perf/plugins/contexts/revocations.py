@@ -10,7 +10,7 @@ from rally import exceptions
 from rally.common import logging
 from rally.task import context
 
-from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.plugins.contexts.clients import admin_client
 
 LOG = logging.getLogger(__name__)
 CONTEXT_NAME = "keystone_perf_revocations"
@@ -60,16 +60,7 @@ class KeystonePerfRevocations(context.Context):
 
     def setup(self) -> None:
         """Revoke tokens until Keystone holds ``events`` more revocation events."""
-        admin = self.context.get("admin")
-        if not admin:
-            raise exceptions.ContextSetupFailure(
-                ctx_name=CONTEXT_NAME, msg="needs the admin credential"
-            )
-        credential = admin["credential"]
-        identity = keystone_v3.IdentityClient(
-            keystone_v3.session_for_credential(credential), credential["auth_url"]
-        )
-        admin_token = identity.create_token(keystone_v3.credential_user(credential))
+        identity, admin_token, _ = admin_client(self.context, CONTEXT_NAME)
         wanted = int(self.config["events"])
         started = time.monotonic()
 

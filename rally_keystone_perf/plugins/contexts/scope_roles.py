@@ -16,6 +16,7 @@ from rally_keystone_perf.client.keystone_admin import (
     SCOPES,
     grant_target,
 )
+from rally_keystone_perf.plugins.contexts.clients import admin_client
 
 LOG = logging.getLogger(__name__)
 DEFAULT_SCOPES = ["domain"]
@@ -108,16 +109,8 @@ class KeystonePerfScopeRoles(context.Context):
     DEFAULT_CONFIG = {"scopes": list(DEFAULT_SCOPES), "role": DEFAULT_SCOPE_ROLE}
 
     def _admin(self) -> tuple[keystone_v3.IdentityClient, str]:
-        admin = self.context.get("admin")
-        if not admin:
-            raise exceptions.ContextSetupFailure(
-                ctx_name=CONTEXT_NAME, msg="needs the admin credential"
-            )
-        credential = admin["credential"]
-        identity = keystone_v3.IdentityClient(
-            keystone_v3.session_for_credential(credential), credential["auth_url"]
-        )
-        return identity, identity.create_token(keystone_v3.credential_user(credential))
+        identity, token, _ = admin_client(self.context, CONTEXT_NAME)
+        return identity, token
 
     def setup(self) -> None:
         """Find each user's domain; grant the role where ``scopes`` says."""

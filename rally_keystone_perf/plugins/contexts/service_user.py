@@ -11,6 +11,7 @@ from rally.common import logging
 from rally.task import context
 
 from rally_keystone_perf.client import keystone_v3
+from rally_keystone_perf.plugins.contexts.clients import admin_client
 
 LOG = logging.getLogger(__name__)
 CONTEXT_NAME = "keystone_perf_service_user"
@@ -48,17 +49,7 @@ class KeystonePerfServiceUser(context.Context):
     DEFAULT_CONFIG = {"role": SERVICE_ROLE}
 
     def _admin(self) -> tuple[keystone_v3.IdentityClient, str, Any]:
-        admin = self.context.get("admin")
-        if not admin:
-            raise exceptions.ContextSetupFailure(
-                ctx_name=CONTEXT_NAME, msg="needs the admin credential"
-            )
-        credential = admin["credential"]
-        identity = keystone_v3.IdentityClient(
-            keystone_v3.session_for_credential(credential), credential["auth_url"]
-        )
-        token = identity.create_token(keystone_v3.credential_user(credential))
-        return identity, token, credential
+        return admin_client(self.context, CONTEXT_NAME)
 
     def setup(self) -> None:
         """Create the project and the user; grant the role."""

@@ -11,7 +11,7 @@ from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.plugins.contexts.app_credentials import (
     CONTEXT_NAME as APP_CREDENTIALS,
 )
-from rally_keystone_perf.plugins.contexts.app_credentials import user_client
+from rally_keystone_perf.plugins.contexts.clients import user_client
 from rally_keystone_perf.plugins.contexts.service_user import (
     CONTEXT_NAME as SERVICE_USER,
 )
