@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from keystoneauth1 import exceptions as ks_exceptions
@@ -17,6 +18,7 @@ from rally_keystone_perf.client.keystone_admin import (
     grant_target,
 )
 from rally_keystone_perf.plugins.contexts.clients import admin_client
+from rally_keystone_perf.plugins.workload_checks import WorkloadValidator
 
 LOG = logging.getLogger(__name__)
 DEFAULT_SCOPES = ["domain"]
@@ -25,7 +27,7 @@ CONTEXT_REF = f"{CONTEXT_NAME}@openstack"
 VALIDATOR = "keystone_perf_scope_granted"
 
 
-def scope_problem(args: dict[str, Any], contexts: dict[str, Any]) -> str | None:
+def scope_problem(args: Mapping[str, Any], contexts: Mapping[str, Any]) -> str | None:
     """Why a token scope cannot be issued with these contexts (None: it can):
     a domain or system scope needs this context, that scope in its
     ``scopes``."""
@@ -43,7 +45,7 @@ def scope_problem(args: dict[str, Any], contexts: dict[str, Any]) -> str | None:
 
 
 @rally_validation.configure(name=VALIDATOR)
-class ScopeGrantedValidator(rally_validation.Validator):
+class ScopeGrantedValidator(WorkloadValidator):
     """Checks that a domain or system ``scope`` comes with its role grant.
 
     Refuses, before any server starts, a token scope (``domain``,
@@ -52,20 +54,11 @@ class ScopeGrantedValidator(rally_validation.Validator):
     every token.
     """
 
-    def validate(
-        self,
-        context: dict[str, Any],
-        config: dict[str, Any] | None,
-        plugin_cls: Any,
-        plugin_cfg: dict[str, Any] | None,
-    ) -> None:
-        """Fail when the scope has no grant."""
-        workload = config or {}
-        problem = scope_problem(
-            workload.get("args") or {}, workload.get("contexts") or {}
-        )
-        if problem:
-            self.fail(problem)
+    def problem(
+        self, args: Mapping[str, Any], contexts: Mapping[str, Any]
+    ) -> str | None:
+        """See :func:`scope_problem`."""
+        return scope_problem(args, contexts)
 
 
 @context.configure(name=CONTEXT_NAME, platform="openstack", order=115)

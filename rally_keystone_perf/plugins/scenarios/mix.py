@@ -18,6 +18,7 @@ from rally_keystone_perf.plugins.scenarios.operations import (
     ACTIONS,
     KeystonePerfOperations,
 )
+from rally_keystone_perf.plugins.workload_checks import WorkloadValidator
 
 OPERATIONS = tuple(ACTIONS)
 VALIDATOR = "keystone_perf_mix_weights"
@@ -54,7 +55,7 @@ def mix_problem(args: Mapping[str, Any], contexts: Mapping[str, Any]) -> str | N
 
 
 @rally_validation.configure(name=VALIDATOR)
-class MixWeightsValidator(rally_validation.Validator):
+class MixWeightsValidator(WorkloadValidator):
     """Checks a KeystonePerf.mix workload's ``weights`` and ``seed``.
 
     Refuses, before any server starts: weights that are not an object of
@@ -64,20 +65,11 @@ class MixWeightsValidator(rally_validation.Validator):
     ``rally_keystone_perf.plugins.scenarios.mix.NEEDS``).
     """
 
-    def validate(
-        self,
-        context: dict[str, Any],
-        config: dict[str, Any] | None,
-        plugin_cls: Any,
-        plugin_cfg: dict[str, Any] | None,
-    ) -> None:
-        """Fail with the first problem found."""
-        workload = config or {}
-        problem = mix_problem(
-            workload.get("args") or {}, workload.get("contexts") or {}
-        )
-        if problem:
-            self.fail(problem)
+    def problem(
+        self, args: Mapping[str, Any], contexts: Mapping[str, Any]
+    ) -> str | None:
+        """See :func:`mix_problem`."""
+        return mix_problem(args, contexts)
 
 
 @validation.add(VALIDATOR)
