@@ -21,7 +21,6 @@ from rally_keystone_perf.report.readers import request_log
 from rally_keystone_perf.tasks import mix_task
 
 DURATION = 60.0  # seconds of load in the task
-CONTEXT_CONFIG: dict[str, Any] = {"admin_cleanup": ["keystone"]}  # else {}
 
 
 def add_options(parser: Any, action: Any) -> None:
@@ -65,7 +64,7 @@ def _contexts(weights: dict[str, int]) -> dict[str, Any]:
     from rally_keystone_perf.plugins.scenarios import mix  # costly: all of rally
 
     needed = {mix.NEEDS[name] for name in weights if name in mix.NEEDS}
-    return {name: CONTEXT_CONFIG.get(name, {}) for name in sorted(needed)}
+    return {name: {} for name in sorted(needed)}
 
 
 def _said(found: request_log.RequestLog, mix: traffic_mix.TrafficMix) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rally_keystone_perf.tasks.check import validate
 from rally_keystone_perf.tasks.model import TaskFile
 
 SCENARIO = "KeystonePerf.mix"
@@ -52,8 +53,11 @@ def mix_task(
 
 
 def checked(path: Path, task: dict[str, Any]) -> TaskFile:
-    """The task as Rally's task format reads it, to be written at ``path``.
+    """The task as Rally reads it, to be written at ``path``: its format,
+    and its plugins and their arguments (:func:`validate`).
 
-    :raises TaskFileError: Rally's format refuses it.
+    :raises TaskFileError: Rally refuses it.
     """
-    return TaskFile.of_document(path, task)
+    found = TaskFile.of_document(path, task)
+    validate(found)
+    return found

@@ -7,10 +7,13 @@ the requests the scenario names, and nothing else.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from rally_keystone_perf import cli
 from rally_keystone_perf.client import atomics, weighted
 from rally_keystone_perf.deploy import user_pool
 from rally_keystone_perf.layout.rundir import RunDir
@@ -176,6 +179,56 @@ def _assert_mix_shares(seen: dict[str, int]) -> None:
             if atomics.ROUTES[action] == route
         )
         assert abs(count - ideal) < shares[route], route
+
+
+def _bundled_log(results: list[rally_json.Workload], log: Path, out: Path) -> None:
+    """The access log's lines of the bundled scenarios' load windows (the
+    workloads of :data:`EXPECTED`, at their default arguments), to ``out``."""
+    spans = [windows.load_window(w) for w in results[: len(EXPECTED)]]
+    kept = []
+    for line in log.read_text(encoding="utf-8").splitlines(keepends=True):
+        request = access_log.parse_line(line)
+        if request and any(s <= request.start <= e for s, e in spans):
+            kept.append(line)
+    out.write_text("".join(kept), encoding="utf-8")
+
+
+def _route_shares(counts: dict[str, int]) -> dict[str, float]:
+    total = sum(counts.values())
+    return {route: count / total for route, count in counts.items()}
+
+
+def test_mix_from_the_access_log_reproduces_its_shares(
+    results: list[rally_json.Workload],
+    keystone: RunDir,
+    rally: rally_runner.RallyRunner,
+    tmp_path: Path,
+) -> None:
+    """``tasks --from-log`` on the bundled scenarios' requests writes a mix
+    whose run, as its task says (open model, 60 s), sends each route's share
+    of requests within 2 percentage points, in the mix's own report."""
+    log, task = tmp_path / "access.log", tmp_path / "mix.json"
+    _bundled_log(results, keystone.access_log, log)
+    logged = access_log.count_routes(access_log.read(log))
+    # x3: the busiest minute of 12 iterations a workload was 1.7 operations
+    # a second (2026-11-28); x3 gives some 300 operations in the task's 60 s,
+    # each share's grain (one operation of two requests) under 1 point
+    argv = ["tasks", "--from-log", str(log), "--scale", "3", "--out", str(task)]
+    assert cli.main(argv) == 0
+    (workload,) = json.loads(task.read_text())["subtasks"][0]["workloads"]
+    assert sum(workload["scenario"][MIX]["weights"].values()) == 10 * TIMES
+    outcome = rally.start_task(task)
+    assert outcome.exit_code == 0 and outcome.report is not None
+    (mixed,) = rally_json.load_report(outcome.report)
+    rows = [r for r in stats.main_stats(mixed) if r.depth == 0 and r.name != "total"]
+    sent: Counter[str] = Counter()
+    for row in rows:
+        sent[atomics.ROUTES[row.name]] += row.count
+    assert sum(sent.values()) > 150, sent  # enough operations for the grain
+    want, got = _route_shares(logged), _route_shares(dict(sent))
+    assert set(got) == set(want)
+    for route, share in want.items():
+        assert abs(got[route] - share) <= 0.02, (route, got[route], share)
 
 
 def test_atomic_actions_are_named_as_documented(

@@ -22,13 +22,11 @@ from rally_keystone_perf.plugins.workload_checks import WorkloadValidator
 
 OPERATIONS = tuple(ACTIONS)
 VALIDATOR = "keystone_perf_mix_weights"
-# operation -> the context a mix task must carry for it (beyond the mix's
-# own keystone_perf_tokens and a users context)
-NEEDS = {
-    "authenticate_application_credential": APP_CREDENTIALS,
-    # a user left by a failed delete is found by its Rally name and removed
-    "create_delete_user": "admin_cleanup",
-}
+# operation -> the context a mix task must carry for it (beyond a users
+# context and the mix's own: keystone_perf_tokens, and admin_cleanup, which
+# Rally hides from task files, for a user left by create_delete_user's
+# failed delete, found by its Rally name)
+NEEDS = {"authenticate_application_credential": APP_CREDENTIALS}
 
 
 def mix_problem(args: Mapping[str, Any], contexts: Mapping[str, Any]) -> str | None:
@@ -77,7 +75,7 @@ class MixWeightsValidator(WorkloadValidator):
 @scenario.configure(
     name="KeystonePerf.mix",
     platform="openstack",
-    context={TOKEN_POOL: {}},
+    context={TOKEN_POOL: {}, "admin_cleanup@openstack": ["keystone"]},
 )
 class Mix(KeystonePerfOperations):
     """Each iteration, one operation drawn from a seeded weighted sequence."""
@@ -102,12 +100,12 @@ class Mix(KeystonePerfOperations):
         revocation events every later validation checks) and
         ``create_delete_user``.
 
-        Contexts: a users context and ``keystone_perf_tokens`` (the admin's
-        and the users' tokens, in the scenario's defaults);
-        ``keystone_perf_app_credentials`` when
-        ``authenticate_application_credential`` has a weight;
-        ``admin_cleanup`` (``["keystone"]``) when ``create_delete_user``
-        has one. Weights and contexts are checked before any server starts.
+        Contexts: a users context; in the scenario's defaults,
+        ``keystone_perf_tokens`` (the admin's and the users' tokens) and
+        ``admin_cleanup`` (a user a failed delete left, found by its Rally
+        name, after the load); ``keystone_perf_app_credentials`` when
+        ``authenticate_application_credential`` has a weight. Weights and
+        contexts are checked before any server starts.
 
         :param weights: operation -> weight (a number above 0); shares are
             of iterations: weight over the sum of weights

@@ -65,3 +65,30 @@ def test_a_log_of_no_known_request_is_refused_exit_1(
     assert "no request maps to an operation of the mix: GET /v3 1" in (
         capsys.readouterr().err
     )
+
+
+def test_a_mix_that_creates_users_is_a_task_rally_runs(tmp_path: Path) -> None:
+    """The task is checked against the plugins, as ``run`` checks it: the
+    users' cleanup is the scenario's default context, which Rally hides
+    from task files."""
+    log, out = tmp_path / "access.log", tmp_path / "mix.json"
+    routes = ["POST /v3/users", f"DELETE /v3/users/{ID}", "GET /v3/auth/tokens"]
+    log.write_text("".join(_line(n, routes[n % 3]) + "\n" for n in range(30)))
+    assert app.main(["tasks", "--from-log", str(log), "--out", str(out)]) == 0
+    (workload,) = json.loads(out.read_text())["subtasks"][0]["workloads"]
+    assert workload["scenario"]["KeystonePerf.mix"]["weights"] == {
+        "validate_token": 10,
+        "create_delete_user": 10,
+    }
+    assert set(workload["contexts"]) == {"keystone_perf_users"}
+
+
+def test_a_task_rally_would_refuse_is_not_written(
+    log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rally_keystone_perf.cli import log_mix
+
+    out = tmp_path / "mix.json"
+    monkeypatch.setattr(log_mix, "_contexts", lambda _weights: {"no_such": {}})
+    assert app.main(["tasks", "--from-log", str(log), "--out", str(out)]) == 1
+    assert not out.exists()

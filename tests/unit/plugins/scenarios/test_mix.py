@@ -50,10 +50,11 @@ def _context(iteration: int) -> dict:
     return ctx
 
 
-def test_registered_with_the_token_pool() -> None:
+def test_registered_with_the_token_pool_and_the_users_cleanup() -> None:
     assert rally_scenario.Scenario.get("KeystonePerf.mix") is mix.Mix
     assert mix.Mix.get_default_context() == {
         "keystone_perf_tokens@openstack": {},
+        "admin_cleanup@openstack": ["keystone"],
         "users@openstack": {},
     }
 
@@ -112,7 +113,7 @@ def test_iterations_in_any_order_draw_the_same_operations(keystone) -> None:
             {"keystone_perf_app_credentials@openstack": {}},
             None,
         ),
-        ({"weights": {"create_delete_user": 1}}, {}, "needs the admin_cleanup"),
+        ({"weights": {"create_delete_user": 1}}, {}, None),
     ],
 )
 def test_weights_and_contexts_are_checked(args, contexts, problem) -> None:
