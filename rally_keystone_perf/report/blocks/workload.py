@@ -60,7 +60,7 @@ def heading(workload: Workload) -> str:
             parts.append(f"{key} {workload.runner[key]}")
     if workload.engine:
         parts.append(f"engine {engine_label(workload.engine)}")
-    return f"{workload.scenario_name} ({', '.join(parts)})"
+    return f"{workload.scenario_label} ({', '.join(parts)})"
 
 
 def error_summary(workload: Workload) -> list[str]:

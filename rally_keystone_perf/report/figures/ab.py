@@ -122,7 +122,7 @@ class AbWorkload:
     """One workload of the task (by its position) over the complete rounds."""
 
     position: int
-    scenario: str
+    scenario: str  # its label: the name, then its arguments if any
     runner: str
     pairs: list[RoundPair] = field(default_factory=list)
 
@@ -156,7 +156,7 @@ def workloads(found: AbRun) -> list[AbWorkload]:
         a_side, b_side = entry.workloads["a"], entry.workloads["b"]
         for position, (a, b) in enumerate(zip(a_side, b_side, strict=True)):
             workload = result.setdefault(
-                position, AbWorkload(position, a.scenario_name, _runner_text(a))
+                position, AbWorkload(position, a.scenario_label, _runner_text(a))
             )
             workload.pairs.append(
                 RoundPair(

@@ -103,6 +103,17 @@ class Workload:
     engine: dict = field(default_factory=dict)
 
     @property
+    def scenario_label(self) -> str:
+        """The scenario's name, then the arguments the task gave it, if any
+        (``KeystonePerf.validate_token token_kind=application_credential``):
+        what tells two workloads of one scenario apart."""
+        args = (
+            f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+            for key, value in self.scenario_args.items()
+        )
+        return " ".join((self.scenario_name, *args))
+
+    @property
     def setup_duration(self) -> float | None:
         """Seconds every context's setup took (Rally's users included), or None."""
         phases = [c.setup for c in self.context_timings if c.setup is not None]
@@ -289,39 +300,28 @@ def read_iteration(raw: Any, where: str) -> Iteration:
     """Build one :class:`Iteration` of a raw Rally record, validating its
     atomic actions (``where`` names it in an error).
 
-    Well-formed iterations take a fast path (reports hold thousands); anything
-    else goes through the checks that name the problem.
+    Well-formed iterations take a quick check (reports hold thousands);
+    anything else goes through the checks that name the problem.
     """
-    if type(raw) is dict:
-        timestamp: Any = raw.get("timestamp")
-        duration: Any = raw.get("duration")
-        idle: Any = raw.get("idle_duration")
-        error, atomics = raw.get("error"), raw.get("atomic_actions")
-        if (
-            type(timestamp) in _NUMBER_TYPES
-            and type(duration) in _NUMBER_TYPES
-            and type(idle) in _NUMBER_TYPES
-            and type(error) is list
-            and type(atomics) is list
-            and _well_formed_atomics(atomics)
-        ):
-            return Iteration(
-                timestamp=float(timestamp),
-                duration=float(duration),
-                idle_duration=float(idle),
-                error=list(error),
-                atomic_actions=atomics,
-                trace_id=tracing.trace_id(raw.get("output")),
-                lag=arrivals.scheduling_lag(raw),
-            )
-    atomics = _list(raw, "atomic_actions", where)
-    _check_atomics(atomics, f"{where}.atomic_actions")
+    numbers = ("timestamp", "duration", "idle_duration")
+    if not (
+        type(raw) is dict
+        and all(type(raw.get(key)) in _NUMBER_TYPES for key in numbers)
+        and type(raw.get("error")) is list
+        and type(raw.get("atomic_actions")) is list
+        and _well_formed_atomics(raw["atomic_actions"])
+    ):
+        atomics = _list(raw, "atomic_actions", where)
+        _check_atomics(atomics, f"{where}.atomic_actions")
+        for key in numbers:
+            _number(raw, key, where)
+        _list(raw, "error", where)
     return Iteration(
-        timestamp=_number(raw, "timestamp", where),
-        duration=_number(raw, "duration", where),
-        idle_duration=_number(raw, "idle_duration", where),
-        error=list(_list(raw, "error", where)),
-        atomic_actions=atomics,
+        timestamp=float(raw["timestamp"]),
+        duration=float(raw["duration"]),
+        idle_duration=float(raw["idle_duration"]),
+        error=list(raw["error"]),
+        atomic_actions=raw["atomic_actions"],
         trace_id=tracing.trace_id(raw.get("output")),
         lag=arrivals.scheduling_lag(raw),
     )

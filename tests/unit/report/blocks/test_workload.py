@@ -22,6 +22,7 @@ from rally_keystone_perf.report.blocks.workload import (
     config_text,
     context_blocks,
     error_summary,
+    heading,
     shown_rows,
 )
 from rally_keystone_perf.report.figures import run_labels
@@ -102,6 +103,22 @@ def nested(tmp_path: Path) -> Workload:
     ]
     (workload,) = _load(tmp_path, f.workload(data, position=3, load_duration=0.5))
     return workload
+
+
+def test_the_heading_names_the_arguments_that_tell_workloads_apart(
+    tmp_path: Path,
+) -> None:
+    data = [it(1.0, 0.1)]
+    args = {"token_kind": "application_credential", "allow_expired": True}
+    (given, plain) = _load(
+        tmp_path,
+        f.workload(data, args=args, position=0),
+        f.workload(data, position=1),
+    )
+    assert heading(given).startswith(
+        f"{f.SCENARIO} token_kind=application_credential allow_expired=true ("
+    )
+    assert heading(plain).startswith(f"{f.SCENARIO} (position 1")
 
 
 def test_heading_table_and_footer(nested: Workload) -> None:
