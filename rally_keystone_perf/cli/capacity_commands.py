@@ -97,7 +97,7 @@ def cmd_capacity(args: argparse.Namespace) -> int:
         code = EXIT_INTERRUPTED
     if steps:
         rows = capacity_curve.taken_rows(judged, steps)
-        _print(rows, objective, outcome, limits, run_root)
+        _print(rows, objective, outcome, limits, run_root, plan.task_rate)
     if code == EXIT_OK and outcome.sustained is None:
         code = EXIT_SLA  # no rate tried met the SLO: as a failed SLA
     return code
@@ -123,6 +123,7 @@ def _print(
     outcome: capacity_search.Outcome,
     limits: capacity_search.Limits,
     run_root: Path | None,
+    task_rate: float | None,
 ) -> None:
     curve = capacity_curve.capacity_curve(
         rows,
@@ -131,6 +132,7 @@ def _print(
         outcome.above,
         outcome.stopped,
         capacity_search.rule_text(limits),
+        task_rate,
     )
     writers.write(writers.CAPACITY, curve, sys.stdout)
     if run_root is not None:

@@ -51,6 +51,16 @@ class StepPlan:
     seconds: float
     max_in_flight: int
 
+    @property
+    def task_rate(self) -> float | None:
+        """The rate the task file's own open-model runner asks (that of a
+        ``tasks --from-log`` task: its log's busiest minute, scaled), or
+        None for another runner."""
+        if self.workload["runner_type"] != arrivals.RUNNER:
+            return None
+        rate = self.workload["runner"].get("rate")
+        return float(rate) if isinstance(rate, (int, float)) else None
+
 
 def step_document(plan: StepPlan, rate: float) -> dict[str, Any]:
     """Rally's task (format v2) of one step: the workload at ``rate``."""

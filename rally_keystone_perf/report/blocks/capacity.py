@@ -3,7 +3,9 @@ as a document.
 
 A table of the steps by offered rate (rates a second, times in ms, CPU in
 busy cores per tier), then the conclusion: the sustained rate with the
-lowest rate the search found not sustained (its uncertainty), the knee,
+lowest rate the search found not sustained (its uncertainty), the
+sustained rate over the task file's own rate when it has one (a ``tasks
+--from-log`` task's: how many times its cloud's busiest minute), the knee,
 the bottleneck line at the sustained rate, the rule and why the search
 stopped. The HTML page has the plots first, against the offered rate,
 every step a point (a repeated rate has several):
@@ -71,6 +73,11 @@ def conclusion(curve: Curve) -> list[str]:
             f"sustained: {curve.sustained:.1f}/s under {curve.objective.text()} "
             f"(not at {curve.above:.1f}/s: the true limit lies between)"
         ]
+    if curve.task_rate and curve.sustained is not None:
+        lines.append(
+            f"the task's own rate: {curve.task_rate:.3g}/s; sustained is "
+            f"{curve.sustained / curve.task_rate:.2g}x it"
+        )
     knee = curve.knee
     if knee is not None:
         lines.append(

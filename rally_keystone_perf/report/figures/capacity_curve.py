@@ -61,6 +61,7 @@ class Curve:
     above: float | None
     stopped: str
     rule: str
+    task_rate: float | None = None  # the task file's own rate, if it has one
 
     @property
     def knee(self) -> float | None:
@@ -133,8 +134,10 @@ def capacity_curve(
     above: float | None,
     stopped: str,
     rule: str,
+    task_rate: float | None = None,
 ) -> Curve:
     """The curve of the steps' ``rows`` (:func:`curve_row`, each read once,
-    when its step was judged), ordered by offered rate."""
+    when its step was judged), ordered by offered rate; ``task_rate`` the
+    rate the task file itself asks, if any."""
     ordered = sorted(rows, key=lambda r: (r.figures.offered, r.number))
-    return Curve(objective, ordered, sustained, above, stopped, rule)
+    return Curve(objective, ordered, sustained, above, stopped, rule, task_rate)

@@ -50,6 +50,18 @@ def test_a_step_is_the_workload_at_its_rate(tmp_path: Path) -> None:
     TaskFile.load(path)  # Rally's own task format takes it
 
 
+def test_the_task_s_own_rate_is_that_of_its_open_model_runner(
+    tmp_path: Path,
+) -> None:
+    rated = {**LIST, "runner": {"keystone_perf_arrival_rate": {"rate": 4.35}}}
+    plan = capacity_steps.StepPlan(
+        capacity_steps.capacity_workload(_task(tmp_path, rated)), 20.0, 50
+    )
+    assert plan.task_rate == 4.35
+    constant = capacity_steps.capacity_workload(_task(tmp_path, LIST))
+    assert capacity_steps.StepPlan(constant, 20.0, 50).task_rate is None
+
+
 def test_two_workloads_or_hooks_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TaskFileError, match="runs one workload, this task has 2"):
         capacity_steps.capacity_workload(_task(tmp_path, LIST, LIST))

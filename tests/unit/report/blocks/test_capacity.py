@@ -41,6 +41,16 @@ def test_the_table_and_the_conclusion() -> None:
     assert text.endswith("search: the rule\nstopped: the bracket\n")
 
 
+def test_the_sustained_rate_is_said_against_the_task_s_own() -> None:
+    rows = [_row(1, 10, 0.03)]
+    mixed = capacity_curve.Curve(SLO, rows, 10.0, 20.0, "x", "r", task_rate=4.35)
+    assert capacity.conclusion(mixed)[1] == (
+        "the task's own rate: 4.35/s; sustained is 2.3x it"
+    )
+    plain = capacity_curve.Curve(SLO, rows, 10.0, 20.0, "x", "r")
+    assert not any("own rate" in line for line in capacity.conclusion(plain))
+
+
 def test_none_met_and_all_met_are_said() -> None:
     none = capacity_curve.Curve(SLO, [_row(1, 5, 0.3, ("p95",))], None, 5.0, "x", "r")
     assert (
