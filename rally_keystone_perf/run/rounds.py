@@ -23,11 +23,11 @@ rounds (:func:`run_turns`)
     round (:data:`TaskFor`);
 capacity steps (:class:`.capacity_turns.Searching`)
     each config's capacity search takes one step per turn until it ends,
-    its steps recorded in ``capacity.json``.
-
-The A-B-A visits of configs that cannot be up together
-(:mod:`.study_matrix`) are matrices visited in turn, not turns of this
-engine.
+    its steps recorded in ``capacity.json``;
+visits (:class:`.study_matrix.Visits`)
+    configs that cannot be up together (clusters) visited A B ... B A, a
+    config a turn: its step runs its matrix, each cell's Keystone up and
+    down on its own (``matrix.json`` a visit).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rally_keystone_perf.deploy.options import Deployment, LaunchError
 from rally_keystone_perf.layout.rundir import RunDir
@@ -214,9 +214,14 @@ def run_turns(
     return codes
 
 
-class Mode(Protocol):
+At = TypeVar("At", contravariant=True)  # what a side's step is given
+T = TypeVar("T")
+
+
+class Mode(Protocol[At]):
     """What is taken in turns (:func:`take_turns`): a turn's sides, a side's
-    step, and what a user records around a turn."""
+    step (given the side: its Keystone up, or what it runs), and what a
+    user records around a turn."""
 
     def sides_of(self, turn: int) -> Sequence[str]:
         """The sides with a step in ``turn`` (none: the turns are over)."""
@@ -226,7 +231,7 @@ class Mode(Protocol):
         """Before the turn's first step, its sides in their order."""
         ...
 
-    def step(self, turn: int, side: str, at: Side) -> bool:
+    def step(self, turn: int, side: str, at: At) -> bool:
         """One side's step; False when Ctrl-C or SIGTERM cut it."""
         ...
 
@@ -235,11 +240,11 @@ class Mode(Protocol):
         ...
 
 
-def take_turns(mode: Mode, sides: Mapping[str, Side], first: int = 1) -> bool:
+def take_turns(mode: Mode[T], sides: Mapping[str, T], first: int = 1) -> bool:
     """Turn after turn from ``first``: each side of ``mode.sides_of`` that
-    is up in ``sides`` takes its step, in the counterbalanced order of
-    :func:`balanced_order`; True when a turn has no side left, False when
-    a step was cut (Ctrl-C or SIGTERM)."""
+    is in ``sides`` (up, or what it runs) takes its step, in the
+    counterbalanced order of :func:`balanced_order`; True when a turn has
+    no side left, False when a step was cut (Ctrl-C or SIGTERM)."""
     turn = first
     while names := [side for side in mode.sides_of(turn) if side in sides]:
         order = balanced_order(turn, names)

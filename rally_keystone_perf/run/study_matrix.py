@@ -7,7 +7,9 @@ it ends. This is for configs that cannot all be up at once (clusters of
 several node counts, seed 001's); the others are measured in rounds taken
 in turns (:mod:`.study_rounds`).
 
-The configs are visited in the order A B C ... C B A (:func:`visit_order`):
+The visits are turns of the rounds engine (:class:`Visits`, a
+:class:`.rounds.Mode`), a config a turn, in the order A B C ... C B A
+(:func:`visit_order`):
 every config but the middle one twice (and but those no ratio compares,
 once after it: seed 001's jws-ldap), the first visit in
 ``<study dir>/<config>/``, the second in ``<study dir>/<config>.visit-2/``.
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rally_keystone_perf.deploy.options import LaunchOptions
-from rally_keystone_perf.run import matrix
+from rally_keystone_perf.run import matrix, rounds
 from rally_keystone_perf.studies.model import Config, Study
 
 EXIT_INTERRUPTED = 130
@@ -170,6 +172,40 @@ class StudyRun:
         self.visits[visit - 1][label] = reports
 
 
+@dataclass
+class Visits:
+    """The visits as a :class:`.rounds.Mode`: turn N is the N-th visit of
+    ``order``, its one side the config, its step the config's matrix run
+    on that visit's state (the cells not done yet)."""
+
+    study: Study
+    order: list[tuple[str, int]]  # (config, visit) as visited
+    states: list[matrix.MatrixState]  # each visit's, in that order
+    options: list[LaunchOptions]  # each visit's config's
+    result: StudyRun
+    echo: Callable[[str], None]
+
+    def sides_of(self, turn: int) -> Sequence[str]:
+        return [self.order[turn - 1][0]] if turn <= len(self.order) else []
+
+    def begin(self, turn: int, order: Sequence[str]) -> None:
+        label, visit = self.order[turn - 1]
+        self.echo(
+            f"== study {self.study.seed}: {label} "
+            f"({self.study.config(label).seed_label}), "
+            f"visit {visit}, step {turn} of {len(self.order)}"
+        )
+
+    def step(self, turn: int, side: str, at: list[matrix.Cell]) -> bool:
+        state, options = self.states[turn - 1], self.options[turn - 1]
+        codes = matrix.run_matrix(at, state, _always(options), self.echo)
+        self.result.codes += codes
+        return EXIT_INTERRUPTED not in codes
+
+    def end(self, turn: int) -> None:
+        """Nothing: each cell is recorded in its visit's state as it ends."""
+
+
 def run_study(
     cells: dict[str, list[matrix.Cell]],
     study: Study,
@@ -178,21 +214,23 @@ def run_study(
     echo: Callable[[str], None],
     restart: bool = False,
 ) -> StudyRun:
-    """Run every visit's cells not done yet, A B ... B A; stop at a Ctrl-C."""
+    """Run every visit's cells not done yet, A B ... B A; stop at a Ctrl-C.
+    Every visit's reports so far are in the result, those not reached too."""
     result = StudyRun(folder)
     labels = [c.label for c in study.configs if cells.get(c.label)]
     order = visit_order(labels, in_no_ratio(study))
-    for step, (label, visit) in enumerate(order, 1):
-        config, chosen = study.config(label), cells[label]
-        options = options_for(config, [c.task for c in chosen])
-        state = matrix.MatrixState.open(
-            visit_folder(folder, label, visit), matrix.shared_options(options), restart
+    options = [
+        options_for(study.config(label), [c.task for c in cells[label]])
+        for label, _ in order
+    ]
+    states = [
+        matrix.MatrixState.open(
+            visit_folder(folder, label, visit), matrix.shared_options(chosen), restart
         )
-        if not result.interrupted:
-            echo(
-                f"== study {study.seed}: {label} ({config.seed_label}), "
-                f"visit {visit}, step {step} of {len(order)}"
-            )
-            result.codes += matrix.run_matrix(chosen, state, _always(options), echo)
-        result.add(visit, label, state.reports(chosen))
+        for (label, visit), chosen in zip(order, options, strict=True)
+    ]
+    visits = Visits(study, order, states, options, result, echo)
+    rounds.take_turns(visits, {label: cells[label] for label in labels})
+    for (label, visit), state in zip(order, states, strict=True):
+        result.add(visit, label, state.reports(cells[label]))
     return result
