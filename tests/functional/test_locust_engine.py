@@ -6,7 +6,8 @@ each in Keystone's access log, a file
 ``rally task import`` takes, and a run the gate compares with Rally's own
 runner's on the same task (which is faster is ``benchmarks/engines.py``'s
 question, in rounds taken in turns). SIGTERM mid-run keeps the partial results and
-leaves no worker or namespace behind.
+leaves no worker or namespace behind. A mix draws, by iteration number,
+the operations Rally's runner would, whichever worker runs the iteration.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,12 @@ import psutil
 import pytest
 
 from rally_keystone_perf import cli
+from rally_keystone_perf.client import weighted
 from rally_keystone_perf.deploy.cluster import network
 from rally_keystone_perf.layout.rundir import RunDir
+from rally_keystone_perf.plugins.scenarios.operations import ACTIONS
+from rally_keystone_perf.report.figures import stats
+from rally_keystone_perf.report.readers import rally_json
 from rally_keystone_perf.run import rally_runner
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
@@ -55,6 +61,16 @@ def namespaces() -> None:
 def _namespaces_left() -> list[str]:
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
     return [line for line in listing.stdout.splitlines() if line.startswith("ksp")]
+
+
+MIX_WEIGHTS = {"validate_token": 3, "get_catalog": 1, "list_projects": 1}
+MIX_TIMES = 47  # no whole number of the weights' rounds (5)
+MIX = {
+    "scenario": {"KeystonePerf.mix": {"weights": MIX_WEIGHTS, "seed": 7}},
+    "runner": {"constant": {"times": MIX_TIMES, "concurrency": 2}},
+    "contexts": {"keystone_perf_tokens": {}},
+    "sla": {"failure_rate": {"max": 0}},
+}
 
 
 def _run(task: Path, runs: Path, *options: str) -> Path:
@@ -186,3 +202,16 @@ def test_sigterm_keeps_the_iterations_done_and_leaves_no_worker(
     assert 0 < len(ids) < 20000 and len(set(ids)) == len(ids)
     assert not run_processes(run)
     assert not _locust_processes() and not _namespaces_left()
+
+
+def test_a_mix_draws_by_iteration_number_on_any_worker(runs_dir: Path) -> None:
+    task = write_task(runs_dir / "mix.json", [MIX])
+    report = _run(task, runs_dir / "mix", "--engine", "locust", "--workers", "2")
+    (workload,) = rally_json.load_report(report)
+    rows = stats.main_stats(workload)
+    counted = {r.name: r.count for r in rows if r.depth == 0 and r.name != "total"}
+    drawn = weighted.WeightedSequence(MIX_WEIGHTS, 7)
+    expected = Counter(action for n in range(MIX_TIMES) for action in ACTIONS[drawn[n]])
+    assert counted == dict(expected)
+    assert stats.total_row(rows).success == 1.0
+    assert not _locust_processes()
