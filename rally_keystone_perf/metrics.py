@@ -19,7 +19,9 @@ percentile (:func:`percentile`, :func:`median_p95`)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Any
 
 from rally.task.processing import utils
 
@@ -60,3 +62,12 @@ def median_p95(points: Sequence[float]) -> tuple[float | None, float | None]:
     """Median and 95th percentile the way Rally computes them (None if empty)."""
     ordered = sorted(points)
     return percentile(ordered, 0.5), percentile(ordered, 0.95)
+
+
+def finite(value: Any) -> bool:
+    """A real number that is not NaN or infinite (bools excluded)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )

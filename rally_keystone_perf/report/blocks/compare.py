@@ -14,10 +14,9 @@ document (:func:`data`) is described in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-from rally_keystone_perf.metrics import TOTAL
+from rally_keystone_perf.metrics import TOTAL, finite
 from rally_keystone_perf.report.blocks.compare_data import data, series_groups
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
@@ -96,23 +95,15 @@ def series_title(config: str, scenario: str) -> str:
     return f"latency vs concurrency: {config}, {scenario}"
 
 
-def _finite(value: object) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and (math.isfinite(value))
-    )
-
-
 def series_plots(rows: Sequence[SeriesRow]) -> list[Plot]:
     """Latency percentiles, throughput and success rate against concurrency."""
-    levels = [float(row.concurrency) for row in rows if _finite(row.concurrency)]
+    levels = [float(row.concurrency) for row in rows if finite(row.concurrency)]
 
     def points(field: str, scale: float = 1.0) -> list[tuple[float, float]]:
         return [
             (row.concurrency, getattr(row, field) * scale)
             for row in rows
-            if _finite(row.concurrency) and _finite(getattr(row, field))
+            if finite(row.concurrency) and finite(getattr(row, field))
         ]
 
     names = {"median": "median", "90 percentile": "p90", "95 percentile": "p95"}

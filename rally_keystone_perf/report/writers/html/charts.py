@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rally_keystone_perf.metrics import finite
 from rally_keystone_perf.report.writers.html.kit import esc
 
 COLORS = ("#1f6fb4", "#e07b00", "#c62828", "#2e7d32", "#6a3d9a")
@@ -23,15 +24,6 @@ class Line:
     color: str
     scatter: bool = False
     markers: bool = True  # a marker (and its value) at each point of a line
-
-
-def finite(value: Any) -> bool:
-    """A real number that is not NaN or infinite (bools excluded)."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
 
 
 def _plottable(points: Iterable[tuple[Any, Any]]) -> list[tuple[float, float]]:
