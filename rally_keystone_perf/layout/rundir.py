@@ -129,6 +129,11 @@ class RunDir:
         return self.private / "user-pool.json"
 
     @property
+    def scope_grants(self) -> Path:
+        """Role grants made and not yet revoked (layout/grant_ledger.py)."""
+        return self.private / "scope-grants.json"
+
+    @property
     def stack_plan(self) -> Path:
         """A Nova stack's ports and generated passwords (deploy/nova/stack.py)."""
         return self.private / "stack.json"

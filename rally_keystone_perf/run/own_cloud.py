@@ -102,7 +102,7 @@ def _sweep(
     """Delete what the tasks left, count what stays; into run.json and out."""
     echo("sweeping the target for what the run created")
     users = existing_usernames(run)  # their application credentials, by name
-    result = sweep.sweep(target, task_ids, servers=bool(plan.boots()), users=users)
+    result = sweep.sweep(target, task_ids, bool(plan.boots()), users, run.scope_grants)
     run.write_state(
         target_sweep={
             "tasks": list(task_ids),

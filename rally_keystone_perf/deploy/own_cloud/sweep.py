@@ -14,6 +14,12 @@ die with their users: Keystone deletes a user's credentials when it deletes
 the user, so the users' sweep covers those of the users the run created.
 Those of existing users (``--existing-users``), which the run does not
 delete, are swept by name when their user names are given (``users``).
+
+Role grants (the ``keystone_perf_scope_roles`` context's) have no name:
+those the run made and did not revoke are on its ledger
+(:mod:`rally_keystone_perf.layout.grant_ledger`); the sweep revokes them
+(a user deleted meanwhile took its grants along: 404) and checks that
+none is left.
 """
 
 from __future__ import annotations
@@ -22,13 +28,16 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rally_keystone_perf.deploy.own_cloud.compute import endpoint
 from rally_keystone_perf.deploy.own_cloud.probe import login, send, v3_url
 from rally_keystone_perf.deploy.own_cloud.target import CloudTarget, TargetError
+from rally_keystone_perf.layout import grant_ledger
 
 KINDS = ("users", "projects")
 APP_CREDENTIALS = "application credentials"
+GRANTS = "role grants"
 SERVERS_GONE_WITHIN = 120.0  # seconds the sweep waits for deleted servers
 _RANDOM = "[A-Za-z0-9]{8}"
 
@@ -55,7 +64,7 @@ class SweepResult:
         """One line for the run's output and note."""
         if self.errors and None in self.left.values():
             return f"left on the target: unknown (the sweep failed: {self.errors[0]})"
-        extra = [k for k in ("servers", APP_CREDENTIALS) if k in self.left]
+        extra = [k for k in ("servers", APP_CREDENTIALS, GRANTS) if k in self.left]
         kinds = [*KINDS, *extra]
         left = ", ".join(f"{self.left.get(k, 0)} {k}" for k in kinds)
         swept = sum(self.deleted.values())
@@ -191,15 +200,38 @@ def _sweep_app_credentials(
     result.left[APP_CREDENTIALS] = len(left)
 
 
+def _sweep_grants(
+    target: CloudTarget, url: str, token: str, ledger: Path, result: SweepResult
+) -> None:
+    """Revoke the ledger's grants; those gone leave the ledger."""
+    headers = {"X-Auth-Token": token}
+    grants = grant_ledger.read(ledger)
+    result.found[GRANTS], result.deleted[GRANTS] = len(grants), 0
+    for grant in grants:
+        answer = send("DELETE", f"{url}/{grant.path}", target, headers=headers)
+        if answer.status_code == 204:
+            result.deleted[GRANTS] += 1
+        elif answer.status_code != 404:
+            result.errors.append(f"revoking {grant.path}: {answer.status_code}")
+    gone = [
+        g
+        for g in grants
+        if send("HEAD", f"{url}/{g.path}", target, headers=headers).status_code == 404
+    ]
+    grant_ledger.remove(ledger, gone)
+    result.left[GRANTS] = len(grants) - len(gone)
+
+
 def sweep(
     target: CloudTarget,
     task_ids: Iterable[str],
     servers: bool = False,
     users: Iterable[str] = (),
+    ledger: Path | None = None,
 ) -> SweepResult:
     """Delete the servers (``servers``), the application credentials of the
-    existing users named ``users``, users and projects the tasks ``task_ids``
-    left, then recount."""
+    existing users named ``users``, the role grants on the ``ledger``, users
+    and projects the tasks ``task_ids`` left, then recount."""
     result = SweepResult()
     names = prefixes(task_ids)
     if not names:
@@ -213,6 +245,8 @@ def sweep(
             _sweep_servers(target, body, names, result)
         if users:
             _sweep_app_credentials(target, url, token, (names, list(users)), result)
+        if ledger is not None and ledger.is_file():
+            _sweep_grants(target, url, token, ledger, result)
         found = _count(target, url, token, names)
         for kind, ids in found.items():
             result.found[kind] = len(ids)
@@ -237,6 +271,7 @@ def sweep(
         extra = [
             *(["servers"] if servers else []),
             *([APP_CREDENTIALS] if users else []),
+            *([GRANTS] if ledger is not None and ledger.is_file() else []),
         ]
         result.left = {k: None for k in (*KINDS, *extra)}
     return result

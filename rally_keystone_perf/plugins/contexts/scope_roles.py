@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from keystoneauth1 import exceptions as ks_exceptions
@@ -17,6 +19,9 @@ from rally_keystone_perf.client.keystone_admin import (
     SCOPES,
     grant_target,
 )
+from rally_keystone_perf.deploy.faults import RUN_ENV
+from rally_keystone_perf.layout import grant_ledger
+from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.plugins.contexts.clients import admin_client
 from rally_keystone_perf.plugins.workload_checks import WorkloadValidator
 
@@ -61,6 +66,12 @@ class ScopeGrantedValidator(WorkloadValidator):
         return scope_problem(args, contexts)
 
 
+def _ledger() -> Path | None:
+    """The run's ledger of grants (none outside this suite's runs)."""
+    folder = os.environ.get(RUN_ENV)
+    return RunDir(Path(folder)).scope_grants if folder else None
+
+
 @context.configure(name=CONTEXT_NAME, platform="openstack", order=115)
 class KeystonePerfScopeRoles(context.Context):
     """Grant each user a role on its domain or on the system, for the load.
@@ -76,7 +87,10 @@ class KeystonePerfScopeRoles(context.Context):
     ``context["keystone_perf_scope_roles"]`` (``domains``: user id -> its
     domain's id; ``scopes``). The grants are revoked at cleanup; should the
     run stop before, users the run created take their grants with them
-    when they are deleted.
+    when they are deleted, and those of users it did not create are
+    revoked by the own-cloud sweep: in a run of this suite each grant is
+    written to the run's ``private/scope-grants.json`` before it is made
+    and taken off once revoked (``rally_keystone_perf.layout.grant_ledger``).
     """
 
     CONFIG_SCHEMA = {
@@ -122,6 +136,7 @@ class KeystonePerfScopeRoles(context.Context):
             "grants": [],  # (target, user id): what cleanup revokes
         }
         self.context[CONTEXT_NAME] = made
+        ledger = _ledger()
         for user in self.context.get("users", []):
             domain = identity.user_domain_id(token, user["id"])
             made["domains"][user["id"]] = domain
@@ -129,6 +144,10 @@ class KeystonePerfScopeRoles(context.Context):
                 target = grant_target(scope, domain)
                 if identity.has_role(token, target, user["id"], role):
                     continue  # the user's own: neither granted nor revoked
+                if ledger is not None:  # before: a stop in between is swept
+                    grant_ledger.add(
+                        ledger, grant_ledger.Grant(target, user["id"], role)
+                    )
                 identity.grant_role(token, target, user["id"], role)
                 made["grants"].append((target, user["id"]))
         LOG.info(
@@ -144,12 +163,18 @@ class KeystonePerfScopeRoles(context.Context):
         if not made or not made["grants"]:
             return
         identity, token = self._admin()
+        gone = []
         for target, user_id in made["grants"]:
             try:
                 identity.grant_role(
                     token, target, user_id, made["role_id"], revoke=True
                 )
             except ks_exceptions.NotFound:
-                continue
+                pass
             except ks_exceptions.ClientException as exc:
                 LOG.warning("Could not revoke the %s grant: %s", target, exc)
+                continue  # left on the ledger, for the sweep
+            gone.append(grant_ledger.Grant(target, user_id, made["role_id"]))
+        ledger = _ledger()
+        if ledger is not None:
+            grant_ledger.remove(ledger, gone)

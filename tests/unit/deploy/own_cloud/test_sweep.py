@@ -253,3 +253,46 @@ def test_existing_users_application_credentials_are_swept_by_name(
         "left on the target: 0 users, 0 projects, 0 application credentials "
         "(the sweep deleted 1 that Rally's cleanup had not)"
     )
+
+
+def test_the_grants_left_on_the_ledger_are_revoked(requests_mock, tmp_path) -> None:
+    from rally_keystone_perf.layout import grant_ledger
+
+    FakeKeystone(requests_mock)
+    ledger = tmp_path / "scope-grants.json"
+    held = {"system/users/u1/roles/r", "domains/d2/users/u2/roles/r"}
+    stuck = grant_ledger.Grant("domains/d3", "u3", "r")  # revoking it fails
+    for grant in (
+        grant_ledger.Grant("system", "u1", "r"),
+        grant_ledger.Grant("domains/d2", "u2", "r"),
+        grant_ledger.Grant("domains/d9", "gone", "r"),  # its user deleted: 404
+        stuck,
+    ):
+        grant_ledger.add(ledger, grant)
+    held.add(stuck.path)
+
+    def delete(request, context) -> str:
+        path = request.path.removeprefix("/v3/")
+        if path == stuck.path:
+            context.status_code = 403
+        elif path in held:
+            held.discard(path)
+            context.status_code = 204
+        else:
+            context.status_code = 404
+        return ""
+
+    def head(request, context) -> str:
+        context.status_code = 204 if request.path.removeprefix("/v3/") in held else 404
+        return ""
+
+    grants = re.compile(f"{V3}/(system|domains/[^/]+)/users/[^/]+/roles/[^/]+$")
+    requests_mock.delete(grants, text=delete)
+    requests_mock.head(grants, text=head)
+    result = sweep.sweep(TARGET, [TASK], ledger=ledger)
+    assert held == {stuck.path}
+    assert (result.found[sweep.GRANTS], result.deleted[sweep.GRANTS]) == (4, 2)
+    assert result.left[sweep.GRANTS] == 1
+    assert result.errors == [f"revoking {stuck.path}: 403"]
+    assert grant_ledger.read(ledger) == [stuck]  # for the next sweep
+    assert "1 role grants" in result.line()

@@ -59,6 +59,35 @@ def test_grants_on_each_users_domain_and_the_system_then_revokes(keystone) -> No
     assert "keystone_perf_scope_roles" not in ctx
 
 
+def test_each_grant_is_on_the_run_s_ledger_until_revoked(
+    keystone, tmp_path, monkeypatch
+) -> None:
+    from rally_keystone_perf.deploy.faults import RUN_ENV
+    from rally_keystone_perf.layout import grant_ledger
+    from rally_keystone_perf.layout.rundir import RunDir
+
+    run = RunDir(tmp_path)
+    run.create()
+    monkeypatch.setenv(RUN_ENV, str(tmp_path))
+    written = []
+
+    def granted(request, context) -> str:  # the ledger holds it already
+        written.append(len(grant_ledger.read(run.scope_grants)))
+        context.status_code = 204
+        return ""
+
+    keystone.put(GRANTS, text=granted)
+    ctx = users_context(tenants=1, users_per_tenant=2)
+    made = scope_roles.KeystonePerfScopeRoles(ctx)
+    made.setup()
+    assert written == [1, 2]
+    assert [g.user_id for g in grant_ledger.read(run.scope_grants)] == ["u1-1", "u1-2"]
+    keystone.delete(re.compile(f"{AUTH_URL}/domains/dom-u1-2/"), status_code=500)
+    made.cleanup()  # the failed revoke stays for the own-cloud sweep
+    (left,) = grant_ledger.read(run.scope_grants)
+    assert left.path == "domains/dom-u1-2/users/u1-2/roles/R"
+
+
 def test_the_default_is_the_reader_role_on_the_domain(keystone) -> None:
     ctx = users_context()
     made = scope_roles.KeystonePerfScopeRoles(ctx)
