@@ -7,7 +7,6 @@ import pytest
 from rally_keystone_perf.client import atomics
 from rally_keystone_perf.plugins.scenarios import tokens
 from tests.unit.rally_fakes import (
-    TOKENS_URL,
     atomic_names,
     body,
     password_body,
@@ -16,14 +15,6 @@ from tests.unit.rally_fakes import (
 )
 
 pytestmark = pytest.mark.usefixtures("fresh_sessions")
-
-
-@pytest.fixture
-def issue(requests_mock):
-    requests_mock.post(
-        TOKENS_URL, status_code=201, headers={"X-Subject-Token": "NEW"}, json={}
-    )
-    return requests_mock
 
 
 def _granted(scopes: list[str]) -> dict:

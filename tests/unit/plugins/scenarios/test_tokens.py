@@ -22,14 +22,6 @@ pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture
-def issue(requests_mock):
-    requests_mock.post(
-        TOKENS_URL, status_code=201, headers={"X-Subject-Token": "NEW"}, json={}
-    )
-    return requests_mock
-
-
-@pytest.fixture
 def validate(requests_mock):
     requests_mock.get(TOKENS_URL, json={"token": {"methods": ["password"]}})
     return requests_mock
