@@ -18,6 +18,7 @@ from rally_keystone_perf.cli.common import (
 from rally_keystone_perf.report import api
 from rally_keystone_perf.report.blocks.gate import headline
 from rally_keystone_perf.report.figures import machine
+from rally_keystone_perf.report.figures.instructions import CountLimits
 from rally_keystone_perf.report.readers.rally_json import ReportError
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.report.writers.junit import junit_xml
@@ -100,16 +101,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
     than --max-regression slower and its interval (Bonferroni over the
     workloads) lies wholly above no change; exit 1 when the rounds cannot
     say. With --max-instruction-increase, an A/B's workload also fails when
-    B's instructions per request exceed A's by more than that (ERROR, exit
-    1, when the A/B has no counts).
+    B's instructions per request exceed A's by more than that; with
+    --max-statement-increase, when B sends more than that many SQL queries
+    per request more than A (ERROR, exit 1, when the A/B has no counts).
     """
     if api.is_ab_folder(args.current):
         return _gate_ab(args)
-    if args.max_instruction_increase is not None:
-        raise ReportError(
-            "gate: --max-instruction-increase judges an A/B folder's counts "
-            "(ab --instructions), not two runs"
-        )
+    for given in ("max_instruction_increase", "max_statement_increase"):
+        if getattr(args, given) is not None:
+            raise ReportError(
+                f"gate: --{given.replace('_', '-')} judges an A/B folder's "
+                "counts (ab --instructions), not two runs"
+            )
     if args.baseline is None:
         raise ReportError("gate: --baseline is needed unless CURRENT is an A/B folder")
     run = api.gate(
@@ -146,7 +149,7 @@ def _gate_ab(args: argparse.Namespace) -> int:
         Path(args.current),
         args.max_regression,
         args.alpha,
-        args.max_instruction_increase,
+        CountLimits(args.max_instruction_increase, args.max_statement_increase),
     )
     echo(f"A/B: {args.current}: side B gated against side A, round by round")
     buffer = io.StringIO()
@@ -259,6 +262,15 @@ def add_gate_command(sub: Any) -> None:
         help="an A/B folder only: also fail a workload whose instructions per "
         "request (ab --instructions, counted under callgrind) on B exceed A's "
         "by more than this, e.g. 1%% (default: not judged)",
+    )
+    gate_cmd.add_argument(
+        "--max-statement-increase",
+        type=arguments.at_least(0),
+        default=None,
+        metavar="N",
+        help="an A/B folder only: also fail a workload whose SQL reads and "
+        "writes per request (counted by ab --instructions in a replay outside "
+        "valgrind) on B exceed A's by more than N, e.g. 0 (default: not judged)",
     )
     arguments.add_alpha(gate_cmd, "the tests")
     arguments.add_mismatch_option(gate_cmd, "default: the gate refuses it and exits 1")

@@ -6,7 +6,8 @@
 :data:`COUNTS_VERSION`; a reader refuses another. Beside it, ``conditions``
 (what the counts cover, in words) and ``sides``: per side its build and the
 counts of each workload (``position``, ``scenario``, ``per_request``,
-``spread``).
+``spread``, and ``statements_per_request`` by kind: absent from counts made
+before statements were counted, which a reader takes as not counted).
 """
 
 from __future__ import annotations

@@ -213,21 +213,22 @@ def gate_ab(
     folder: Path,
     max_regression: float,
     alpha: float,
-    max_instruction_increase: float | None = None,
+    limits: instructions.CountLimits = instructions.NOT_JUDGED,
 ) -> GateResult:
     """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`);
-    with ``max_instruction_increase``, on its instruction counts too
+    with ``limits``, on its instruction and statement counts too
     (:mod:`.figures.instructions`).
 
     :raises ReportError: not an A/B folder, or its sides ran different tasks.
     """
     workloads = ab.workloads(ab_folder.load(folder))
     result = ab_gate.gate(workloads, max_regression, alpha)
-    if max_instruction_increase is None:
+    if limits == instructions.NOT_JUDGED:
         if not workloads:
             raise ReportError(
                 f"gate: {folder} has no complete timed round: nothing to gate "
-                "in time (an A/B of counts alone: --max-instruction-increase)"
+                "in time (an A/B of counts alone: --max-instruction-increase, "
+                "--max-statement-increase)"
             )
         return result
     found = instructions.rows(instruction_counts.load(folder))
@@ -235,5 +236,5 @@ def gate_ab(
     labels = [(w.position, w.label) for w in workloads] or [
         (row.position, row.scenario) for row in found.values()
     ]
-    result.checks.extend(instructions.checks(labels, found, max_instruction_increase))
+    result.checks.extend(instructions.checks(labels, found, limits))
     return result

@@ -1,11 +1,14 @@
 """Instruction counts under callgrind, on real Keystones in one process.
 
 A build with a known extra cost in token validation (the A/B calibration's
-loop, about 5% of a validation's instructions) is told apart by ``ab
---instructions --rounds 0`` (the counts alone: no timed rounds, which a
-count needs not and which took about 100 s here) and failed by ``gate
---max-instruction-increase 1%``; that A/B of two git refs is also the
-builds' (each side's spec, version and commit recorded). Bounded: one small
+loop, about 5% of a validation's instructions) and one more SELECT in it
+(:data:`PLANTED`) is told apart by ``ab --instructions --rounds 0`` (the
+counts alone: no timed rounds, which a count needs not and which took about
+100 s here), failed by ``gate --max-instruction-increase 1%`` and by ``gate
+--max-statement-increase 0``: one read more per validation, counted
+exactly; that A/B of two git refs is also the builds' (each side's spec,
+version and commit recorded). The loop and the query share one build: a
+build of its own would cost CI another minute. Bounded: one small
 workload, short replays. How repeatable a count is (the same Keystone
 counted ten times, the other core idle or busy: within 0.05%) is
 ``benchmarks.instruction_counts``' figure, not a CI test's: CI's time.
@@ -52,6 +55,36 @@ VALIDATE = {
 }
 
 
+# one more SELECT per validation, on a Keystone table, in its own reader
+# session (so one more BEGIN and COMMIT too, which the gate does not judge)
+PLANTED_CALL = "        _planted_query()  # rally-keystone-perf functional test\n"
+PLANTED = '''
+
+def _planted_query():
+    """rally-keystone-perf's functional test: one more SELECT."""
+    import sqlalchemy
+    from keystone.common import sql
+
+    with sql.session_for_read() as session:
+        session.execute(sqlalchemy.text("SELECT count(*) FROM project")).scalar()
+'''
+QUERY_BRANCH = "slow-5-query"
+
+
+def planted_branch(repo: Path, base: str) -> str:
+    """``slow-5`` with one more SELECT in token validation."""
+    source.git(repo, "checkout", "-q", "-B", QUERY_BRANCH, "slow-5")
+    auth = repo / "keystone" / "api" / "auth.py"
+    text = auth.read_text()
+    assert text.count(ab_calibration.CALL) == 1
+    auth.write_text(
+        text.replace(ab_calibration.CALL, ab_calibration.CALL + PLANTED_CALL) + PLANTED
+    )
+    source.commit(repo, "functional test: one more SELECT per validation")
+    source.git(repo, "checkout", "-q", base)
+    return QUERY_BRANCH
+
+
 # each side counted in 2 memory layouts of 2 segments of 3 validations after
 # 4 warm-up ones, where ab --instructions counts 4 layouts of 2 x 4 after 10:
 # CI's time (the layouts span 0.3-0.4%, the cost told apart is 5%)
@@ -65,6 +98,7 @@ def test_ab_instructions_detects_a_known_extra_cost(
     repo = source.make_checkout(tmp_path / "src" / "keystone")
     base = source.installed_version()
     ab_calibration.slowed_branch(repo, base, 5, EXTRA_ITERATIONS)
+    planted_branch(repo, base)
     task = write_task(tmp_path / "validate.json", [VALIDATE])
     url, folder = f"git+file://{repo}", tmp_path / "ab"
     argv = [
@@ -72,15 +106,20 @@ def test_ab_instructions_detects_a_known_extra_cost(
         *("--password-hash-rounds", str(FAST_HASH_ROUNDS), "--instructions"),
         *("--build-cache", str(tmp_path / "builds")),
         f"--a=--keystone-build {url}@{base}",
-        f"--b=--keystone-build {url}@slow-5",
+        f"--b=--keystone-build {url}@{QUERY_BRANCH}",
     ]
     assert cli.main(argv) == 0
     _check_the_builds_ran(folder, repo, base, url)
     counts = json.loads((folder / "instructions.json").read_text())
-    a, b = (counts["sides"][s]["workloads"][0]["per_request"] for s in "ab")
-    assert 1.02 < b / a < 1.10
-    assert _instruction_check(folder, "1%") == "FAIL"
-    assert _instruction_check(folder, "10%") == "PASS"
+    a, b = (counts["sides"][s]["workloads"][0] for s in "ab")
+    assert 1.02 < b["per_request"] / a["per_request"] < 1.10
+    assert _check(folder, "--max-instruction-increase", "1%") == "FAIL"
+    assert _check(folder, "--max-instruction-increase", "10%") == "PASS"
+    sql_a, sql_b = a["statements_per_request"], b["statements_per_request"]
+    assert sql_a["read"] > 0 and sql_b["read"] == sql_a["read"] + 1
+    assert sql_b["write"] == sql_a["write"] == 0
+    assert _check(folder, "--max-statement-increase", "0") == "FAIL"
+    assert _check(folder, "--max-statement-increase", "1") == "PASS"
 
 
 def _check_the_builds_ran(folder: Path, repo: Path, base: str, url: str) -> None:
@@ -90,23 +129,27 @@ def _check_the_builds_ran(folder: Path, repo: Path, base: str, url: str) -> None
     state = json.loads((folder / "ab.json").read_text())
     assert state["status"] == "done" and state["rounds"] == []
     options = {s: state["sides"][s]["options"]["keystone_build"] for s in "ab"}
-    assert options == {"a": f"{url}@{base} ({base})", "b": f"{url}@slow-5 ({base})"}
+    assert options == {
+        "a": f"{url}@{base} ({base})",
+        "b": f"{url}@{QUERY_BRANCH} ({base})",
+    }
     assert not [s for s in "ab" if "run" in state["sides"][s]]
     counted = json.loads((folder / "instructions.json").read_text())["sides"]
-    for side, ref in (("a", base), ("b", "slow-5")):
+    for side, ref in (("a", base), ("b", QUERY_BRANCH)):
         build = counted[side]["build"]
         assert build["spec"] == f"{url}@{ref}" and build["version"] == base
         assert build["source"]["commit"] == source.git(repo, "rev-parse", ref)
         assert not run_processes(RunDir(folder / instructions.FOLDER / side))
 
 
-def _instruction_check(folder: Path, threshold: str) -> str:
-    """The status of the gate's instructions/request check at ``threshold``."""
-    out = folder / f"gate-{threshold}.json"
+def _check(folder: Path, option: str, threshold: str) -> str:
+    """The status of the gate's check that ``option`` at ``threshold`` adds."""
+    out = folder / f"gate{option}-{threshold}.json"
     argv = ["gate", str(folder), "--format", "json", "--out", str(out)]
-    assert cli.main([*argv, "--max-instruction-increase", threshold]) in (0, 2)
+    assert cli.main([*argv, option, threshold]) in (0, 2)
     checks = json.loads(out.read_text())["checks"]
-    (found,) = [c for c in checks if c["criterion"] == "instructions/request"]
+    criterion = "instructions/request" if "instruction" in option else "statements"
+    (found,) = [c for c in checks if c["criterion"].startswith(criterion)]
     return str(found["status"])
 
 

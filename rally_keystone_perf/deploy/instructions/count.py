@@ -6,6 +6,11 @@ counted segment's dump (``callgrind.<workload>.out.N``) gives its total.
 Instructions per iteration are the median over the segments, per request
 that divided by the requests an iteration sends. The process's environment
 is fixed (``PYTHONHASHSEED``) so the same build gives the same count.
+
+Beside the layouts, one more replay of the workload runs outside valgrind,
+on its own fresh copy of the database, and counts the SQL statements
+Keystone sends, by kind (:mod:`.statements`): the listener's work then adds
+nothing to the instructions.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rally_keystone_perf.deploy import logtail, services
 from rally_keystone_perf.deploy.builds import runtime
@@ -28,6 +33,7 @@ from rally_keystone_perf.deploy.instructions import (
     recipes,
     replay,
     site,
+    statements,
 )
 from rally_keystone_perf.deploy.keystone.config import config_files
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
@@ -72,10 +78,17 @@ class WorkloadCount:
     per_iteration: float  # the mean over the layouts of their median segment
     layouts: list[list[int]]  # per layout, each segment's total instructions
     iterations: int  # per segment
+    statements: dict[str, float]  # per iteration, by kind (statements.KINDS)
 
     @property
     def per_request(self) -> float:
         return self.per_iteration / self.requests_per_iteration
+
+    @property
+    def statements_per_request(self) -> dict[str, float]:
+        """SQL statements per request, by kind."""
+        per = self.requests_per_iteration
+        return {kind: n / per for kind, n in self.statements.items()}
 
     @property
     def spread(self) -> float:
@@ -89,6 +102,7 @@ class WorkloadCount:
             **asdict(self),
             "per_request": self.per_request,
             "spread": round(self.spread, 6),
+            "statements_per_request": self.statements_per_request,
         }
 
 
@@ -145,6 +159,17 @@ def layout_env(layout: int) -> dict[str, str]:
     return {LAYOUT_ENV: "x" * (layout * LAYOUT_STEP)}
 
 
+def _callgrind(stem: Path) -> list[str]:
+    """valgrind's part of a counted replay's command, dumping ``<stem>.out.N``."""
+    return [
+        str(valgrind()),
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=no",
+        f"--callgrind-out-file={stem}.out",
+    ]
+
+
 def _replay(
     site_dir: RunDir,
     options: LaunchOptions,
@@ -152,15 +177,13 @@ def _replay(
     library: Path,
     plan: CountPlan,
     stem: str,
+    statements_file: Path | None = None,
 ) -> parallel.Command:
-    """The command of one replay under callgrind, dumping ``<stem>.out.N``."""
+    """The command of one replay under callgrind, dumping ``<stem>.out.N``;
+    with ``statements_file``, natively, counting SQL statements into it."""
     files = [*config_files(site_dir), site.replay_config(site_dir, stem)]
     argv = [
-        str(valgrind()),
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        "--collect-atstart=no",
-        f"--callgrind-out-file={site_dir.results / stem}.out",
+        *([] if statements_file else _callgrind(site_dir.results / stem)),
         str(runtime.python(options)),
         *("-m", "rally_keystone_perf.deploy.instructions.replay"),
         *[a for f in files for a in ("--config-file", str(f))],
@@ -169,6 +192,7 @@ def _replay(
         *("--workload", str(spec_file), "--markers", str(library)),
         *("--warm-up", str(plan.warm_up), "--segments", str(plan.segments)),
         *("--iterations", str(plan.iterations)),
+        *(["--statements", str(statements_file)] if statements_file else []),
     ]
     env = {
         **services.QUIET_WARNINGS,
@@ -186,8 +210,9 @@ def count_workload(
     library: Path,
     plan: CountPlan,
 ) -> WorkloadCount:
-    """Replay one workload under callgrind in ``site_dir``, once per layout;
-    its count. :class:`LaunchError` with the failed replay's log tail."""
+    """Replay one workload under callgrind in ``site_dir``, once per layout,
+    and once natively for its SQL statements; its count.
+    :class:`LaunchError` with the failed replay's log tail."""
     spec_file = site_dir.results / f"workload-{position}.json"
     spec_file.write_text(json.dumps(spec, indent=2))
     stems = [f"replay-{position}-{layout}" for layout in range(plan.layouts)]
@@ -197,17 +222,17 @@ def count_workload(
         commands.append(
             dataclasses.replace(command, env={**command.env, **layout_env(layout)})
         )
-    codes = parallel.run_all(commands, plan.at_once)
+    sql = site_dir.results / f"statements-{position}.json"
+    commands.append(_replay(site_dir, options, spec_file, library, plan, sql.stem, sql))
+    *codes, sql_code = parallel.run_all(commands, plan.at_once)
+    if sql_code != 0 or not sql.exists():
+        _failed(site_dir, spec, sql.stem, sql_code)
     wanted = [replay.SEGMENT.format(n) for n in range(1, plan.segments + 1)]
     layouts = []
     for stem, code in zip(stems, codes, strict=True):
         totals = segment_totals(site_dir.results, stem)
         if code != 0 or set(wanted) - set(totals):
-            logs = (f"{stem}.log", "keystone.log")
-            raise LaunchError(
-                f"counting {spec['scenario']} failed (exit {code}); last lines "
-                f"of its logs:\n{logtail.log_tails(site_dir, logs)}"
-            )
+            _failed(site_dir, spec, stem, code)
         layouts.append([totals[name] for name in wanted])
     figures = [statistics.median(segments) / plan.iterations for segments in layouts]
     return WorkloadCount(
@@ -217,6 +242,16 @@ def count_workload(
         statistics.mean(figures),
         layouts,
         plan.iterations,
+        statements.per_iteration(sql, plan.iterations),
+    )
+
+
+def _failed(site_dir: RunDir, spec: dict[str, Any], stem: str, code: int) -> NoReturn:
+    """:class:`LaunchError`: a replay failed, with its logs' last lines."""
+    logs = (f"{stem}.log", "keystone.log")
+    raise LaunchError(
+        f"counting {spec['scenario']} failed (exit {code}); last lines "
+        f"of its logs:\n{logtail.log_tails(site_dir, logs)}"
     )
 
 

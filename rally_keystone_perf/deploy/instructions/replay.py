@@ -14,6 +14,11 @@ setup (:mod:`.recipes`) and ``--warm-up`` iterations run uninstrumented;
 then each of ``--segments`` segments zeroes the counts, runs
 ``--iterations`` iterations with collection on only inside Keystone's
 application, and dumps its total (labelled ``segment-N``).
+
+With ``--statements FILE`` the replay runs outside valgrind and counts, in
+the same segments, the SQL statements Keystone sends
+(:class:`.statements.StatementCounter` in place of the markers), written to
+``FILE``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any
 from rally_keystone_perf.client.keystone_v3 import IdentityClient, PasswordUser
 from rally_keystone_perf.deploy.instructions import recipes
 from rally_keystone_perf.deploy.instructions.markers import Markers
+from rally_keystone_perf.deploy.instructions.statements import StatementCounter
 from rally_keystone_perf.deploy.instructions.wsgi_transport import WsgiTransport
 
 URL = "http://127.0.0.1:5000/v3"  # never connected to: the app is in-process
@@ -76,14 +82,29 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--segments", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument(
+        "--statements",
+        type=Path,
+        help="count SQL statements into this JSON file (run outside valgrind)",
+    )
     return parser.parse_args(argv)
+
+
+def _counter(args: argparse.Namespace) -> Markers | StatementCounter:
+    """Callgrind's markers, or with ``--statements`` the statements' counter,
+    listening before Keystone makes its engine."""
+    if args.statements is None:
+        return Markers(args.markers)
+    counter = StatementCounter()
+    counter.install()
+    return counter
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Set up, warm up, count each segment; 1 when a request fails."""
     args = _arguments(argv)
     workload = json.loads(args.workload.read_text())
-    markers = Markers(args.markers)
+    markers = _counter(args)
     app = load_application(args.config_file)
     counted = WsgiTransport(app, before=markers.toggle, after=markers.toggle)
     pool = json.loads(args.pool.read_text())
@@ -113,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 number += 1
                 step(number)
             markers.dump(SEGMENT.format(segment))
+        if isinstance(markers, StatementCounter):
+            markers.write(args.statements)
     except Exception as exc:  # a failed request: say which, exit 1
         print(f"replay failed: {exc}", file=sys.stderr)
         return 1

@@ -28,6 +28,9 @@ from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.figures.ab import AbPage
 from rally_keystone_perf.report.figures.instructions import InstructionRow
 
+# deploy.instructions.statements.KINDS: a statement's kind by its first word
+STATEMENT_KINDS = ("read", "write", "transaction", "pragma", "other")
+
 ROUND_COLUMNS = columns(
     "round; order:text; A median(s):seconds; B median(s):seconds; median B/A:fixed3",
     "A p95(s):seconds; B p95(s):seconds; A iter/s:fixed2; B iter/s:fixed2",
@@ -67,17 +70,33 @@ def estimate_table(workload: ab.AbWorkload, confidence: float) -> Table:
     return Table(ESTIMATE_COLUMNS, rows)
 
 
-def instruction_line(page: AbPage, position: int) -> str | None:
-    """One workload's instructions per request on each side and B/A."""
+def instruction_lines(page: AbPage, position: int) -> list[str]:
+    """One workload's instructions per request on each side and B/A; its SQL
+    statements per request when they were counted."""
     row = page.instructions.get(position)
     if row is None:
-        return None
+        return []
     ratio = "-" if row.ratio is None else f"{row.ratio:.4f}"
     spread = max(row.spread_a or 0.0, row.spread_b or 0.0)
     a, b = ("-" if v is None else f"{v / 1e6:.3f}M" for v in (row.a, row.b))
-    return (
+    lines = [
         f"instructions per request (callgrind): A {a}, "
         f"B {b}, B/A {ratio} (layouts within {spread:.2%})"
+    ]
+    if row.statements_a is not None or row.statements_b is not None:
+        a, b = (statement_counts(s) for s in (row.statements_a, row.statements_b))
+        lines.append(f"SQL statements per request: A {a}; B {b}")
+    return lines
+
+
+def statement_counts(found: dict[str, float] | None) -> str:
+    """``64 reads, 0 writes (+64 transaction control, 0 PRAGMA and other)``."""
+    if found is None:
+        return "not counted"
+    n = {kind: found.get(kind, 0.0) for kind in STATEMENT_KINDS}
+    return (
+        f"{n['read']:g} reads, {n['write']:g} writes (+{n['transaction']:g} "
+        f"transaction control, {n['pragma'] + n['other']:g} PRAGMA and other)"
     )
 
 
@@ -117,11 +136,11 @@ def document(page: AbPage) -> Document:
             round_table(workload),
             estimate_table(workload, page.confidence),
         ]
-        line = instruction_line(page, workload.position)
-        blocks += [Lines([line], AS_IS)] if line else []
+        lines = instruction_lines(page, workload.position)
+        blocks += [Lines(lines, AS_IS)] if lines else []
     for row in page.counted_alone():
-        said = str(instruction_line(page, row.position))
-        blocks += [Heading(row.scenario), Lines([said], AS_IS)]
+        said = instruction_lines(page, row.position)
+        blocks += [Heading(row.scenario), Lines(said, AS_IS)]
     return Document(_title(page), blocks, level=0, data=data(page))
 
 
@@ -142,7 +161,9 @@ def _estimate(found: verdicts.Estimate) -> dict[str, Any]:
 
 
 def _counts(row: InstructionRow | None) -> dict[str, Any] | None:
-    return None if row is None else pick(row, "a b ratio spread_a spread_b")
+    if row is None:
+        return None
+    return pick(row, "a b ratio spread_a spread_b statements_a statements_b")
 
 
 def _workload(page: AbPage, w: ab.AbWorkload) -> dict[str, Any]:

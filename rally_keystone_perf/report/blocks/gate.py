@@ -40,13 +40,20 @@ def _figure(check: Check, value: float | None) -> Cell:
         return Value(value, "success")
     if check.criterion == instructions.CRITERION and value is not None:
         return Value(value, "millions")
+    if check.criterion == instructions.STATEMENTS and value is not None:
+        return Value(value, "general")
     return value if check.baseline is not None else ""
 
 
 def check_row(check: Check) -> list[Cell]:
     """One check's cells, in :data:`COLUMNS` order: a success rate's change
-    in percentage points, the instruction counts' finer (no drift)."""
-    fmt = {SUCCESS: "points", instructions.CRITERION: "change2"}
+    in percentage points, the instruction counts' finer (no drift), the
+    statements' as a number of statements."""
+    fmt = {
+        SUCCESS: "points",
+        instructions.CRITERION: "change2",
+        instructions.STATEMENTS: "difference",
+    }
     return [
         *(check.workload, check.criterion, check.status),
         *(_figure(check, check.baseline), _figure(check, check.current)),

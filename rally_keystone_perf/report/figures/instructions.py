@@ -1,8 +1,13 @@
-"""Instructions per request, B against A, and the gate's check on them.
+"""Instructions and SQL statements per request, B against A, and the
+gate's checks on them.
 
 A count does not drift with the machine (callgrind counts instructions, not
-seconds): the ratio B/A is read as it is, with no interval. The gate fails
-a workload whose ratio exceeds ``1 + max_increase``.
+seconds; a replay's statements are the same every time): B against A is
+read as it is, with no interval. The gate fails a workload whose
+instructions' ratio exceeds ``1 + CountLimits.instructions``, or whose
+queries (reads and writes of Keystone's tables, per request) exceed A's by
+more than ``CountLimits.statements``: an absolute number, since one more
+query is a finding on MariaDB even where SQLite makes it cheap.
 """
 
 from __future__ import annotations
@@ -14,6 +19,31 @@ from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, Check
 from rally_keystone_perf.report.readers.instructions import InstructionCounts
 
 CRITERION = "instructions/request"
+STATEMENTS = "statements/request"
+QUERIES = ("read", "write")  # deploy.instructions.statements.QUERIES
+
+
+@dataclass(frozen=True)
+class CountLimits:
+    """What the gate judges of the counts; None: not judged."""
+
+    instructions: float | None = None  # the largest B/A - 1
+    statements: float | None = None  # the most queries more per request
+
+
+NOT_JUDGED = CountLimits()
+
+
+def queries(statements: dict[str, float] | None) -> float | None:
+    """Reads and writes per request; None when not counted."""
+    return None if statements is None else sum(statements.get(k, 0) for k in QUERIES)
+
+
+def control(statements: dict[str, float] | None) -> float | None:
+    """Transaction control, PRAGMA and the rest per request: not judged."""
+    if statements is None:
+        return None
+    return sum(n for kind, n in statements.items() if kind not in QUERIES)
 
 
 @dataclass(frozen=True)
@@ -26,6 +56,8 @@ class InstructionRow:
     b: float | None
     spread_a: float | None
     spread_b: float | None
+    statements_a: dict[str, float] | None = None  # per request, by kind
+    statements_b: dict[str, float] | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -48,6 +80,8 @@ def rows(counts: InstructionCounts | None) -> dict[int, InstructionRow]:
             b[position].per_request if position in b else None,
             a[position].spread if position in a else None,
             b[position].spread if position in b else None,
+            a[position].statements if position in a else None,
+            b[position].statements if position in b else None,
         )
     return found
 
@@ -71,10 +105,40 @@ def check(label: str, row: InstructionRow | None, max_increase: float) -> Check:
     return Check(label, CRITERION, status, row.a, row.b, change, None, message)
 
 
+def statement_check(label: str, row: InstructionRow | None, most: float) -> Check:
+    """FAIL when B sends more than ``most`` queries per request more than A;
+    ERROR when the workload's statements were not counted on both sides."""
+    a = queries(row.statements_a) if row else None
+    b = queries(row.statements_b) if row else None
+    if row is None or a is None or b is None:
+        return Check(
+            label,
+            STATEMENTS,
+            ERROR,
+            message="statements not counted on both sides: run the A/B with "
+            "--instructions (this version counts them)",
+        )
+    change = b - a
+    status = FAIL if change > most + 1e-9 else PASS
+    message = (
+        f"reads and writes per request: A {a:g}, B {b:g} ({change:+g}; at most "
+        f"{most:+g}); transaction control and PRAGMA not judged: A "
+        f"{control(row.statements_a):g}, B {control(row.statements_b):g}"
+    )
+    return Check(label, STATEMENTS, status, a, b, change, None, message)
+
+
 def checks(
     labels: Sequence[tuple[int, str]],
     found: dict[int, InstructionRow],
-    max_increase: float,
+    limits: CountLimits,
 ) -> list[Check]:
-    """A check per ``(position, label)`` workload of the A/B."""
-    return [check(label, found.get(pos), max_increase) for pos, label in labels]
+    """A check per ``(position, label)`` workload of the A/B and count judged."""
+    made = []
+    for position, label in labels:
+        row = found.get(position)
+        if limits.instructions is not None:
+            made.append(check(label, row, limits.instructions))
+        if limits.statements is not None:
+            made.append(statement_check(label, row, limits.statements))
+    return made

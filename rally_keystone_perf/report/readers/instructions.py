@@ -23,6 +23,7 @@ class SideCount:
     scenario: str
     per_request: float
     spread: float  # (largest - smallest) / median of its layouts' figures
+    statements: dict[str, float] | None  # per request, by kind; None: older
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,18 @@ class InstructionCounts:
     conditions: dict[str, Any]
 
 
+def _statements(found: dict[str, Any] | None) -> dict[str, float] | None:
+    """Statements per request by kind; None when the counts predate them."""
+    return None if found is None else {k: float(v) for k, v in found.items()}
+
+
 def _side(workloads: list[dict[str, Any]]) -> dict[int, SideCount]:
     return {
         int(w["position"]): SideCount(
-            w["scenario"], float(w["per_request"]), float(w["spread"])
+            w["scenario"],
+            float(w["per_request"]),
+            float(w["spread"]),
+            _statements(w.get("statements_per_request")),
         )
         for w in workloads
     }

@@ -88,10 +88,11 @@ FORMATS: dict[str, Callable[[object], str]] = {
     "ms": lambda v: format_ms(number(v)),
     "millions": _or_missing(lambda v: f"{v / 1e6:.3f}M"),
     "p": lambda v: format_p(number(v)),
-    # a change: in percent (one or two decimals), in percentage points
+    # a change: in percent (one or two decimals), in percentage points, as is
     "change": _or_missing(lambda v: f"{v * 100:+.1f}%"),
     "change2": _or_missing(lambda v: f"{v * 100:+.2f}%"),
     "points": _or_missing(lambda v: f"{v * 100:+.1f} pt"),
+    "difference": _or_missing(lambda v: f"{v:+g}"),
     # (low, high) pairs: a ratio interval, an estimate's, seconds
     "interval": _pair(lambda low, high: f"{low:.2f}-{high:.2f}x"),
     "range": _pair(lambda low, high: f"{low:.3f} - {high:.3f}"),

@@ -64,7 +64,10 @@ def test_both_sides_counted_and_written(
     ):
         seen.append((folder.name, options.password_hash_rounds))
         total = 1000 if folder.name == "a" else 1010
-        return [count.WorkloadCount(0, specs[0]["scenario"], 1, total, [[total]], 1)]
+        found = count.WorkloadCount(
+            0, specs[0]["scenario"], 1, total, [[total]], 1, {"read": 2.0}
+        )
+        return [found]
 
     monkeypatch.setattr(count, "count_side", count_side)
     sides = {s: resolve(LaunchOptions()) for s in ("a", "b")}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.instructions import count
+from rally_keystone_perf.deploy.instructions import count, statements
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.layout.rundir import RunDir
 
@@ -46,12 +46,14 @@ def test_dumps_are_read_by_their_segment_label(tmp_path: Path) -> None:
 
 
 def test_a_count_is_the_mean_of_the_layouts_medians() -> None:
+    sql = {"read": 6.0, "write": 2.0, "transaction": 4.0, "pragma": 0.0, "other": 0.0}
     found = count.WorkloadCount(
-        0, "KeystonePerf.revoke_token", 2, 1000.0, [[3990, 4000, 4010], [4020]], 4
+        0, "KeystonePerf.revoke_token", 2, 1000.0, [[3990, 4000, 4010], [4020]], 4, sql
     )
     assert found.per_request == 500.0
     assert found.spread == pytest.approx(20 / 4010)
     assert found.to_json()["per_request"] == 500.0
+    assert found.to_json()["statements_per_request"]["read"] == 3.0
 
 
 def _site(tmp_path: Path) -> RunDir:
@@ -74,6 +76,12 @@ def _replays(site: RunDir, monkeypatch: pytest.MonkeyPatch, code: int = 0) -> li
             if code:
                 command.log.write_text("replay failed: POST /v3/auth/tokens: 401\n")
                 continue
+            if "--statements" in command.argv:
+                counter = statements.StatementCounter()
+                counter.current.update(read=8 * 3, transaction=8 * 2)
+                counter.dump("segment-1")
+                counter.write(Path(command.argv[-1]))
+                continue
             for n, total in enumerate([800 + layout * 8, 804 + layout * 8], start=1):
                 _dump(site.results, f"{stem}.out.{n}", f"segment-{n}", total)
         return [code] * len(commands)
@@ -92,6 +100,12 @@ def test_each_layout_is_a_replay_under_callgrind(
     found = count.count_workload(site, LaunchOptions(), 3, spec, Path("m.so"), plan)
     assert found.layouts == [[800, 804], [808, 812], [816, 820]]
     assert found.per_iteration == pytest.approx(202.5)
+    assert found.statements["read"] == 6 and found.statements["transaction"] == 4
+    *callgrind, native = seen
+    assert "--statements" in native.argv and "valgrind" not in str(native.argv)
+    # the statements' replay on a fresh copy of the database too
+    assert (site.conf / "statements-3.conf").exists()
+    seen[:] = callgrind
     argv = seen[0].argv
     assert argv[:4] == [
         "/usr/bin/valgrind",

@@ -81,3 +81,31 @@ def test_two_runs_are_not_judged_on_counts(tmp_path: Path, capsys) -> None:
     argv = ["gate", "a.json", "--baseline", "b.json", "--max-instruction-increase", "1"]
     assert cli.main(argv) == 1
     assert "not two runs" in capsys.readouterr().err
+
+
+def test_statements_shown_beside_instructions_and_gated(tmp_path: Path, capsys) -> None:
+    """One more read per validation: shown, and failed at ``0``."""
+    folder = make_ab(tmp_path / "ab", rounds=4, slowdown=1.0)
+    statements = ([3.0, 64.0], [3.0, 65.0])
+    counts.write(folder, [177.2e6, 239.45e6], [177.3e6, 244.2e6], statements)
+    table = io.StringIO()
+    api.write_ab(folder, table, "table")
+    assert (
+        "SQL statements per request: A 64 reads, 0 writes (+128 transaction "
+        "control, 1 PRAGMA and other); B 65 reads, 0 writes" in table.getvalue()
+    )
+    out = io.StringIO()
+    api.write_ab(folder, out, "json")
+    validate = json.loads(out.getvalue())["workloads"][1]["instructions_per_request"]
+    assert validate["statements_b"]["read"] == 65.0
+    gate = ["gate", str(folder), "--max-statement-increase"]
+    assert cli.main([*gate, "0"]) == 2
+    out = capsys.readouterr().out
+    assert "| statements/request | FAIL   |       64 |      65 |     +1 |" in out
+    assert cli.main([*gate, "1"]) == 0
+
+
+def test_two_runs_are_not_judged_on_statements(tmp_path: Path, capsys) -> None:
+    argv = ["gate", "a.json", "--baseline", "b.json", "--max-statement-increase", "0"]
+    assert cli.main(argv) == 1
+    assert "--max-statement-increase judges an A/B folder" in capsys.readouterr().err
