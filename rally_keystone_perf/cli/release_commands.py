@@ -25,7 +25,9 @@ from rally_keystone_perf.deploy.builds import runtime
 from rally_keystone_perf.deploy.options import Deployment, LaunchError, resolve
 from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.figures.releases import ReleasesPage
+from rally_keystone_perf.report.readers import instructions as instruction_counts
 from rally_keystone_perf.report.writers import registry
+from rally_keystone_perf.run import instructions
 from rally_keystone_perf.run import releases as releases_run
 from rally_keystone_perf.run import study_rounds as rounds_run
 from rally_keystone_perf.tasks import check, generate
@@ -47,8 +49,13 @@ def cmd_releases(args: argparse.Namespace) -> int:
     ratio with its 95 percent interval and the drift) are printed and
     written to <release-dir>/releases.md, .html and .svg (the plot). A
     release that does not install or start is named with the reason and
-    the others are still measured (exit 1). Ctrl-C or SIGTERM keeps the
-    complete rounds; the same command resumes after them.
+    the others are still measured (exit 1). After the rounds, each release's
+    instructions and SQL statements per request are counted (a replay of the
+    task's workloads under callgrind, as ab --instructions counts) when
+    valgrind and a C compiler are installed, and each pair is judged by them
+    too; --instructions requires the counts, --no-instructions skips them.
+    Ctrl-C or SIGTERM keeps the complete rounds; the same command resumes
+    after them, and after the releases already counted.
     """
     if args.keystone_build:
         raise LaunchError("releases: each side is a release; drop --keystone-build")
@@ -56,18 +63,51 @@ def cmd_releases(args: argparse.Namespace) -> int:
     task = TaskFile.load(args.task or paths.tasks_dir() / f"releases-{args.size}.json")
     check.validate(task)
     deployments, recorded = _deployments(args, versions, task)
+    counting = _counting(args.instructions, deployments, task)
     echo(f"releases: {', '.join(versions)} ({args.build_deps} libraries)")
     ready, failures = releases_run.installed(deployments, echo)
     folder = args.release_dir or args.runs_dir / f"releases-{args.size}"
     plan = releases_run.Plan(folder, ready, [task], args.rounds, args.restart, recorded)
     result = releases_run.measure(plan, echo)
     result.failures[:0] = failures
-    page = _page(args, versions, ready, result)
+    if counting and EXIT_INTERRUPTED not in result.codes:
+        result.codes.append(_count(folder, ready, task))
+    page = _page(args, versions, ready, result, folder if counting else None)
     _write(page, folder)
     if EXIT_INTERRUPTED in result.codes:
         echo("interrupted: run the same command again to resume")
         return stop_signals.exit_code(EXIT_INTERRUPTED)
     return max(combined_exit(result.codes), EXIT_ERROR if result.failures else 0)
+
+
+def _counting(
+    asked: bool | None, deployments: Mapping[str, Deployment], task: TaskFile
+) -> bool:
+    """Whether the releases are counted: refused when ``--instructions``
+    asks for what cannot be counted; skipped, with the reason, when nobody
+    asked and the tools (or the options) do not allow it."""
+    if asked is False:
+        return False
+    try:
+        instructions.check_countable(deployments, task.workloads())
+    except LaunchError as exc:
+        if asked:
+            raise
+        echo(f"instruction counts skipped: {exc} (--no-instructions silences this)")
+        return False
+    return True
+
+
+def _count(folder: Path, ready: Mapping[str, Deployment], task: TaskFile) -> int:
+    """Count every installed release after the rounds; the exit code (1 when
+    a release's count failed: named on the page, the others kept)."""
+    plan = releases_run.COUNT_PLAN
+    try:
+        found = instructions.count_releases(folder, ready, task.workloads(), echo, plan)
+    except KeyboardInterrupt:
+        echo("instruction counts interrupted; the rounds and counts made are kept")
+        return EXIT_INTERRUPTED
+    return EXIT_ERROR if found["failed"] else 0
 
 
 def _deployments(
@@ -114,8 +154,10 @@ def _page(
     versions: Sequence[str],
     ready: Mapping[str, Deployment],
     result: releases_run.ReleasesRun,
+    counted: Path | None,
 ) -> ReleasesPage:
-    """The page of the rounds done (none: only the releases left out)."""
+    """The page of the rounds done (none: only the releases left out), with
+    the counts in ``counted`` when the releases were counted."""
     measured = list(result.state.configs) if result.state else []
     return pages.releases(
         args.size,
@@ -126,6 +168,7 @@ def _page(
         args.rounds,
         result.failures,
         _libraries({v: ready[v] for v in measured}),
+        instruction_counts.load(counted) if counted else None,
     )
 
 
@@ -156,7 +199,8 @@ def add_releases_command(sub: Any) -> None:
         "--size",
         choices=generate.SIZES,
         default="quick",
-        help="tasks/releases-<size>.json: quick (under 25 minutes on 2 cores) "
+        help="tasks/releases-<size>.json: quick (about 33 minutes on 2 cores, "
+        "counts included) "
         "or full (default: %(default)s)",
     )
     parser.add_argument(
@@ -180,6 +224,15 @@ def add_releases_command(sub: Any) -> None:
     )
     parser.add_argument(
         "--restart", action="store_true", help="forget the rounds done so far"
+    )
+    parser.add_argument(
+        "--instructions",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="after the rounds, count each release's instructions and SQL "
+        "statements per request (callgrind; about 2 minutes a release at "
+        "--size quick); --no-instructions skips it (default: counted when "
+        "valgrind and a C compiler are installed)",
     )
     launch_arguments.add_launch_options(parser, with_mode=True)
     arguments.add_runs_dir(parser)

@@ -196,6 +196,7 @@ def ab_page(folder: Path) -> AbPage:
         workloads=ab.workloads(found),
         instructions=instructions.rows(counts),
         counted={} if counts is None else counts.conditions,
+        not_counted={} if counts is None else counts.not_counted,
     )
 
 
@@ -219,22 +220,25 @@ def gate_ab(
     with ``limits``, on its instruction and statement counts too
     (:mod:`.figures.instructions`).
 
-    :raises ReportError: not an A/B folder, or its sides ran different tasks.
+    :raises ReportError: not an A/B folder, its sides ran different tasks,
+        or nothing to gate.
     """
     workloads = ab.workloads(ab_folder.load(folder))
     result = ab_gate.gate(workloads, max_regression, alpha)
+    if not workloads and limits == instructions.NOT_JUDGED:
+        raise ReportError(
+            f"gate: {folder} has no complete timed round: nothing to gate "
+            "in time (an A/B of counts alone: --max-instruction-increase, "
+            "--max-statement-increase)"
+        )
     if limits == instructions.NOT_JUDGED:
-        if not workloads:
-            raise ReportError(
-                f"gate: {folder} has no complete timed round: nothing to gate "
-                "in time (an A/B of counts alone: --max-instruction-increase, "
-                "--max-statement-increase)"
-            )
         return result
-    found = instructions.rows(instruction_counts.load(folder))
+    counts = instruction_counts.load(folder)
+    found = instructions.rows(counts)
     # an A/B of counts alone (--rounds 0) names its workloads by the counts
     labels = [(w.position, w.label) for w in workloads] or [
         (row.position, row.scenario) for row in found.values()
     ]
-    result.checks.extend(instructions.checks(labels, found, limits))
+    skipped = counts.not_counted if counts else {}
+    result.checks.extend(instructions.checks(labels, found, limits, skipped))
     return result

@@ -19,6 +19,7 @@ from rally_keystone_perf.report.figures import study as study_figures
 from rally_keystone_perf.report.figures import study_rounds
 from rally_keystone_perf.report.figures.releases import ReleasesPage
 from rally_keystone_perf.report.figures.study_page import StudyPage
+from rally_keystone_perf.report.readers.instructions import InstructionCounts
 from rally_keystone_perf.studies.model import Study
 
 if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)
@@ -65,11 +66,13 @@ def releases(
     asked: int,
     failures: Sequence[Failure] = (),
     libraries: str = "",
+    counts: InstructionCounts | None = None,
 ) -> ReleasesPage:
     """The releases' page from their rounds: each release's figures, each
     release against the one before it. ``versions``: every release asked
     for; ``measured``: those up for the rounds; ``failures``: those left
-    out and why; ``libraries``: which libraries each release ran with."""
+    out and why; ``libraries``: which libraries each release ran with;
+    ``counts``: the releases' instruction counts, when they were counted."""
     per_round = study_rounds.measured_rounds(reports)
     level = release_figures.level_of(per_round)
     done = len(per_round)
@@ -85,5 +88,8 @@ def releases(
             "release up at once, their order counterbalanced; a row is the mean "
             "of its rounds",
             f"libraries: {libraries}",
+        ),
+        release_figures.release_counts(
+            [v for v in versions if counts and v in counts.sides], counts
         ),
     )

@@ -1,17 +1,21 @@
-"""Instruction counts of an A/B's two Keystone builds, side by side.
+"""Instruction counts of an A/B's two sides, or of releases, side by side.
 
 After the timed rounds, each side's Keystone is counted in one process
 under callgrind (:mod:`rally_keystone_perf.deploy.instructions`), one side
 after the other, and ``instructions.json`` in the A/B folder holds both
 (:mod:`rally_keystone_perf.layout.counts`).
-A count compares Keystone builds only: sides that differ by a deployment
-option (mode, processes, cache, database...) are refused before anything
-starts, since the work those options move lies outside Keystone's process.
+Sides may differ by their Keystone build and by the settings whose work
+stays inside Keystone's process (:data:`SETTINGS`: token provider, password
+hash rounds, cache disabled or request-local, the keystone.conf template).
+Sides that differ by what lies outside it (mode, processes, threads,
+memcached, the database server, LDAP, nodes...) are refused before anything
+starts: that work is not in the count.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -34,19 +38,28 @@ BUILD_OPTIONS = (
     *("keystone_build", "build_deps", "keystone_venv", "build_cache"),
     *("host", "port"),
 )
+# and the settings whose work stays inside Keystone's process (memcached,
+# the one --cache outside it, is refused by site.count_options)
+SETTINGS = (
+    *("token_provider", "password_hash_rounds", "cache", "token_expiration"),
+    "keystone_conf_template",
+)
 Echo = Callable[[str], None]
 
 
 def differing_options(deployments: Mapping[str, Deployment]) -> list[str]:
-    """The launch options, other than the build, by which the sides differ."""
-    a, b = (dataclasses.asdict(deployments[s].options) for s in ("a", "b"))
-    return sorted(k for k in a if k not in BUILD_OPTIONS and a[k] != b[k])
+    """The launch options, other than the build and the in-process
+    settings, by which the sides differ."""
+    first, *others = (dataclasses.asdict(d.options) for d in deployments.values())
+    differ = {k for o in others for k in first if first[k] != o[k]}
+    return sorted(differ - set(BUILD_OPTIONS) - set(SETTINGS))
 
 
 def check_countable(
     deployments: Mapping[str, Deployment], workloads: Iterable[dict[str, Any]]
 ) -> None:
-    """Refuse, with the reason, what a count cannot compare.
+    """Refuse, with the reason, what a count cannot compare: an A/B's
+    sides, or the releases of ``releases`` (which differ by their build).
 
     :raises LaunchError: no valgrind or no C compiler; sides differing by a
         deployment option, options one process cannot hold
@@ -62,9 +75,11 @@ def check_countable(
     if differ:
         names = ", ".join(f"--{name.replace('_', '-')}" for name in differ)
         raise LaunchError(
-            "--instructions compares Keystone builds (--keystone-build): the "
-            f"sides also differ by {names}, whose work lies outside Keystone's "
-            "process and is not counted; drop --instructions or those options"
+            "--instructions counts Keystone's process alone: its build and its "
+            "settings (--keystone-build, --token-provider, --password-hash-"
+            f"rounds, --cache disabled); the sides also differ by {names}, "
+            "whose work lies outside that process and is not counted; drop "
+            "--instructions or those options"
         )
     for deployment in deployments.values():
         site.count_options(deployment.options)
@@ -116,6 +131,42 @@ def _build(options: LaunchOptions) -> dict[str, Any]:
     }
 
 
+def _count_one(
+    folder: Path,
+    name: str,
+    deployment: Deployment,
+    specs: list[dict[str, Any]],
+    plan: count.CountPlan,
+    echo: Echo,
+) -> dict[str, Any]:
+    """One side's (or release's) counts, as ``instructions.json`` holds them,
+    made in ``<folder>/instructions/<name>``."""
+    options = site.count_options(deployment.options)
+    started = time.monotonic()
+    counts = count.count_side(folder / FOLDER / name, options, specs, plan, echo)
+    skipped = {n: count.not_counted(spec, options) for n, spec in enumerate(specs)}
+    return {
+        "build": _build(options),
+        "settings": {key: getattr(options, key) for key in SETTINGS},
+        "seconds": round(time.monotonic() - started, 1),
+        "workloads": [found.to_json() for found in counts],
+        "not_counted": {str(n): why for n, why in skipped.items() if why},
+    }
+
+
+def _document(
+    deployments: Mapping[str, Deployment], plan: count.CountPlan
+) -> dict[str, Any]:
+    return {
+        "version": COUNTS_VERSION,
+        "started": time.time(),
+        "plan": dataclasses.asdict(plan),
+        "conditions": conditions(next(iter(deployments.values())).options),
+        "sides": {},
+        "failed": {},
+    }
+
+
 def count_ab(
     folder: Path,
     deployments: Mapping[str, Deployment],
@@ -123,29 +174,54 @@ def count_ab(
     echo: Echo,
     plan: count.CountPlan | None = None,
 ) -> dict[str, Any]:
-    """Count each side's workloads; write and return ``instructions.json``."""
+    """Count each side's workloads; write and return ``instructions.json``.
+
+    :raises LaunchError: a side's count failed (the rounds are kept).
+    """
     plan = plan or count.CountPlan()
     specs = count.workload_specs(workloads)
-    started = time.time()
-    sides: dict[str, Any] = {}
+    document = _document(deployments, plan)
     for side, deployment in deployments.items():
-        options = site.count_options(deployment.options)
         echo(f"side {side.upper()}: instruction counts under callgrind")
-        side_started = time.monotonic()
-        counts = count.count_side(folder / FOLDER / side, options, specs, plan, echo)
-        sides[side] = {
-            "build": _build(options),
-            "seconds": round(time.monotonic() - side_started, 1),
-            "workloads": [found.to_json() for found in counts],
-        }
-    document = {
-        "version": COUNTS_VERSION,
-        "started": started,
-        "plan": dataclasses.asdict(plan),
-        "conditions": conditions(deployments["a"].options),
-        "sides": sides,
-    }
+        document["sides"][side] = _count_one(
+            folder, side, deployment, specs, plan, echo
+        )
     write_counts(folder, document)
+    return document
+
+
+def count_releases(
+    folder: Path,
+    deployments: Mapping[str, Deployment],
+    workloads: Iterable[dict[str, Any]],
+    echo: Echo,
+    plan: count.CountPlan,
+) -> dict[str, Any]:
+    """Count each release's workloads into ``instructions.json``, written
+    after each; a release whose count fails is kept under ``failed`` with
+    the reason and the others are counted. A release already counted there
+    (the same build, the same plan) is not counted again: a stopped
+    ``releases`` resumes its counts too."""
+    specs = count.workload_specs(workloads)
+    document = _document(deployments, plan)
+    earlier = read_counts(folder)
+    if earlier and earlier.get("plan") == document["plan"]:
+        document["sides"] = dict(earlier.get("sides", {}))
+    for release, deployment in deployments.items():
+        options = site.count_options(deployment.options)
+        kept = document["sides"].get(release, {}).get("build", {})
+        if kept.get("spec") == options.keystone_build:
+            echo(f"release {release}: counted before, kept")
+            continue
+        echo(f"release {release}: instruction counts under callgrind")
+        try:
+            document["sides"][release] = _count_one(
+                folder, release, deployment, specs, plan, echo
+            )
+        except LaunchError as exc:
+            echo(f"release {release}: instruction count failed")
+            document["failed"][release] = str(exc)
+        write_counts(folder, document)
     return document
 
 
@@ -163,3 +239,12 @@ def conditions(options: LaunchOptions) -> dict[str, Any]:
 def write_counts(folder: Path, document: dict[str, Any]) -> None:
     """Write ``instructions.json`` atomically."""
     state_files.write_json(folder / COUNTS_FILE, document)
+
+
+def read_counts(folder: Path) -> dict[str, Any] | None:
+    """``instructions.json`` as written; None when absent or unreadable."""
+    try:
+        found = json.loads((folder / COUNTS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None

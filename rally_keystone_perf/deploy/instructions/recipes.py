@@ -314,6 +314,25 @@ def mix(clients: Clients, args: dict[str, Any], contexts: dict[str, Any]) -> Ste
 
 RECIPES["KeystonePerf.mix"] = mix
 
+# scenarios whose every iteration hashes a password (a login, a user's
+# creation, an application credential's secret): bcrypt at the options' rounds
+HASHING = frozenset(
+    {
+        "KeystonePerf.create_token",
+        "KeystonePerf.revoke_token",
+        "KeystonePerf.create_delete_user",
+        "KeystonePerf.authenticate_application_credential",
+    }
+)
+
+
+def hashes(scenario: str, args: dict[str, Any] | None = None) -> bool:
+    """Whether an iteration of ``scenario`` hashes a password (a mix's may)."""
+    if scenario == "KeystonePerf.mix" and args:
+        return any(f"KeystonePerf.{op}" in HASHING for op in args["weights"])
+    return scenario in HASHING
+
+
 # requests an iteration sends, where more than one (all are counted)
 REQUESTS = {"KeystonePerf.revoke_token": 2, "KeystonePerf.create_delete_user": 2}
 

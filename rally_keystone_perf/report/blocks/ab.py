@@ -75,7 +75,8 @@ def instruction_lines(page: AbPage, position: int) -> list[str]:
     statements per request when they were counted."""
     row = page.instructions.get(position)
     if row is None:
-        return []
+        why = page.not_counted.get(position)
+        return [f"instructions per request: not counted: {why}"] if why else []
     ratio = "-" if row.ratio is None else f"{row.ratio:.4f}"
     spread = max(row.spread_a or 0.0, row.spread_b or 0.0)
     a, b = ("-" if v is None else f"{v / 1e6:.3f}M" for v in (row.a, row.b))

@@ -183,6 +183,7 @@ class AbPage:
     # --instructions: counts by workload position, and what they cover
     instructions: Mapping[int, InstructionRow] = field(default_factory=dict)
     counted: Mapping[str, Any] = field(default_factory=dict)
+    not_counted: Mapping[int, str] = field(default_factory=dict)  # why, by position
 
     def counted_alone(self) -> list[InstructionRow]:
         """The counted workloads no complete round timed (``--rounds 0``)."""

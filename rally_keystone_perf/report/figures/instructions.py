@@ -12,7 +12,8 @@ query is a finding on MariaDB even where SQLite makes it cheap.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, Check
@@ -132,13 +133,23 @@ def checks(
     labels: Sequence[tuple[int, str]],
     found: dict[int, InstructionRow],
     limits: CountLimits,
+    not_counted: Mapping[int, str] | None = None,
 ) -> list[Check]:
-    """A check per ``(position, label)`` workload of the A/B and count judged."""
+    """A check per ``(position, label)`` workload of the A/B and count
+    judged; a workload the counts left out (``not_counted``: why) is an
+    ERROR that says why."""
     made = []
     for position, label in labels:
         row = found.get(position)
+        these = []
         if limits.instructions is not None:
-            made.append(check(label, row, limits.instructions))
+            these.append(check(label, row, limits.instructions))
         if limits.statements is not None:
-            made.append(statement_check(label, row, limits.statements))
+            these.append(statement_check(label, row, limits.statements))
+        why = (not_counted or {}).get(position)
+        if row is None and why:
+            these = [
+                dataclasses.replace(c, message=f"not counted: {why}") for c in these
+            ]
+        made += these
     return made

@@ -10,6 +10,12 @@ release's median between rounds beside it. The verdict is the A/B's
 (:func:`rally_keystone_perf.report.figures.verdicts.judge`): ``slower`` or
 ``faster`` only when the whole interval says so, and not measurable when it
 reaches 25% past no change.
+
+When the releases were counted (``instructions.json``,
+:mod:`rally_keystone_perf.report.readers.instructions`, a side per release),
+each release's instructions and SQL statements per request per action, and
+each pair's ratio of instructions judged with the layouts' spread as its
+margin (:func:`.verdicts.counted`): a count does not drift.
 """
 
 from __future__ import annotations
@@ -19,8 +25,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rally_keystone_perf.report.figures import verdicts
+from rally_keystone_perf.report.figures.instructions import queries
 from rally_keystone_perf.report.figures.study import Key, Measured
 from rally_keystone_perf.report.figures.study_rounds import Rounds, round_ratio
+from rally_keystone_perf.report.readers.instructions import (
+    InstructionCounts,
+    SideCount,
+)
 from rally_keystone_perf.studies.model import Ratio
 
 if TYPE_CHECKING:  # pragma: no cover (a type only: report/ runs nothing of run/)
@@ -54,6 +65,42 @@ class PairRow:
     verdict: verdicts.Verdict
 
 
+# the scenario whose count is an action's: KeystonePerf.create_token's
+SCENARIOS = {action: f"KeystonePerf.{action.split('.')[1]}" for action in ACTIONS}
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """A release's count of one action (None: not counted)."""
+
+    release: str
+    action: str
+    found: SideCount | None
+
+
+@dataclass(frozen=True)
+class CountPair:
+    """The newer release's count over the older's, for one action."""
+
+    older: str
+    newer: str
+    action: str
+    ratio: float | None  # instructions per request, newer over older
+    queries: float | None  # reads and writes per request, newer less older
+    verdict: verdicts.Verdict
+
+
+@dataclass(frozen=True)
+class ReleaseCounts:
+    """What the page shows of the counts."""
+
+    rows: Sequence[CountRow]
+    pairs: Sequence[CountPair]
+    failed: Mapping[str, str]  # a release not counted: why
+    layouts: int  # memory layouts per workload
+    hash_rounds: int | None  # bcrypt's cost in the counts
+
+
 @dataclass(frozen=True)
 class ReleasesPage:
     """What the page shows."""
@@ -64,6 +111,7 @@ class ReleasesPage:
     pairs: Sequence[PairRow]
     failures: Sequence[Failure] = ()
     notes: Sequence[str] = field(default_factory=tuple)  # how it was measured
+    counts: ReleaseCounts | None = None  # None: not counted
 
 
 def level_of(per_round: Rounds) -> int | None:
@@ -119,3 +167,49 @@ def pair_rows(releases: Sequence[str], per_round: Rounds) -> list[PairRow]:
                 )
             )
     return rows
+
+
+def _action_count(
+    counts: InstructionCounts, release: str, action: str
+) -> SideCount | None:
+    found = counts.sides.get(release, {})
+    return next((c for c in found.values() if c.scenario == SCENARIOS[action]), None)
+
+
+def _pair(older: str, newer: str, action: str, counts: InstructionCounts) -> CountPair:
+    a, b = (_action_count(counts, r, action) for r in (older, newer))
+    if a is None or b is None or not a.per_request:
+        said = verdicts.not_measurable("not counted")
+        return CountPair(older, newer, action, None, None, said)
+    ratio = b.per_request / a.per_request
+    change = None
+    if a.statements is not None and b.statements is not None:
+        change = (queries(b.statements) or 0) - (queries(a.statements) or 0)
+    said = verdicts.counted(ratio, max(a.spread, b.spread))
+    return CountPair(older, newer, action, ratio, change, said)
+
+
+def release_counts(
+    releases: Sequence[str], counts: InstructionCounts | None
+) -> ReleaseCounts | None:
+    """Every release's count per action, and each release against the one
+    before it; None when the releases were not counted."""
+    if counts is None:
+        return None
+    rows = [
+        CountRow(release, action, _action_count(counts, release, action))
+        for action in ACTIONS
+        for release in releases
+    ]
+    pairs = [
+        _pair(older, newer, action, counts)
+        for action in ACTIONS
+        for older, newer in zip(releases, releases[1:], strict=False)
+    ]
+    return ReleaseCounts(
+        rows,
+        pairs,
+        counts.failed,
+        int(counts.plan.get("layouts", 0)),
+        counts.conditions.get("password_hash_rounds"),
+    )

@@ -34,6 +34,11 @@ ROUNDS_T = "geometric mean of the rounds' ratios, t-interval on their logarithms
 SLOWER, FASTER = "slower", "faster"
 NO_DIFFERENCE, NOT_MEASURABLE = "no difference", "not measurable"
 NOT_SIGNIFICANT = "not significant"  # a test's no difference, in words
+COUNTED = "instruction counts: the ratio, its layouts' spread"
+# a count's difference is called past the larger of the layouts' spread and
+# this: a change that adds nothing can move a count a few tenths of a percent
+# by moving the process's memory (doc/source/user/instruction-counts.rst)
+LEAST_COUNTED = 0.01
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,15 @@ def estimate(ratios: Sequence[float], confidence: float = CONFIDENCE) -> Estimat
         spread=math.exp(sd) - 1,
         confidence=confidence,
     )
+
+
+def counted(ratio: float, spread: float) -> Verdict:
+    """A count's verdict: the ratio as it is (counts do not drift), slower or
+    faster only past the larger of ``spread`` (the layouts') and
+    :data:`LEAST_COUNTED`."""
+    margin = max(spread, LEAST_COUNTED)
+    found = Estimate(ratio, ratio - margin, ratio + margin, 1, spread, 1.0, COUNTED)
+    return judge(found)
 
 
 def judged(figures: int, alpha: float = 1 - CONFIDENCE) -> float:
@@ -156,6 +170,8 @@ def describe(verdict: Verdict, subject: str = "B") -> str:
         return f"{subject} {said}" if subject else said
     assert found.ratio is not None and found.low is not None
     assert found.high is not None
+    if found.method == COUNTED:
+        return _counted_words(verdict, found, f"{subject} " if subject else "")
     level = f"{found.confidence * 100:.4g}% CI"
     interval = f"({level} {change(found.low)} to {change(found.high)})"
     who = f"{subject} " if subject else ""
@@ -164,3 +180,16 @@ def describe(verdict: Verdict, subject: str = "B") -> str:
     if verdict.call == FASTER:
         return f"{who}faster by {1 - found.ratio:.0%} {interval}"
     return f"no difference larger than {verdict.bound:.0%} detectable {interval}"
+
+
+def _counted_words(verdict: Verdict, found: Estimate, who: str) -> str:
+    """A count's verdict: ``costs 2.1% more instructions (layouts within
+    0.4%)``, or no difference larger than its margin."""
+    assert found.ratio is not None
+    layouts = f"(layouts within {found.spread or 0:.1%})"
+    if verdict.call == SLOWER:
+        return f"{who}costs {found.ratio - 1:.1%} more instructions {layouts}"
+    if verdict.call == FASTER:
+        return f"{who}costs {1 - found.ratio:.1%} fewer instructions {layouts}"
+    margin = max(found.spread or 0, LEAST_COUNTED)
+    return f"no difference in instructions larger than {margin:.1%} {layouts}"

@@ -1,7 +1,9 @@
-"""An A/B's instruction counts read back (``instructions.json``).
+"""Instruction counts read back (``instructions.json``): an A/B's sides, or
+the releases of ``releases``.
 
 Written by :mod:`rally_keystone_perf.run.instructions` when the A/B ran
-with ``--instructions``; absent otherwise. Its name and version:
+with ``--instructions``, and by ``releases`` unless it ran with
+``--no-instructions``; absent otherwise. Its name and version:
 :mod:`rally_keystone_perf.layout.counts`.
 """
 
@@ -32,6 +34,9 @@ class InstructionCounts:
 
     sides: dict[str, dict[int, SideCount]]
     conditions: dict[str, Any]
+    failed: dict[str, str]  # a release whose count failed: why
+    plan: dict[str, Any]  # how each workload was counted (count.CountPlan)
+    not_counted: dict[int, str]  # a workload's position: why not counted
 
 
 def _statements(found: dict[str, Any] | None) -> dict[str, float] | None:
@@ -64,6 +69,16 @@ def load(folder: Path) -> InstructionCounts | None:
         if document.get("version") != COUNTS_VERSION:
             raise ValueError(f"version {document.get('version')!r}")
         sides = {s: _side(v["workloads"]) for s, v in document["sides"].items()}
-        return InstructionCounts(sides, dict(document.get("conditions", {})))
+        return InstructionCounts(
+            sides,
+            dict(document.get("conditions", {})),
+            {str(k): str(v) for k, v in document.get("failed", {}).items()},
+            dict(document.get("plan", {})),
+            {
+                int(position): str(why)
+                for side in document["sides"].values()
+                for position, why in side.get("not_counted", {}).items()
+            },
+        )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ReportError(f"{path}: not readable instruction counts ({exc})") from None

@@ -33,6 +33,14 @@ def quiet(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         "latest_releases",
         lambda: ["27.0.0", "28.0.0", "29.0.0", "30.0.0"],
     )
+    failing["counted"] = []
+
+    def count_releases(folder: Path, ready: Any, *rest: Any) -> dict[str, Any]:
+        failing["counted"].append(list(ready))
+        return {"failed": {}}
+
+    monkeypatch.setattr(release_commands, "_counting", lambda *a: True)
+    monkeypatch.setattr(release_commands.instructions, "count_releases", count_releases)
     return failing
 
 
@@ -80,3 +88,46 @@ def test_a_release_left_out_is_named_and_an_interrupt_keeps_the_page_partial(
     folder = tmp_path / "releases-quick"
     for name in ("rounds.json", "releases.md", "releases.html", "releases.svg"):
         assert (folder / name).is_file(), name
+
+
+def test_counting_is_skipped_with_the_reason_unless_asked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    def missing(*args: Any) -> None:
+        raise LaunchError("valgrind is not installed (apt-get install valgrind)")
+
+    monkeypatch.setattr(release_commands.instructions, "check_countable", missing)
+    task = release_commands.TaskFile.load(
+        release_commands.paths.tasks_dir() / "releases-quick.json"
+    )
+    assert release_commands._counting(None, {}, task) is False
+    assert "instruction counts skipped: valgrind is not installed" in (
+        capsys.readouterr().err
+    )
+    assert release_commands._counting(False, {}, task) is False
+    with pytest.raises(LaunchError, match="apt-get install valgrind"):
+        release_commands._counting(True, {}, task)
+    monkeypatch.setattr(
+        release_commands.instructions, "check_countable", lambda *a: None
+    )
+    assert release_commands._counting(None, {}, task) is True
+    assert (
+        cli.build_parser().parse_args(["releases", "--no-instructions"]).instructions
+        is False
+    )
+
+
+def test_the_releases_are_counted_after_their_rounds(
+    quiet: dict,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    fake_sides.install(monkeypatch)
+    pages: list = []
+    monkeypatch.setattr(release_commands, "_page", lambda *a: pages.append(a))
+    monkeypatch.setattr(release_commands, "_write", lambda *a: None)
+    argv = ["releases", "--releases", "29.0.0,30.0.0", "--rounds", "2"]
+    assert cli.main([*argv, "--runs-dir", str(tmp_path)]) == 0
+    assert quiet["counted"] == [["29.0.0", "30.0.0"]]
+    assert pages[0][-1] == tmp_path / "releases-quick"  # the page reads the counts

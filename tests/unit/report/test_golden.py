@@ -25,6 +25,7 @@ from rally_keystone_perf.cli.app import main
 from rally_keystone_perf.layout.rounds_state import RoundsState
 from rally_keystone_perf.report import pages
 from rally_keystone_perf.report.figures import capacity_curve, capacity_step, slo
+from rally_keystone_perf.report.readers import instructions as instruction_counts
 from rally_keystone_perf.report.writers import registry
 from rally_keystone_perf.run.releases import Failure
 from rally_keystone_perf.studies import registry as studies
@@ -101,9 +102,11 @@ def _study_page(fmt: str) -> str:
     return stream.getvalue()
 
 
-def _releases_page(fmt: str) -> str:
+def _releases_page(fmt: str, counted: bool = False) -> str:
     """The releases' page on the two smoke runs, as two releases measured
-    in two rounds (the second with the runs swapped), a third left out."""
+    in two rounds (the second with the runs swapped), a third left out;
+    ``counted``: with the counts of ``releases-counts`` (29.0.0 and 30.0.0
+    of a real ``releases`` run)."""
     a = RECORDED / "runs/smoke-a/results/smoke-aa5c7edc.json"
     b = RECORDED / "runs/smoke-b/results/smoke-df3595c7.json"
     reports = [{"29.0.0": a, "30.0.0": b}, {"29.0.0": b, "30.0.0": a}]
@@ -116,6 +119,7 @@ def _releases_page(fmt: str) -> str:
         3,
         [Failure("31.0.0", "install", "pip said: no matching distribution")],
         "the suite's",
+        instruction_counts.load(RECORDED / "releases-counts") if counted else None,
     )
     stream = io.StringIO()
     registry.writer(registry.RELEASES, fmt)(page, stream)
@@ -130,6 +134,11 @@ def test_the_study_page_is_what_it_was(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html", "svg"])
 def test_the_releases_page_is_what_it_was(fmt: str) -> None:
     _check(f"releases.{fmt}", _seen(0, _releases_page(fmt), ""))
+
+
+@pytest.mark.parametrize("fmt", ["table", "svg"])
+def test_the_counted_releases_page_is_what_it_was(fmt: str) -> None:
+    _check(f"releases-counted.{fmt}", _seen(0, _releases_page(fmt, True), ""))
 
 
 def _capacity_curve() -> capacity_curve.Curve:

@@ -42,6 +42,26 @@ def test_a_deployment_difference_is_refused_with_its_options(
         instructions.check_countable(_sides(processes=1, mode="apache"), WORKLOADS)
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"token_provider": "jws"},
+        {"password_hash_rounds": 12},
+        {"cache": "disabled"},
+        {"token_expiration": 600},
+    ],
+)
+def test_settings_inside_keystones_process_may_differ(
+    have_valgrind: None, setting: dict[str, Any]
+) -> None:
+    instructions.check_countable(_sides(**setting), WORKLOADS)
+
+
+def test_memcached_on_one_side_is_refused(have_valgrind: None) -> None:
+    with pytest.raises(LaunchError, match="memcached's work is outside it"):
+        instructions.check_countable(_sides(cache="memcached"), WORKLOADS)
+
+
 def test_a_scenario_without_a_recipe_is_refused(have_valgrind: None) -> None:
     boot = [{"name": "KeystonePerf.boot_server", "args": {}, "contexts": {}}]
     with pytest.raises(LaunchError, match="--instructions: KeystonePerf.boot_server"):
@@ -119,3 +139,51 @@ def test_no_compiler_is_refused_before_anything_starts(
     monkeypatch.setattr(instructions.markers.shutil, "which", lambda name: None)
     with pytest.raises(LaunchError, match="build-essential"):
         instructions.check_countable(_sides(), WORKLOADS)
+
+
+def test_releases_counted_one_failing_the_others_kept_and_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[str] = []
+    broken = {"28.0.0"}
+
+    def count_side(folder: Path, options: LaunchOptions, specs: Any, *rest: Any):
+        counted.append(folder.name)
+        if folder.name in broken:
+            raise LaunchError("counting KeystonePerf.validate_token failed (exit 1)")
+        found = count.WorkloadCount(
+            0, specs[0]["scenario"], 1, 1000, [[1000]], 1, {"read": 64.0}
+        )
+        return [found]
+
+    monkeypatch.setattr(count, "count_side", count_side)
+    monkeypatch.setattr(
+        instructions, "_build", lambda options: {"spec": options.keystone_build}
+    )
+    releases = {
+        v: resolve(LaunchOptions(keystone_build=f"keystone=={v}"))
+        for v in ("27.0.0", "28.0.0", "29.0.0")
+    }
+    plan = count.CountPlan(layouts=2)
+    said: list[str] = []
+    found = instructions.count_releases(
+        tmp_path, releases, WORKLOADS, said.append, plan
+    )
+    assert counted == ["27.0.0", "28.0.0", "29.0.0"]
+    assert set(found["sides"]) == {"27.0.0", "29.0.0"}
+    assert "exit 1" in found["failed"]["28.0.0"]
+    assert "release 28.0.0: instruction count failed" in said
+    assert json.loads((tmp_path / COUNTS_FILE).read_text()) == found
+    # again, as a stopped releases resumes: only the failed one is counted
+    broken.clear()
+    counted.clear()
+    again = instructions.count_releases(
+        tmp_path, releases, WORKLOADS, said.append, plan
+    )
+    assert counted == ["28.0.0"] and not again["failed"]
+    assert set(again["sides"]) == set(releases)
+    # another plan counts every release anew
+    instructions.count_releases(
+        tmp_path, releases, WORKLOADS, said.append, count.CountPlan()
+    )
+    assert counted == ["28.0.0", "27.0.0", "28.0.0", "29.0.0"]

@@ -137,3 +137,17 @@ def test_no_valgrind_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(count.shutil, "which", lambda name: None)
     with pytest.raises(LaunchError, match="apt-get install valgrind"):
         count.valgrind()
+
+
+def test_a_password_hashed_each_iteration_past_6_rounds_is_not_counted() -> None:
+    create, validate = count.workload_specs(TASK_WORKLOADS)
+    stock = LaunchOptions(password_hash_rounds=12)
+    assert "12 bcrypt rounds" in str(count.not_counted(create, stock))
+    assert count.not_counted(validate, stock) is None
+    assert count.not_counted(create, LaunchOptions(password_hash_rounds=4)) is None
+    mix = count.workload_specs(
+        [{"name": "KeystonePerf.mix", "args": {"weights": {"validate_token": 3}}}]
+    )[0]
+    assert count.not_counted(mix, stock) is None
+    mix["args"]["weights"]["create_token"] = 1
+    assert count.not_counted(mix, stock) is not None

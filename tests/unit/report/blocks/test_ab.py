@@ -109,3 +109,19 @@ def test_two_runs_are_not_judged_on_statements(tmp_path: Path, capsys) -> None:
     argv = ["gate", "a.json", "--baseline", "b.json", "--max-statement-increase", "0"]
     assert cli.main(argv) == 1
     assert "--max-statement-increase judges an A/B folder" in capsys.readouterr().err
+
+
+def test_a_workload_left_uncounted_says_why(tmp_path: Path, capsys) -> None:
+    folder = make_ab(tmp_path / "ab", rounds=4, slowdown=1.0)
+    counts.write(folder, [177.2e6, 239.45e6], [177.3e6, 244.2e6])
+    document = json.loads((folder / "instructions.json").read_text())
+    why = "each iteration hashes a password at 12 bcrypt rounds"
+    for side in document["sides"].values():
+        side["workloads"] = side["workloads"][1:]
+        side["not_counted"] = {"0": why}
+    (folder / "instructions.json").write_text(json.dumps(document))
+    table = io.StringIO()
+    api.write_ab(folder, table, "table")
+    assert f"instructions per request: not counted: {why}" in table.getvalue()
+    assert cli.main(["gate", str(folder), "--max-instruction-increase", "1%"]) == 1
+    assert f"not counted: {why}" in capsys.readouterr().out

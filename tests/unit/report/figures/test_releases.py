@@ -6,6 +6,10 @@ import pytest
 
 from rally_keystone_perf.report.figures import releases, verdicts
 from rally_keystone_perf.report.figures.study import Measured
+from rally_keystone_perf.report.readers.instructions import (
+    InstructionCounts,
+    SideCount,
+)
 
 TOKENS = "keystone.create_token"
 
@@ -63,3 +67,53 @@ def test_each_release_has_a_row_per_action_measured_or_not() -> None:
     assert len(rows) == 2 * len(releases.ACTIONS)
     assert rows[0].ours is ours[("27.0.0", 4, TOKENS)] and rows[1].ours is None
     assert releases.level_of([ours]) == 4 and releases.level_of([]) is None
+
+
+def _counts(per_request: dict[str, float], failed: dict[str, str] | None = None):
+    """Counts of validate_token per release, 0.3% layouts' spread, one
+    read more per validation in each newer release."""
+    sides = {
+        release: {
+            1: SideCount(
+                "KeystonePerf.validate_token",
+                value,
+                0.003,
+                {"read": 64.0 + n, "write": 0.0, "transaction": 64.0},
+            )
+        }
+        for n, (release, value) in enumerate(per_request.items())
+    }
+    return InstructionCounts(
+        sides, {"password_hash_rounds": 4}, failed or {}, {"layouts": 2}, {}
+    )
+
+
+def test_a_pair_is_judged_by_its_instructions_past_the_spread() -> None:
+    counts = _counts({"27.0.0": 240e6, "28.0.0": 245.04e6, "29.0.0": 245.5e6})
+    found = releases.release_counts(["27.0.0", "28.0.0", "29.0.0"], counts)
+    assert found is not None and found.layouts == 2 and found.hash_rounds == 4
+    validate = [p for p in found.pairs if p.action == "keystone.validate_token"]
+    older, newer = validate
+    assert older.ratio == pytest.approx(1.021) and older.queries == 1
+    assert verdicts.describe(older.verdict, subject="") == (
+        "costs 2.1% more instructions (layouts within 0.3%)"
+    )
+    # +0.19%: within the least margin a count calls (1%)
+    assert newer.verdict.call == verdicts.NO_DIFFERENCE
+    assert "no difference in instructions larger than 1.0%" in verdicts.describe(
+        newer.verdict
+    )
+    tokens = [p for p in found.pairs if p.action == TOKENS]
+    assert {verdicts.describe(p.verdict) for p in tokens} == {"not counted"}
+    assert releases.release_counts(["27.0.0"], None) is None
+
+
+def test_a_release_cheaper_by_its_count_is_faster() -> None:
+    counts = _counts({"27.0.0": 250e6, "28.0.0": 240e6})
+    found = releases.release_counts(["27.0.0", "28.0.0"], counts)
+    assert found is not None
+    (validate,) = [p for p in found.pairs if p.action == "keystone.validate_token"]
+    assert validate.verdict.call == verdicts.FASTER
+    assert verdicts.describe(validate.verdict, subject="28.0.0") == (
+        "28.0.0 costs 4.0% fewer instructions (layouts within 0.3%)"
+    )
