@@ -81,6 +81,23 @@ def mode_list(text: str) -> list[str]:
     return names
 
 
+def name_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """argparse type of a comma-separated list of ``choices``."""
+
+    def names(text: str) -> list[str]:
+        found = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [n for n in found if n not in choices]
+        if unknown or not found:
+            named = ", ".join(unknown) or repr(text)
+            raise argparse.ArgumentTypeError(
+                f"unknown {named}; choose from {', '.join(choices)}"
+            )
+        return list(dict.fromkeys(found))
+
+    names.__name__ = "list"
+    return names
+
+
 def node_counts(text: str) -> list[int]:
     """argparse type of ``matrix --nodes``: node counts, comma-separated."""
     try:

@@ -215,21 +215,22 @@ def gate_ab(
     max_regression: float,
     alpha: float,
     limits: instructions.CountLimits = instructions.NOT_JUDGED,
+    on: Sequence[str] = ab_gate.DEFAULT_ON,
 ) -> GateResult:
-    """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`);
-    with ``limits``, on its instruction and statement counts too
-    (:mod:`.figures.instructions`).
+    """Gate side B of an A/B folder against its side A (:mod:`.figures.ab_gate`)
+    on the timed measures among ``on``; with ``limits``, on its instruction
+    and statement counts too (:mod:`.figures.instructions`).
 
     :raises ReportError: not an A/B folder, its sides ran different tasks,
         or nothing to gate.
     """
     workloads = ab.workloads(ab_folder.load(folder))
-    result = ab_gate.gate(workloads, max_regression, alpha)
+    timed = [name for name in on if name in ab_gate.TIMED]
+    result = ab_gate.gate(workloads, max_regression, alpha, timed)
     if not workloads and limits == instructions.NOT_JUDGED:
         raise ReportError(
             f"gate: {folder} has no complete timed round: nothing to gate "
-            "in time (an A/B of counts alone: --max-instruction-increase, "
-            "--max-statement-increase)"
+            "in time (an A/B of counts alone: --gate-on instructions,statements)"
         )
     if limits == instructions.NOT_JUDGED:
         return result

@@ -10,6 +10,14 @@ Per workload of the A/B (:mod:`.ab`):
     false-alarm rate stays at ``alpha`` whatever the task's size. ERROR
     (exit 1: nothing found, nothing cleared) when the rounds cannot say:
     fewer than 2, or an interval reaching past 25% either way.
+``server CPU/iteration`` (with ``cpu`` among the measures judged)
+    the same rule on the server's CPU seconds per iteration, measured in
+    the same rounds: a neighbour that comes and goes moves the latency of
+    a round far more than the CPU Keystone spends on it. When both are
+    judged, a workload FAILs when either is slower past the tolerance; one
+    whose rounds cannot say is SKIPped when the other can, and ERROR only
+    when neither can. The intervals are then made at ``1 - alpha/m`` for
+    the ``m`` figures judged.
 ``success rate``
     FAIL when B's iterations failed significantly more often than A's over
     all rounds (one-sided Fisher exact test at ``alpha``).
@@ -23,6 +31,7 @@ gate's formats and JUnit XML are one: ``baseline`` is A's figure and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -31,11 +40,17 @@ from rally_keystone_perf.report.figures.gate import (
     ERROR,
     FAIL,
     PASS,
+    SKIP,
     Check,
     GateResult,
 )
 
 MEDIAN_TOTAL = "median total"
+SERVER_CPU = "server CPU/iteration"
+# what --gate-on names: the timed measures judged in rounds, then the counts
+TIMED = {"median": (ab.MEDIAN, MEDIAN_TOTAL), "cpu": (ab.SERVER_CPU, SERVER_CPU)}
+GATE_ON = (*TIMED, "instructions", "statements")
+DEFAULT_ON = ("median",)
 
 
 def _geomean(values: Sequence[float | None]) -> float | None:
@@ -43,13 +58,14 @@ def _geomean(values: Sequence[float | None]) -> float | None:
     return math.exp(sum(logs) / len(logs)) if logs else None
 
 
-def median_check(
-    workload: ab.AbWorkload, max_regression: float, confidence: float
+def timed_check(
+    workload: ab.AbWorkload, on: str, max_regression: float, confidence: float
 ) -> Check:
-    """The median's check of one workload (see the module's doc)."""
-    found = workload.estimate(ab.MEDIAN, confidence)
-    base = _geomean([p.a.median for p in workload.pairs])
-    current = _geomean([p.b.median for p in workload.pairs])
+    """One timed measure's check (``on``: a key of :data:`TIMED`)."""
+    measure, criterion = TIMED[on]
+    found = workload.estimate(measure, confidence)
+    base = _geomean([p.a.value(measure) for p in workload.pairs])
+    current = _geomean([p.b.value(measure) for p in workload.pairs])
     said = verdicts.judge(found)
     if not said.measurable:
         status = ERROR
@@ -60,8 +76,23 @@ def median_check(
     change = None if found.ratio is None else found.ratio - 1
     message = verdicts.describe(said)
     return Check(
-        workload.label, MEDIAN_TOTAL, status, base, current, change, None, message, said
+        workload.label, criterion, status, base, current, change, None, message, said
     )
+
+
+def _either(checks: list[Check]) -> list[Check]:
+    """Timed checks of one workload judged together: one that cannot say is
+    skipped when another can (an ERROR only when none can)."""
+    if all(c.status == ERROR for c in checks):
+        return checks
+    return [
+        dataclasses.replace(
+            c, status=SKIP, message=f"{c.message}; judged on the others"
+        )
+        if c.status == ERROR
+        else c
+        for c in checks
+    ]
 
 
 def success_check(workload: ab.AbWorkload, alpha: float) -> Check:
@@ -92,15 +123,19 @@ def sla_check(workload: ab.AbWorkload) -> Check:
 
 
 def gate(
-    workloads: Sequence[ab.AbWorkload], max_regression: float, alpha: float
+    workloads: Sequence[ab.AbWorkload],
+    max_regression: float,
+    alpha: float,
+    on: Sequence[str] = DEFAULT_ON,
 ) -> GateResult:
-    """Every workload's checks, the medians judged together (Bonferroni)."""
-    confidence = verdicts.judged(len(workloads), alpha)
+    """Every workload's checks, its timed measures among ``on`` judged
+    together (Bonferroni over every figure judged)."""
+    timed = [name for name in on if name in TIMED]
+    confidence = verdicts.judged(len(workloads) * len(timed), alpha)
     checks = []
     for workload in workloads:
-        checks += [
-            sla_check(workload),
-            success_check(workload, alpha),
-            median_check(workload, max_regression, confidence),
-        ]
+        checks += [sla_check(workload), success_check(workload, alpha)]
+        checks += _either(
+            [timed_check(workload, name, max_regression, confidence) for name in timed]
+        )
     return GateResult(max_regression, alpha, checks)

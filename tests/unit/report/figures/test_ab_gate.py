@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from rally_keystone_perf.report.figures import ab, ab_gate
-from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS
+from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, SKIP
 
 
 def _workload(
@@ -59,3 +59,45 @@ def test_the_medians_are_judged_together() -> None:
     one = ab_gate.gate([_workload(ratios)], 0.10, 0.05).checks[-1]
     many = ab_gate.gate([_workload(ratios)] * 10, 0.10, 0.05).checks[-1]
     assert one.message != many.message
+
+
+def _busy(latency: list[float], cpu: list[float]) -> ab.AbWorkload:
+    """B's rounds: its latency ratio and its server CPU ratio to A's."""
+    pairs = []
+    for n, (late, busy) in enumerate(zip(latency, cpu, strict=True), 1):
+        a = ab.SideRound(1.0, 1.2, 4.0, 0.3, 40, 0)
+        b = ab.SideRound(late, 1.2 * late, 4.0 / late, 0.3 * busy, 40, 0)
+        pairs.append(ab.RoundPair(n, "ab" if n % 2 else "ba", a, b))
+    return ab.AbWorkload(0, "KeystonePerf.validate_token", "constant", pairs)
+
+
+def _judged(workload: ab.AbWorkload, on: tuple[str, ...]) -> dict[str, str]:
+    result = ab_gate.gate([workload], 0.05, 0.05, on)
+    return {check.criterion: check.status for check in result.checks}
+
+
+def test_latency_that_disagrees_is_skipped_when_the_cpu_agrees() -> None:
+    """A neighbour that comes and goes: latency ratios 0.6-1.7, the CPU's
+    within 3%."""
+    workload = _busy([0.6, 1.7, 0.8, 1.5, 0.7, 1.4], _noisy(1.0, 0.015, 3, 6))
+    assert _judged(workload, ("median",))["median total"] == ERROR
+    both = _judged(workload, ("median", "cpu"))
+    assert both["median total"] == SKIP and both[ab_gate.SERVER_CPU] == PASS
+    result = ab_gate.gate([workload], 0.05, 0.05, ("median", "cpu"))
+    assert result.passed and not result.errors
+    skipped = next(c for c in result.checks if c.status == SKIP)
+    assert skipped.message.endswith("judged on the others")
+
+
+def test_either_measure_slower_fails_and_neither_measurable_is_an_error() -> None:
+    slower_cpu = _busy([0.6, 1.7, 0.8, 1.5, 0.7, 1.4], _noisy(1.12, 0.015, 4, 6))
+    assert _judged(slower_cpu, ("median", "cpu"))[ab_gate.SERVER_CPU] == FAIL
+    lost = _busy([0.6, 1.7, 0.8, 1.5], [0.5, 1.8, 0.7, 1.6])
+    assert set(_judged(lost, ("median", "cpu")).values()) >= {ERROR}
+    assert _judged(lost, ("median", "cpu"))["median total"] == ERROR
+
+
+def test_the_cpu_alone_may_be_judged() -> None:
+    workload = _busy(_noisy(1.3, 0.02, 5), _noisy(1.0, 0.01, 5))
+    judged = _judged(workload, ("cpu",))
+    assert "median total" not in judged and judged[ab_gate.SERVER_CPU] == PASS
