@@ -13,11 +13,19 @@ Each cost is a branch of that repository (``slow-<percent>``), built as
 concurrency 4 a round, users from the pool) with side A the unchanged
 build: A/A ``--aa`` times, +10% ``--ten`` times, +20% ``--twenty`` times,
 taken in turns so that the machine's drift falls on every kind. Each A/B is
-gated as ``rally-keystone-perf gate AB_DIR --max-regression TOL`` judges
-it, and the table prints, per kind, how often the gate failed it (a false
+gated as ``rally-keystone-perf gate AB_DIR --max-regression TOL --gate-on
+ON`` judges it, for each ON of :data:`GATES` (the median alone, the median
+and the server's CPU per iteration together, the CPU alone), and the table
+prints, per kind and gate, how often the gate failed or refused it (a false
 alarm for an A/A, a detection otherwise), how often the median's interval
 excluded no change, the mean estimate, the median interval width and the
 minutes per A/B.
+
+``--neighbour SEED`` runs each A/B beside a neighbour that comes and goes
+(:mod:`benchmarks.neighbour`): a CPU-bound process (a Python busy loop, one
+core) switched on and off at random intervals of 5 to 30 seconds, drawn
+from ``SEED`` plus the A/B's index; the share of time it was on is kept
+with each A/B. Give each condition its own ``--work``.
 
 Resumable: every finished A/B is a line of ``<work>/calibration.jsonl``;
 run it again and it goes on where it stopped (``--table`` prints the table
@@ -27,6 +35,7 @@ Usage (from the repository root; about 75 minutes with the defaults)::
 
     python -m benchmarks.ab_calibration [--work runs/ab-calibration]
         [--aa 10] [--ten 10] [--twenty 5] [--rounds 8] [--tolerance 5%]
+        [--neighbour SEED]
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from typing import Any
 
 from prettytable import PrettyTable
 
+from benchmarks.neighbour import Neighbour
 from rally_keystone_perf import paths
 from rally_keystone_perf.cli.arguments import percentage
 from rally_keystone_perf.deploy.builds import source
@@ -51,6 +61,8 @@ from rally_keystone_perf.report.figures import ab
 from rally_keystone_perf.report.readers import ab_folder
 
 KINDS = {"A/A": 0, "+10%": 10, "+20%": 20}
+# what the gate judges (gate --gate-on): each A/B is gated each way
+GATES = ("median", "median,cpu", "cpu")
 
 # --- the slowed builds: an extra CPU cost in GET /v3/auth/tokens' handler
 HANDLER = "class AuthTokenResource("
@@ -156,14 +168,23 @@ def run_ab(args: argparse.Namespace, folder: Path, task: Path, b_ref: str) -> fl
     return (time.monotonic() - started) / 60
 
 
+def outcome(result: Any) -> str:
+    """ERROR (refused: the rounds cannot say), FAIL or PASS."""
+    return "ERROR" if result.errors else "PASS" if result.passed else "FAIL"
+
+
 def judged(folder: Path, tolerance: float) -> dict[str, Any]:
-    """The gate's outcome and the validation's estimates of one A/B."""
-    result = api.gate_ab(folder, tolerance, 0.05)
+    """The gate's outcome each way and the validation's estimates of one A/B."""
+    gates = {
+        on: outcome(api.gate_ab(folder, tolerance, 0.05, on=on.split(",")))
+        for on in GATES
+    }
     (workload,) = ab.workloads(ab_folder.load(folder))
     median = workload.estimate(ab.MEDIAN)
     cpu_a = [p.a.server_cpu for p in workload.pairs if p.a.server_cpu]
     return {
-        "gate_failed": not result.passed,
+        "gate_failed": gates["median"] != "PASS",
+        "gates": gates,
         "median": [median.ratio, median.low, median.high],
         "server_cpu_a": statistics.median(cpu_a) if cpu_a else None,
     }
@@ -205,8 +226,15 @@ def measure(args: argparse.Namespace) -> None:
         b_ref = source.installed_version() if refs is None else refs[kind]
         folder = args.work / f"ab-{index + 1:02d}"
         shutil.rmtree(folder, ignore_errors=True)  # an A/B that did not finish
-        minutes = run_ab(args, folder, task, b_ref)
+        neighbour = None
+        if args.neighbour is None:
+            minutes = run_ab(args, folder, task, b_ref)
+        else:
+            with Neighbour(args.neighbour + index) as neighbour:
+                minutes = run_ab(args, folder, task, b_ref)
         entry: dict[str, Any] = {"index": index, "kind": kind}
+        if neighbour is not None:
+            entry["neighbour_on"] = round(neighbour.on_share(), 3)
         entry |= {"minutes": round(minutes, 2), "at": time.time()}
         entry |= judged(folder, args.tolerance)
         with results.open("a") as out:
@@ -230,21 +258,37 @@ def cpu_ratio(folder: Path) -> float | None:
     return workload.estimate(ab.SERVER_CPU).ratio
 
 
+def _not_passed(entries: list[dict[str, Any]], on: str) -> str:
+    """``failed+refused of n`` for one gate (older lines: the median's)."""
+    said = [e.get("gates", {}).get(on) for e in entries]
+    if on == "median":
+        said = [
+            s or ("FAIL" if e["gate_failed"] else "PASS")
+            for s, e in zip(said, entries, strict=True)
+        ]
+    if None in said:
+        return "-"
+    return f"{said.count('FAIL')}+{said.count('ERROR')} of {len(said)}"
+
+
 def table(work: Path, tolerance: float) -> PrettyTable:
-    """Per kind: A/Bs, gate failures, intervals excluding 1, widths, minutes."""
+    """Per kind: A/Bs, each gate's failures and refusals, intervals
+    excluding 1, widths, the neighbour's share, minutes."""
     found = PrettyTable(
         [
             "kind",
             "A/Bs",
-            f"gate failed (--max-regression {tolerance:.0%})",
+            *(f"--gate-on {on}: failed+refused" for on in GATES),
             "interval excludes no change",
             "mean estimate",
             "median 95% CI width",
             "server CPU B/A",
+            "neighbour on",
             "min per A/B",
         ],
         align="r",
     )
+    found.title = f"gate --max-regression {tolerance:.0%}"
     entries = _lines(work / "calibration.jsonl")
     for kind in KINDS:
         mine = [e for e in entries if e["kind"] == kind]
@@ -253,15 +297,17 @@ def table(work: Path, tolerance: float) -> PrettyTable:
         ratios = [e["median"] for e in mine]
         excludes = sum(low > 1 or high < 1 for _, low, high in ratios)
         cpu = [cpu_ratio(work / f"ab-{e['index'] + 1:02d}") for e in mine]
+        shares = [e["neighbour_on"] for e in mine if "neighbour_on" in e]
         found.add_row(
             [
                 kind,
                 len(mine),
-                f"{sum(e['gate_failed'] for e in mine)} of {len(mine)}",
+                *(_not_passed(mine, on) for on in GATES),
                 f"{excludes} of {len(mine)}",
                 f"{statistics.mean(r for r, _, _ in ratios) - 1:+.1%}",
                 f"{statistics.median(high - low for _, low, high in ratios):.1%}",
                 f"{statistics.mean(c for c in cpu if c) - 1:+.1%}" if any(cpu) else "-",
+                f"{statistics.mean(shares):.0%}" if shares else "-",
                 f"{statistics.mean(e['minutes'] for e in mine):.1f}",
             ]
         )
@@ -277,6 +323,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="rounds per A/B (8)")
     parser.add_argument(
         "--tolerance", type=percentage, default=0.05, help="the gate's (5%%)"
+    )
+    parser.add_argument(
+        "--neighbour",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help="run each A/B beside a CPU-bound neighbour switched on and off "
+        "at random intervals of 5 to 30 s (seeded; default: none)",
     )
     parser.add_argument("--table", action="store_true", help="print, run nothing")
     args = parser.parse_args()

@@ -27,3 +27,15 @@ def test_the_extra_cost_runs_once_in_token_validation_only() -> None:
     namespace: dict[str, object] = {}
     exec(ab_calibration.FUNCTION.format(iterations=10), namespace)  # noqa: S102
     assert namespace["_calibration_extra_cost"]() == sum(i * i for i in range(10))  # type: ignore[operator]
+
+
+def test_each_gate_counts_its_failures_and_refusals() -> None:
+    entries = [
+        {"gate_failed": True, "gates": {"median": "ERROR", "median,cpu": "PASS"}},
+        {"gate_failed": False, "gates": {"median": "PASS", "median,cpu": "FAIL"}},
+    ]
+    assert ab_calibration._not_passed(entries, "median") == "0+1 of 2"
+    assert ab_calibration._not_passed(entries, "median,cpu") == "1+0 of 2"
+    assert ab_calibration._not_passed(entries, "cpu") == "-"  # not gated so
+    older = [{"gate_failed": True}, {"gate_failed": False}]
+    assert ab_calibration._not_passed(older, "median") == "1+0 of 2"
