@@ -29,7 +29,8 @@ with each A/B. Give each condition its own ``--work``.
 
 Resumable: every finished A/B is a line of ``<work>/calibration.jsonl``;
 run it again and it goes on where it stopped (``--table`` prints the table
-of what is there). It prints figures; it asserts nothing.
+of what is there, each A/B gated again from its folder at
+``--tolerance``). It prints figures; it asserts nothing.
 
 Usage (from the repository root; about 75 minutes with the defaults)::
 
@@ -271,6 +272,15 @@ def _not_passed(entries: list[dict[str, Any]], on: str) -> str:
     return f"{said.count('FAIL')}+{said.count('ERROR')} of {len(said)}"
 
 
+def _regated(work: Path, entry: dict[str, Any], tolerance: float) -> dict[str, Any]:
+    """An A/B's line, gated again from its folder when it is there: by
+    this code, at ``tolerance``."""
+    folder = work / f"ab-{entry['index'] + 1:02d}"
+    if not (folder / "ab.json").is_file():
+        return entry
+    return entry | {"gates": judged(folder, tolerance)["gates"]}
+
+
 def table(work: Path, tolerance: float) -> PrettyTable:
     """Per kind: A/Bs, each gate's failures and refusals, intervals
     excluding 1, widths, the neighbour's share, minutes."""
@@ -289,7 +299,7 @@ def table(work: Path, tolerance: float) -> PrettyTable:
         align="r",
     )
     found.title = f"gate --max-regression {tolerance:.0%}"
-    entries = _lines(work / "calibration.jsonl")
+    entries = [_regated(work, e, tolerance) for e in _lines(work / "calibration.jsonl")]
     for kind in KINDS:
         mine = [e for e in entries if e["kind"] == kind]
         if not mine:
