@@ -78,7 +78,7 @@ def built(work: Path, ref: str) -> LaunchOptions:
 def per_request(work: Path, name: str, options: LaunchOptions, specs: list) -> float:
     """One fresh count of ``specs[0]``: instructions per request."""
     found = count.count_side(work / name, options, specs, count.CountPlan(), print)
-    return found[0].per_request
+    return found.workloads[0].per_request
 
 
 def loop_instructions(work: Path) -> float:

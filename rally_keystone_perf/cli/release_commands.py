@@ -230,7 +230,7 @@ def add_releases_command(sub: Any) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="after the rounds, count each release's instructions and SQL "
-        "statements per request (callgrind; about 2 minutes a release at "
+        "statements per request (callgrind; about 5 minutes a release at "
         "--size quick); --no-instructions skips it (default: counted when "
         "valgrind and a C compiler are installed)",
     )

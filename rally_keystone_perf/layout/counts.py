@@ -14,3 +14,14 @@ from __future__ import annotations
 
 COUNTS_FILE = "instructions.json"
 COUNTS_VERSION = 1
+
+# a statement's kind (``statements_per_request``'s keys), by its first word
+# (:func:`rally_keystone_perf.deploy.instructions.statements.kind`)
+READ, WRITE, TRANSACTION, PRAGMA, OTHER = STATEMENT_KINDS = (
+    "read",
+    "write",
+    "transaction",
+    "pragma",
+    "other",
+)
+QUERIES = (READ, WRITE)  # what a database server answers with Keystone's rows

@@ -144,13 +144,12 @@ def _count_one(
     options = site.count_options(deployment.options)
     started = time.monotonic()
     counts = count.count_side(folder / FOLDER / name, options, specs, plan, echo)
-    skipped = {n: count.not_counted(spec, options) for n, spec in enumerate(specs)}
     return {
         "build": _build(options),
         "settings": {key: getattr(options, key) for key in SETTINGS},
         "seconds": round(time.monotonic() - started, 1),
-        "workloads": [found.to_json() for found in counts],
-        "not_counted": {str(n): why for n, why in skipped.items() if why},
+        "workloads": [found.to_json() for found in counts.workloads],
+        "not_counted": {str(n): why for n, why in counts.not_counted.items()},
     }
 
 
@@ -197,32 +196,56 @@ def count_releases(
     echo: Echo,
     plan: count.CountPlan,
 ) -> dict[str, Any]:
-    """Count each release's workloads into ``instructions.json``, written
-    after each; a release whose count fails is kept under ``failed`` with
-    the reason and the others are counted. A release already counted there
-    (the same build, the same plan) is not counted again: a stopped
-    ``releases`` resumes its counts too."""
-    specs = count.workload_specs(workloads)
+    """Count each release's workloads (the same task's for every release):
+    :func:`count_each`."""
+    each = list(workloads)
+    return count_each(folder, deployments, {r: each for r in deployments}, echo, plan)
+
+
+def count_each(
+    folder: Path,
+    deployments: Mapping[str, Deployment],
+    workloads: Mapping[str, Iterable[dict[str, Any]]],
+    echo: Echo,
+    plan: count.CountPlan,
+) -> dict[str, Any]:
+    """Count each named deployment's own workloads (releases, a study's
+    configs) into ``instructions.json``, written after each; one whose count
+    fails is kept under ``failed`` with the reason and the others are
+    counted. One already counted there (the same build, settings and plan)
+    is not counted again: a stopped command resumes its counts too."""
     document = _document(deployments, plan)
     earlier = read_counts(folder)
     if earlier and earlier.get("plan") == document["plan"]:
         document["sides"] = dict(earlier.get("sides", {}))
-    for release, deployment in deployments.items():
-        options = site.count_options(deployment.options)
-        kept = document["sides"].get(release, {}).get("build", {})
-        if kept.get("spec") == options.keystone_build:
-            echo(f"release {release}: counted before, kept")
+    for name, deployment in deployments.items():
+        if _counted_before(document["sides"].get(name), deployment):
+            echo(f"{name}: counted before, kept")
             continue
-        echo(f"release {release}: instruction counts under callgrind")
+        echo(f"{name}: instruction counts under callgrind")
+        specs = count.workload_specs(workloads[name])
         try:
-            document["sides"][release] = _count_one(
-                folder, release, deployment, specs, plan, echo
+            document["sides"][name] = _count_one(
+                folder, name, deployment, specs, plan, echo
             )
         except LaunchError as exc:
-            echo(f"release {release}: instruction count failed")
-            document["failed"][release] = str(exc)
+            echo(f"{name}: instruction count failed")
+            document["failed"][name] = str(exc)
         write_counts(folder, document)
     return document
+
+
+def _counted_before(kept: dict[str, Any] | None, deployment: Deployment) -> bool:
+    """Whether ``kept`` (a side of an earlier ``instructions.json``) counted
+    this deployment's build with its settings."""
+    if not kept:
+        return False
+    options = site.count_options(deployment.options)
+    settings = json.loads(json.dumps({k: getattr(options, k) for k in SETTINGS}))
+    return bool(
+        kept.get("build", {}).get("spec") == options.keystone_build
+        and kept.get("settings") == settings
+    )
 
 
 def conditions(options: LaunchOptions) -> dict[str, Any]:

@@ -259,6 +259,15 @@ def _failed(site_dir: RunDir, spec: dict[str, Any], stem: str, code: int) -> NoR
     )
 
 
+@dataclass
+class SideCount:
+    """One side's counts: its workloads counted, and why the others were not
+    (by position)."""
+
+    workloads: list[WorkloadCount]
+    not_counted: dict[int, str]
+
+
 def not_counted(spec: dict[str, Any], options: LaunchOptions) -> str | None:
     """Why a workload is not counted with these options; None: it is."""
     rounds = options.password_hash_rounds or 0
@@ -277,8 +286,9 @@ def count_side(
     specs: list[dict[str, Any]],
     plan: CountPlan,
     progress: Progress,
-) -> list[WorkloadCount]:
-    """Prepare an in-process Keystone in ``folder`` and count every workload.
+) -> SideCount:
+    """Prepare an in-process Keystone in ``folder`` and count every workload
+    these options let it count (:func:`not_counted`).
 
     ``options``: a count's (:func:`.site.count_options`), build prepared.
     """
@@ -292,11 +302,12 @@ def count_side(
         max((spec["pool"][1] for spec in specs), default=1),
     )
     keystone = site.prepare_site(folder, options, size, progress)
-    counts = []
+    counts = SideCount([], {})
     for position, spec in enumerate(specs):
         skipped = not_counted(spec, options)
         if skipped:
             progress(f"{folder.name}: {spec['scenario']} not counted: {skipped}")
+            counts.not_counted[position] = skipped
             continue
         progress(
             f"{folder.name}: counting {spec['scenario']} under callgrind "
@@ -307,5 +318,5 @@ def count_side(
             f"{folder.name}: {spec['scenario']}: {found.per_request / 1e6:.2f}M "
             f"instructions per request (layouts within {found.spread:.2%})"
         )
-        counts.append(found)
+        counts.workloads.append(found)
     return counts

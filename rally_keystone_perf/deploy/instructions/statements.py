@@ -30,14 +30,15 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-READ, WRITE, TRANSACTION, PRAGMA, OTHER = KINDS = (
-    "read",
-    "write",
-    "transaction",
-    "pragma",
-    "other",
+from rally_keystone_perf.layout.counts import (
+    OTHER,
+    PRAGMA,
+    READ,
+    TRANSACTION,
+    WRITE,
 )
-QUERIES = (READ, WRITE)  # what a database server answers with Keystone's rows
+from rally_keystone_perf.layout.counts import STATEMENT_KINDS as KINDS
+
 _FIRST_WORDS = {
     "SELECT": READ,
     "INSERT": WRITE,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rally_keystone_perf.layout.counts import STATEMENT_KINDS
 from rally_keystone_perf.report.blocks.model import (
     AS_IS,
     FLUSH,
@@ -27,9 +28,6 @@ from rally_keystone_perf.report.blocks.model import (
 from rally_keystone_perf.report.figures import ab, verdicts
 from rally_keystone_perf.report.figures.ab import AbPage
 from rally_keystone_perf.report.figures.instructions import InstructionRow
-
-# deploy.instructions.statements.KINDS: a statement's kind by its first word
-STATEMENT_KINDS = ("read", "write", "transaction", "pragma", "other")
 
 ROUND_COLUMNS = columns(
     "round; order:text; A median(s):seconds; B median(s):seconds; median B/A:fixed3",

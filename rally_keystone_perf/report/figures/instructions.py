@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rally_keystone_perf.layout.counts import QUERIES
 from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, Check
 from rally_keystone_perf.report.readers.instructions import InstructionCounts
 
 CRITERION = "instructions/request"
 STATEMENTS = "statements/request"
-QUERIES = ("read", "write")  # deploy.instructions.statements.QUERIES
 
 
 @dataclass(frozen=True)

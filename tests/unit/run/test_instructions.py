@@ -87,7 +87,7 @@ def test_both_sides_counted_and_written(
         found = count.WorkloadCount(
             0, specs[0]["scenario"], 1, total, [[total]], 1, {"read": 2.0}
         )
-        return [found]
+        return count.SideCount([found], {})
 
     monkeypatch.setattr(count, "count_side", count_side)
     sides = {s: resolve(LaunchOptions()) for s in ("a", "b")}
@@ -154,7 +154,7 @@ def test_releases_counted_one_failing_the_others_kept_and_resumed(
         found = count.WorkloadCount(
             0, specs[0]["scenario"], 1, 1000, [[1000]], 1, {"read": 64.0}
         )
-        return [found]
+        return count.SideCount([found], {})
 
     monkeypatch.setattr(count, "count_side", count_side)
     monkeypatch.setattr(
@@ -172,7 +172,7 @@ def test_releases_counted_one_failing_the_others_kept_and_resumed(
     assert counted == ["27.0.0", "28.0.0", "29.0.0"]
     assert set(found["sides"]) == {"27.0.0", "29.0.0"}
     assert "exit 1" in found["failed"]["28.0.0"]
-    assert "release 28.0.0: instruction count failed" in said
+    assert "28.0.0: instruction count failed" in said
     assert json.loads((tmp_path / COUNTS_FILE).read_text()) == found
     # again, as a stopped releases resumes: only the failed one is counted
     broken.clear()
@@ -187,3 +187,40 @@ def test_releases_counted_one_failing_the_others_kept_and_resumed(
         tmp_path, releases, WORKLOADS, said.append, count.CountPlan()
     )
     assert counted == ["28.0.0", "27.0.0", "28.0.0", "29.0.0"]
+
+
+def test_each_config_counts_its_own_workloads_and_new_settings_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[tuple[str, list[str]]] = []
+
+    def count_side(folder: Path, options: LaunchOptions, specs: Any, *rest: Any):
+        counted.append((folder.name, [s["scenario"] for s in specs]))
+        found = count.WorkloadCount(0, specs[0]["scenario"], 1, 1000, [[1000]], 1, {})
+        return count.SideCount([found], {})
+
+    monkeypatch.setattr(count, "count_side", count_side)
+    monkeypatch.setattr(instructions, "_build", lambda options: {"spec": None})
+    configs = {
+        "fernet-sql": resolve(LaunchOptions(token_provider="fernet")),
+        "jws-sql": resolve(LaunchOptions(token_provider="jws")),
+    }
+    validate = {"name": "KeystonePerf.validate_token", "args": {}, "contexts": {}}
+    create = {**validate, "name": "KeystonePerf.create_token"}
+    workloads = {"fernet-sql": [validate], "jws-sql": [create, validate]}
+    plan = count.CountPlan(layouts=2)
+    instructions.count_each(tmp_path, configs, workloads, lambda m: None, plan)
+    assert counted == [
+        ("fernet-sql", ["KeystonePerf.validate_token"]),
+        (
+            "jws-sql",
+            ["KeystonePerf.create_token", "KeystonePerf.validate_token"],
+        ),
+    ]
+    # again with one config's setting changed: only that one is counted
+    counted.clear()
+    configs["fernet-sql"] = resolve(
+        LaunchOptions(token_provider="fernet", password_hash_rounds=5)
+    )
+    instructions.count_each(tmp_path, configs, workloads, lambda m: None, plan)
+    assert [name for name, _ in counted] == ["fernet-sql"]
