@@ -242,4 +242,6 @@ def gate_ab(
     ]
     skipped = counts.not_counted if counts else {}
     result.checks.extend(instructions.checks(labels, found, limits, skipped))
+    counted = (instructions.CRITERION, instructions.STATEMENTS)
+    result.checks[:] = ab_gate.settled_by_counts(result.checks, counted)
     return result

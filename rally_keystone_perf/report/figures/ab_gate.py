@@ -16,7 +16,8 @@ Per workload of the A/B (:mod:`.ab`):
     a round far more than the CPU Keystone spends on it. When both are
     judged, a workload FAILs when either is slower past the tolerance; one
     whose rounds cannot say is SKIPped when the other can, and ERROR only
-    when neither can. The two are not corrected against each other (the
+    when neither can, nor a count of the workload judged beside them
+    (:func:`settled_by_counts`). The two are not corrected against each other (the
     intervals stay at ``1 - alpha/m`` for the ``m`` workloads): they
     measure one cost twice, and a FAIL needs its estimate past the
     tolerance too. How often an A/A then fails is what
@@ -94,6 +95,24 @@ def _either(checks: list[Check]) -> list[Check]:
             c, status=SKIP, message=f"{c.message}; judged on the others"
         )
         if c.status == ERROR
+        else c
+        for c in checks
+    ]
+
+
+def settled_by_counts(checks: Sequence[Check], counted: Sequence[str]) -> list[Check]:
+    """A workload's timed checks that cannot say (ERROR) SKIPped when a
+    count of it (a check whose criterion is among ``counted``) can: the
+    counts judge it where the rounds disagree."""
+    judged = {
+        c.workload for c in checks if c.criterion in counted and c.status != ERROR
+    }
+    timed = {criterion for _, criterion in TIMED.values()}
+    return [
+        dataclasses.replace(
+            c, status=SKIP, message=f"{c.message}; judged on the counts"
+        )
+        if c.criterion in timed and c.status == ERROR and c.workload in judged
         else c
         for c in checks
     ]

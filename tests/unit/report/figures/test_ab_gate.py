@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from rally_keystone_perf.report.figures import ab, ab_gate
-from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, SKIP
+from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, SKIP, Check
 
 
 def _workload(
@@ -101,3 +101,19 @@ def test_the_cpu_alone_may_be_judged() -> None:
     workload = _busy(_noisy(1.3, 0.02, 5), _noisy(1.0, 0.01, 5))
     judged = _judged(workload, ("cpu",))
     assert "median total" not in judged and judged[ab_gate.SERVER_CPU] == PASS
+
+
+def test_timed_checks_that_cannot_say_are_skipped_when_a_count_can() -> None:
+    lost = _busy([0.6, 1.7, 0.8, 1.5], [0.5, 1.8, 0.7, 1.6])
+    checks = ab_gate.gate([lost], 0.05, 0.05, ("median", "cpu")).checks
+    label = lost.label
+    counted = Check(label, "instructions/request", FAIL, 1e6, 1.1e6, 0.1)
+    settled = ab_gate.settled_by_counts([*checks, counted], ("instructions/request",))
+    said = {c.criterion: c for c in settled}
+    assert said["median total"].status == SKIP
+    assert said[ab_gate.SERVER_CPU].status == SKIP
+    assert said["median total"].message.endswith("; judged on the counts")
+    # a count that cannot say either settles nothing
+    unsure = Check(label, "instructions/request", ERROR)
+    kept = ab_gate.settled_by_counts([*checks, unsure], ("instructions/request",))
+    assert {c.criterion: c.status for c in kept}["median total"] == ERROR
