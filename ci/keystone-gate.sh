@@ -27,8 +27,16 @@
 #                  --password-hash-rounds 4 --rounds 8)
 #   GATE_RUN_ARGS  options of `rally-keystone-perf run` (baseline; default:
 #                  --processes 2 --threads 1)
+#   GATE_COUNT     --change: auto (default), yes or no: count each side's
+#                  instructions and SQL statements per request after its
+#                  rounds (ab --instructions: valgrind and a C compiler,
+#                  about 2.5 minutes more a side) and gate on them too;
+#                  auto counts when valgrind and gcc are installed and says
+#                  so when they are not
 #   GATE_ARGS      options of `rally-keystone-perf gate` (default:
-#                  --change: --max-regression 5% --gate-on median,cpu,
+#                  --change: --max-regression 5% --gate-on
+#                  median,cpu,instructions,statements when counted (1% more
+#                  instructions, no query more), else --gate-on median,cpu:
 #                  the median and the server's CPU per iteration judged
 #                  together, which holds beside load that comes and goes;
 #                  --baseline: --max-regression 10%)
@@ -56,8 +64,29 @@ if [ -n "$change" ] && [ -n "$baseline" ]; then
        "give one" >&2
   exit 1
 fi
+counting() {
+  case "${GATE_COUNT:-auto}" in
+    yes) return 0 ;;
+    no) return 1 ;;
+    auto)
+      if command -v valgrind > /dev/null && command -v gcc > /dev/null; then
+        return 0
+      fi
+      echo "instruction counts skipped: valgrind and gcc are not both" \
+           "installed (apt-get install valgrind build-essential); gating on" \
+           "the median and the server's CPU (GATE_COUNT=no silences this)" >&2
+      return 1 ;;
+    *) echo "error: GATE_COUNT is auto, yes or no, not ${GATE_COUNT}" >&2
+       exit 1 ;;
+  esac
+}
 if [ -n "$change" ]; then
-  export GATE_ARGS="${GATE_ARGS:---max-regression 5% --gate-on median,cpu}"
+  if counting; then
+    export GATE_AB_ARGS="${GATE_AB_ARGS:---password-hash-rounds 4 --rounds 8} --instructions"
+    export GATE_ARGS="${GATE_ARGS:---max-regression 5% --gate-on median,cpu,instructions,statements}"
+  else
+    export GATE_ARGS="${GATE_ARGS:---max-regression 5% --gate-on median,cpu}"
+  fi
   # each side's build spec quoted for the side's own option parser
   exec bash "$here/ci/ab-gate.sh" \
     "--a=--keystone-build $(printf '%q' "$base")" \

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -108,3 +110,39 @@ def test_github_workflow() -> None:
     assert "rally-keystone-perf/ci/keystone-gate.sh" in commands
     assert '--change "$GITHUB_WORKSPACE/keystone" --base "$base"' in commands
     assert "BASELINE" not in workflow["env"]  # none stored: A/B on the runner
+
+
+def _gate_env(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """keystone-gate.sh --change with a fake ab-gate.sh printing what the
+    gate gets."""
+    fake = tmp_path / "ci" / "ab-gate.sh"
+    fake.parent.mkdir(exist_ok=True)
+    fake.write_text('echo "AB: $GATE_AB_ARGS"; echo "GATE: $GATE_ARGS"\n')
+    script = tmp_path / "ci" / "keystone-gate.sh"
+    script.write_text(SCRIPT.read_text())
+    return subprocess.run(
+        ["bash", str(script), "--change", "/src/keystone"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+
+
+def test_the_change_job_counts_when_it_can(tmp_path: Path) -> None:
+    counted = _gate_env(tmp_path, GATE_COUNT="yes").stdout
+    assert "AB: --password-hash-rounds 4 --rounds 8 --instructions" in counted
+    assert "--gate-on median,cpu,instructions,statements" in counted
+    timed = _gate_env(tmp_path, GATE_COUNT="no").stdout
+    assert "--instructions" not in timed and "--gate-on median,cpu\n" in timed
+    # auto with no valgrind on the PATH: timed, and it says why
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("bash", "date", "dirname", "cat"):
+        found = shutil.which(tool)
+        assert found is not None
+        (bare / tool).symlink_to(found)
+    auto = _gate_env(tmp_path, PATH=str(bare))
+    assert "--gate-on median,cpu\n" in auto.stdout, auto.stderr
+    assert "apt-get install valgrind build-essential" in auto.stderr
+    wrong = _gate_env(tmp_path, GATE_COUNT="maybe")
+    assert wrong.returncode == 1 and "auto, yes or no" in wrong.stderr
