@@ -14,12 +14,20 @@ concurrency 4 a round, users from the pool) with side A the unchanged
 build: A/A ``--aa`` times, +10% ``--ten`` times, +20% ``--twenty`` times,
 taken in turns so that the machine's drift falls on every kind. Each A/B is
 gated as ``rally-keystone-perf gate AB_DIR --max-regression TOL --gate-on
-ON`` judges it, for each ON of :data:`GATES` (the median alone, the median
-and the server's CPU per iteration together, the CPU alone), and the table
-prints, per kind and gate, how often the gate failed or refused it (a false
-alarm for an A/A, a detection otherwise), how often the median's interval
-excluded no change, the mean estimate, the median interval width and the
-minutes per A/B.
+ON`` judges it, for each ON of
+:data:`benchmarks.calibration_table.GATES` (the median alone, the median
+and the server's CPU per iteration together, the CPU alone; with counts,
+the ready-made jobs' default), and the table prints, per kind and gate, how
+often the gate failed or refused it (a false alarm for an A/A, a detection
+otherwise), how often the median's interval excluded no change, the mean
+estimate, the median interval width and the minutes per A/B.
+
+``--count`` then counts each kind's two builds once (``ab --instructions
+--rounds 0``, beside the neighbour too) and lends the counts to every A/B
+of that kind (:func:`count_kinds`: counts do not drift, so one count
+stands for every A/B of the same builds), which is then also gated with
+``--gate-on median,cpu,instructions,statements`` at 1% more instructions
+and no query more.
 
 ``--neighbour SEED`` runs each A/B beside a neighbour that comes and goes
 (:mod:`benchmarks.neighbour`): a CPU-bound process (a Python busy loop, one
@@ -36,34 +44,27 @@ Usage (from the repository root; about 75 minutes with the defaults)::
 
     python -m benchmarks.ab_calibration [--work runs/ab-calibration]
         [--aa 10] [--ten 10] [--twenty 5] [--rounds 8] [--tolerance 5%]
-        [--neighbour SEED]
+        [--neighbour SEED] [--count] [--table]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from prettytable import PrettyTable
-
+from benchmarks.calibration_table import KINDS, entries_of, judged, table
 from benchmarks.neighbour import Neighbour
 from rally_keystone_perf import paths
 from rally_keystone_perf.cli.arguments import percentage
 from rally_keystone_perf.deploy.builds import source
-from rally_keystone_perf.report import api
-from rally_keystone_perf.report.figures import ab
-from rally_keystone_perf.report.readers import ab_folder
-
-KINDS = {"A/A": 0, "+10%": 10, "+20%": 20}
-# what the gate judges (gate --gate-on): each A/B is gated each way
-GATES = ("median", "median,cpu", "cpu")
+from rally_keystone_perf.layout.counts import COUNTS_FILE
 
 # --- the slowed builds: an extra CPU cost in GET /v3/auth/tokens' handler
 HANDLER = "class AuthTokenResource("
@@ -148,8 +149,11 @@ def small_task(work: Path) -> Path:
     return path
 
 
-def run_ab(args: argparse.Namespace, folder: Path, task: Path, b_ref: str) -> float:
-    """One A/B (base against ``b_ref``) in a child process; its minutes."""
+def run_ab(
+    args: argparse.Namespace, folder: Path, task: Path, b_ref: str, *more: str
+) -> float:
+    """One A/B (base against ``b_ref``; ``more``: options of ``ab``) in a
+    child process; its minutes."""
     url = f"git+file://{args.work / 'keystone'}"
     base = source.installed_version()
     started = time.monotonic()
@@ -158,7 +162,7 @@ def run_ab(args: argparse.Namespace, folder: Path, task: Path, b_ref: str) -> fl
             *(sys.executable, "-m", "rally_keystone_perf.cli", "ab"),
             *("--task", str(task), "--rounds", str(args.rounds)),
             *("--ab-dir", str(folder), "--runs-dir", str(args.work / "runs")),
-            *("--password-hash-rounds", "4"),
+            *("--password-hash-rounds", "4", *more),
             f"--a=--keystone-build {url}@{base}",
             f"--b=--keystone-build {url}@{b_ref}",
         ],
@@ -169,26 +173,35 @@ def run_ab(args: argparse.Namespace, folder: Path, task: Path, b_ref: str) -> fl
     return (time.monotonic() - started) / 60
 
 
-def outcome(result: Any) -> str:
-    """ERROR (refused: the rounds cannot say), FAIL or PASS."""
-    return "ERROR" if result.errors else "PASS" if result.passed else "FAIL"
-
-
-def judged(folder: Path, tolerance: float) -> dict[str, Any]:
-    """The gate's outcome each way and the validation's estimates of one A/B."""
-    gates = {
-        on: outcome(api.gate_ab(folder, tolerance, 0.05, on=on.split(",")))
-        for on in GATES
-    }
-    (workload,) = ab.workloads(ab_folder.load(folder))
-    median = workload.estimate(ab.MEDIAN)
-    cpu_a = [p.a.server_cpu for p in workload.pairs if p.a.server_cpu]
-    return {
-        "gate_failed": gates["median"] != "PASS",
-        "gates": gates,
-        "median": [median.ratio, median.low, median.high],
-        "server_cpu_a": statistics.median(cpu_a) if cpu_a else None,
-    }
+def count_kinds(args: argparse.Namespace, task: Path, refs: dict[str, str]) -> None:
+    """``--count``: each kind's two builds counted once (``ab --instructions
+    --rounds 0``, beside the neighbour when there is one) into
+    ``counts-<n>/``, then lent to every A/B of that kind (its folder gets the
+    kind's ``instructions.json`` and ``counts-from.txt`` naming where from):
+    counts do not drift, so one count stands for every A/B of the builds."""
+    entries = entries_of(args.work / "calibration.jsonl")
+    for n, kind in enumerate(k for k in KINDS if any(e["kind"] == k for e in entries)):
+        folder = args.work / f"counts-{KINDS[kind]}"
+        if not (folder / COUNTS_FILE).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            print(f"counting {kind}'s builds in {folder}", flush=True)
+            with (
+                Neighbour(args.neighbour + 100 + n)
+                if args.neighbour is not None
+                else (contextlib.nullcontext())
+            ):
+                minutes = run_ab(
+                    argparse.Namespace(**{**vars(args), "rounds": 0}),
+                    folder,
+                    task,
+                    refs[kind],
+                    "--instructions",
+                )
+            print(f"{kind}: counted in {minutes:.1f} min", flush=True)
+        for entry in (e for e in entries if e["kind"] == kind):
+            lent = args.work / f"ab-{entry['index'] + 1:02d}"
+            shutil.copyfile(folder / COUNTS_FILE, lent / COUNTS_FILE)
+            (lent / "counts-from.txt").write_text(f"{folder / COUNTS_FILE}\n")
 
 
 def extra_costs(work: Path, base_cpu: float | None) -> dict[str, str]:
@@ -219,7 +232,7 @@ def measure(args: argparse.Namespace) -> None:
         source.make_checkout(args.work / "keystone")
     task = small_task(args.work)
     results = args.work / "calibration.jsonl"
-    done = _lines(results)
+    done = entries_of(results)
     refs = None if not done else extra_costs(args.work, done[0]["server_cpu_a"])
     for index, kind in enumerate(schedule(args.aa, args.ten, args.twenty)):
         if index < len(done):
@@ -245,85 +258,6 @@ def measure(args: argparse.Namespace) -> None:
             refs = extra_costs(args.work, entry["server_cpu_a"])
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
-
-
-def cpu_ratio(folder: Path) -> float | None:
-    """B's server CPU per validation over A's, over the A/B's rounds."""
-    if not folder.is_dir():
-        return None
-    (workload,) = ab.workloads(ab_folder.load(folder))
-    return workload.estimate(ab.SERVER_CPU).ratio
-
-
-def _not_passed(entries: list[dict[str, Any]], on: str) -> str:
-    """``failed+refused of n`` for one gate (older lines: the median's)."""
-    said = [e.get("gates", {}).get(on) for e in entries]
-    if on == "median":
-        said = [
-            s or ("FAIL" if e["gate_failed"] else "PASS")
-            for s, e in zip(said, entries, strict=True)
-        ]
-    if None in said:
-        return "-"
-    return f"{said.count('FAIL')}+{said.count('ERROR')} of {len(said)}"
-
-
-def _regated(work: Path, entry: dict[str, Any], tolerance: float) -> dict[str, Any]:
-    """An A/B's line, gated again from its folder when it is there: by
-    this code, at ``tolerance``."""
-    folder = work / f"ab-{entry['index'] + 1:02d}"
-    if not (folder / "ab.json").is_file():
-        return entry
-    return entry | {"gates": judged(folder, tolerance)["gates"]}
-
-
-def table(work: Path, tolerance: float) -> PrettyTable:
-    """Per kind: A/Bs, each gate's failures and refusals, intervals
-    excluding 1, widths, the neighbour's share, minutes."""
-    found = PrettyTable(
-        [
-            "kind",
-            "A/Bs",
-            *(f"--gate-on {on}: failed+refused" for on in GATES),
-            "interval excludes no change",
-            "mean estimate",
-            "median 95% CI width",
-            "server CPU B/A",
-            "neighbour on",
-            "min per A/B",
-        ],
-        align="r",
-    )
-    found.title = f"gate --max-regression {tolerance:.0%}"
-    entries = [_regated(work, e, tolerance) for e in _lines(work / "calibration.jsonl")]
-    for kind in KINDS:
-        mine = [e for e in entries if e["kind"] == kind]
-        if not mine:
-            continue
-        ratios = [e["median"] for e in mine]
-        excludes = sum(low > 1 or high < 1 for _, low, high in ratios)
-        cpu = [cpu_ratio(work / f"ab-{e['index'] + 1:02d}") for e in mine]
-        shares = [e["neighbour_on"] for e in mine if "neighbour_on" in e]
-        found.add_row(
-            [
-                kind,
-                len(mine),
-                *(_not_passed(mine, on) for on in GATES),
-                f"{excludes} of {len(mine)}",
-                f"{statistics.mean(r for r, _, _ in ratios) - 1:+.1%}",
-                f"{statistics.median(high - low for _, low, high in ratios):.1%}",
-                f"{statistics.mean(c for c in cpu if c) - 1:+.1%}" if any(cpu) else "-",
-                f"{statistics.mean(shares):.0%}" if shares else "-",
-                f"{statistics.mean(e['minutes'] for e in mine):.1f}",
-            ]
-        )
-    return found
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("runs/ab-calibration"))
@@ -342,11 +276,20 @@ def main() -> None:
         help="run each A/B beside a CPU-bound neighbour switched on and off "
         "at random intervals of 5 to 30 s (seeded; default: none)",
     )
+    parser.add_argument(
+        "--count",
+        action="store_true",
+        help="after the A/Bs, count each kind's builds once (ab --instructions "
+        "--rounds 0) and lend the counts to its A/Bs, which are then gated the "
+        "ready-made jobs' way too (median,cpu,instructions,statements)",
+    )
     parser.add_argument("--table", action="store_true", help="print, run nothing")
     args = parser.parse_args()
     args.work = args.work.resolve()  # the git URL of its repository is absolute
     if not args.table:
         measure(args)
+    if args.count and not args.table:
+        count_kinds(args, small_task(args.work), extra_costs(args.work, None))
     print(table(args.work, args.tolerance))
     plan = args.work / "plan.json"
     if plan.is_file():

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 from pathlib import Path
+from typing import Any
 
 import keystone.api.auth
+import pytest
 
 from benchmarks import ab_calibration
+from rally_keystone_perf.layout.counts import COUNTS_FILE
 
 
 def test_schedule_takes_the_kinds_in_turns() -> None:
@@ -29,13 +34,33 @@ def test_the_extra_cost_runs_once_in_token_validation_only() -> None:
     assert namespace["_calibration_extra_cost"]() == sum(i * i for i in range(10))  # type: ignore[operator]
 
 
-def test_each_gate_counts_its_failures_and_refusals() -> None:
-    entries = [
-        {"gate_failed": True, "gates": {"median": "ERROR", "median,cpu": "PASS"}},
-        {"gate_failed": False, "gates": {"median": "PASS", "median,cpu": "FAIL"}},
+def test_each_kind_is_counted_once_and_lent_to_its_ab_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kinds = ["A/A", "+10%", "A/A"]
+    lines = [json.dumps({"index": n, "kind": k}) for n, k in enumerate(kinds)]
+    (tmp_path / "calibration.jsonl").write_text("\n".join(lines) + "\n")
+    for n in range(len(kinds)):
+        (tmp_path / f"ab-{n + 1:02d}").mkdir()
+    counted: list[tuple[str, int, tuple[str, ...]]] = []
+
+    def run_ab(args: Any, folder: Path, task: Path, b_ref: str, *more: str) -> float:
+        counted.append((b_ref, args.rounds, more))
+        folder.mkdir()
+        (folder / COUNTS_FILE).write_text(json.dumps({"b": b_ref}))
+        return 1.0
+
+    monkeypatch.setattr(ab_calibration, "run_ab", run_ab)
+    args = argparse.Namespace(work=tmp_path, rounds=8, neighbour=None)
+    refs = {"A/A": "30.0.0", "+10%": "slow-10"}
+    ab_calibration.count_kinds(args, tmp_path / "task.json", refs)
+    assert counted == [
+        ("30.0.0", 0, ("--instructions",)),
+        ("slow-10", 0, ("--instructions",)),
     ]
-    assert ab_calibration._not_passed(entries, "median") == "0+1 of 2"
-    assert ab_calibration._not_passed(entries, "median,cpu") == "1+0 of 2"
-    assert ab_calibration._not_passed(entries, "cpu") == "-"  # not gated so
-    older = [{"gate_failed": True}, {"gate_failed": False}]
-    assert ab_calibration._not_passed(older, "median") == "1+0 of 2"
+    lent = json.loads((tmp_path / "ab-03" / COUNTS_FILE).read_text())
+    assert lent == {"b": "30.0.0"}
+    assert "counts-10" in (tmp_path / "ab-02" / "counts-from.txt").read_text()
+    # again: nothing counted anew
+    ab_calibration.count_kinds(args, tmp_path / "task.json", refs)
+    assert len(counted) == 2
