@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments, launch_arguments, study_capacity
+from rally_keystone_perf.cli import (
+    arguments,
+    launch_arguments,
+    study_capacity,
+    study_counting,
+)
 from rally_keystone_perf.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -151,7 +156,12 @@ def cmd_study(args: argparse.Namespace) -> int:
     Then the seed's rows (typed in with their source) beside ours with the
     concurrency reached and the bottleneck measured, and the ratios
     comparable across hardware, printed and written to
-    <study-dir>/study-<seed>.md and .html. --levels and --configs narrow
+    <study-dir>/study-<seed>.md and .html. Where a ratio's two configs
+    differ only by what stays inside Keystone's process (seed 001's fernet
+    vs JWS), both are counted after the timed part (instructions and SQL
+    statements per request under callgrind, when valgrind and a C compiler
+    are installed; --no-instructions skips it) and the instruction ratio
+    is printed beside the time ratio. --levels and --configs narrow
     the study; --list describes every study. --capacity (studies 001 and
     003) adds a row per config: the highest arrival rate it sustains under
     the study's SLO (capacity's search), the searches' steps taken in turns
@@ -173,10 +183,19 @@ def cmd_study(args: argparse.Namespace) -> int:
     levels = sorted(
         {lv for cs in cells.values() for c in cs if (lv := study_run.level(c.task))}
     )
+    tasks = {k: [loaded[c.task] for c in chosen] for k, chosen in cells.items()}
+    counting = study_counting.prepare(
+        args.instructions, study, tasks, _options_of(args)
+    )
     if study.in_rounds:
         page, codes = _in_rounds(args, study, cells, loaded, folder, levels)
     else:
         page, codes = _one_after_another(args, study, cells, loaded, folder, levels)
+    if counting is not None and EXIT_INTERRUPTED not in codes:
+        codes.append(study_counting.count_configs(counting, folder))
+    if counting is not None:
+        counted = study_counting.page_counts(study, counting, folder)
+        page = dataclasses.replace(page, counts=counted)
     if searches is not None and EXIT_INTERRUPTED not in codes:
         part, more = study_capacity.run_capacity(
             searches, study, _options_of(args), echo, args.restart
@@ -294,6 +313,17 @@ def _add_what_to_run(parser: argparse.ArgumentParser) -> None:
         "running every config's task files: the ratios' intervals come from "
         "them (default: %(default)s; a study of clusters runs each config "
         "as a matrix, A B ... B A, and ignores it)",
+    )
+    parser.add_argument(
+        "--instructions",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="after the timed part, count the instructions and SQL statements "
+        "per request of the configs a ratio compares when they differ only by "
+        "what stays inside Keystone's process (seed 001's fernet vs JWS; "
+        "callgrind, about 2.5 minutes a config), printed beside the time "
+        "ratio; --no-instructions skips it (default: counted when valgrind "
+        "and a C compiler are installed)",
     )
     parser.add_argument(
         "--capacity",

@@ -67,6 +67,15 @@ class Ratio:
     action: str = TOTAL  # the rows compared: the totals or an atomic action's
     figure: str = "avg"  # or "throughput"
 
+    @property
+    def counted_scenario(self) -> str | None:
+        """The scenario whose instruction count is this ratio's: its atomic
+        action's (``keystone.create_token``: ``KeystonePerf.create_token``);
+        None for a ratio of the tasks' totals."""
+        if self.action == TOTAL:
+            return None
+        return f"KeystonePerf.{self.action.split('.')[-1]}"
+
 
 @dataclass(frozen=True)
 class CapacitySpec:

@@ -5,7 +5,9 @@ The same parts in every format: a heading with the seed's source, each
 config in the seed's words and ours, the rows table (the seed's figures and
 ours per config and level, with the concurrency reached and the bottleneck
 measured), the plots (:mod:`rally_keystone_perf.report.blocks.study_plots`),
-the ratios table (the seed's, ours, a verdict), the capacity part
+the ratios table (the seed's, ours, a verdict; the instruction ratio
+beside where the configs were counted:
+:mod:`rally_keystone_perf.report.blocks.study_counts`), the capacity part
 (:mod:`rally_keystone_perf.report.blocks.study_capacity`), what differs from
 the seed and the seed's conclusion. The terminal has a table per config
 within 120 columns, the bottlenecks under it; markdown (``study-<seed>.md``)
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rally_keystone_perf.report.blocks import study_capacity, study_plots
+from rally_keystone_perf.report.blocks import study_capacity, study_counts, study_plots
 from rally_keystone_perf.report.blocks.model import (
     NUMBER,
     TEXT,
@@ -136,10 +138,15 @@ def ratios_table(page: StudyPage) -> Table:
     columns += [Column("seed", fmt="ratio"), Column("ours", fmt="ratio")]
     columns += [Column("95% CI", fmt="interval")] * in_rounds
     columns += [Column("drift", fmt="percent")] * with_drift
+    counts = page.counts
+    counted = counts is not None and any(r.ratio for r in counts.ratios)
+    columns += [Column("instructions", fmt="ratio")] * counted
     rows = []
     for row in page.ratios:
         line = [row.name, row.concurrency, study_capacity.seed_cell(row), row.ours]
         line += [(row.low, row.high)] * in_rounds + [row.drift] * with_drift
+        found = counts.of(row.name) if counts is not None else None
+        line += [found.ratio if found else None] * counted
         rows.append([*line, row.verdict])
     return Table([*columns, Column("verdict", TEXT)], rows, "ratios")
 
@@ -209,6 +216,7 @@ def document(page: StudyPage) -> Document:
         *study_plots.node_plots(page.study, page.rows),
     ]
     blocks += [ratios_table(page)] if page.ratios else []
+    blocks += study_counts.blocks(page.counts)
     if page.capacity is not None:
         blocks += study_capacity.blocks(page.capacity)
     return Document(title, [*blocks, Lines(outro(page))])

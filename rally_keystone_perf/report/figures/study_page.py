@@ -1,5 +1,6 @@
 """What a study's page shows (:mod:`rally_keystone_perf.report.blocks.study`):
-the seed's rows and ours, the ratios, the capacity part when searched."""
+the seed's rows and ours, the ratios (by instruction count too, where
+counted), the capacity part when searched."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from rally_keystone_perf.report.figures.study import RatioRow, StudyRow
 from rally_keystone_perf.report.figures.study_capacity import CapacityPart
+from rally_keystone_perf.report.figures.study_counts import StudyCounts
 from rally_keystone_perf.studies.model import Study
 
 
@@ -20,3 +22,4 @@ class StudyPage:
     ratios: list[RatioRow]
     measured_in: str = ""  # how ours were measured (rounds taken in turns)
     capacity: CapacityPart | None = None  # its capacity rows (--capacity)
+    counts: StudyCounts | None = None  # its ratios by instruction count

@@ -11,7 +11,7 @@ import pytest
 
 from rally_keystone_perf.report.blocks import study as blocks
 from rally_keystone_perf.report.blocks.model import TEXT, Column, Lines, Table
-from rally_keystone_perf.report.figures import study
+from rally_keystone_perf.report.figures import study, study_counts, verdicts
 from rally_keystone_perf.report.figures.study_page import StudyPage
 from rally_keystone_perf.report.writers import registry, render
 from rally_keystone_perf.report.writers.common import stacked_table
@@ -229,3 +229,32 @@ def test_the_study_is_written_through_the_registry(tmp_path: Path) -> None:
         stream = io.StringIO()
         registry.writer(registry.STUDY, fmt)(page, stream)
         assert stream.getvalue().lower().startswith(first.lower()), fmt
+
+
+def test_the_instruction_ratio_beside_the_time_ratio() -> None:
+
+    name = "fernet vs JWS, token validation (SQL)"
+    timed = study.RatioRow(name, 1, 1.23, "", 0.91, "not reproduced")
+    other = study.RatioRow("2 nodes vs 1, token_authenticate", 8, 1.84, "", 0.98, "-")
+    counted = study_counts.CountedRatio(
+        name,
+        ("fernet-sql", "jws-sql"),
+        None,
+        None,
+        1.031,
+        1.0,
+        verdicts.counted(1.031, 0.004),
+    )
+    page = StudyPage(
+        seed001.STUDY,
+        "quick",
+        [],
+        [timed, other],
+        counts=study_counts.StudyCounts([counted], 4, 4),
+    )
+    header, rows, _ = cells_of(blocks.ratios_table(page))
+    assert header[-2:] == ["instructions", "verdict"]
+    assert rows[0][-2] == "1.03x" and rows[1][-2] in ("", "-", "n/a")
+    text = _written("markdown", page)
+    assert "jws-sql costs 3.1% more instructions (layouts within 0.4%)" in text
+    assert "bcrypt at 4 rounds" in text
