@@ -150,17 +150,23 @@ def small_task(work: Path) -> Path:
 
 
 def run_ab(
-    args: argparse.Namespace, folder: Path, task: Path, b_ref: str, *more: str
+    args: argparse.Namespace,
+    folder: Path,
+    task: Path,
+    b_ref: str,
+    *more: str,
+    rounds: int | None = None,
 ) -> float:
-    """One A/B (base against ``b_ref``; ``more``: options of ``ab``) in a
-    child process; its minutes."""
+    """One A/B (base against ``b_ref``; ``more``: options of ``ab``;
+    ``rounds``: None for ``--rounds``) in a child process; its minutes."""
     url = f"git+file://{args.work / 'keystone'}"
     base = source.installed_version()
     started = time.monotonic()
     code = subprocess.run(
         [
             *(sys.executable, "-m", "rally_keystone_perf.cli", "ab"),
-            *("--task", str(task), "--rounds", str(args.rounds)),
+            *("--task", str(task)),
+            *("--rounds", str(args.rounds if rounds is None else rounds)),
             *("--ab-dir", str(folder), "--runs-dir", str(args.work / "runs")),
             *("--password-hash-rounds", "4", *more),
             f"--a=--keystone-build {url}@{base}",
@@ -191,11 +197,7 @@ def count_kinds(args: argparse.Namespace, task: Path, refs: dict[str, str]) -> N
                 else (contextlib.nullcontext())
             ):
                 minutes = run_ab(
-                    argparse.Namespace(**{**vars(args), "rounds": 0}),
-                    folder,
-                    task,
-                    refs[kind],
-                    "--instructions",
+                    args, folder, task, refs[kind], "--instructions", rounds=0
                 )
             print(f"{kind}: counted in {minutes:.1f} min", flush=True)
         for entry in (e for e in entries if e["kind"] == kind):

@@ -5,7 +5,7 @@ a count can compare (:func:`rally_keystone_perf.run.study_counts.plan_counts`:
 they differ only by what stays inside Keystone's process, seed 001's fernet
 vs JWS); counting is on by default when there is one and valgrind and a C
 compiler are installed, ``--instructions`` requires it, ``--no-instructions``
-skips it. After the timed part, :func:`count` counts those configs'
+skips it. After the timed part, :func:`count_configs` counts those configs'
 workloads into ``<study dir>/instructions.json`` (resumed like the rest)
 and :func:`page_counts` gives the page its counted ratios.
 """

@@ -47,12 +47,14 @@ SETTINGS = (
 Echo = Callable[[str], None]
 
 
-def differing_options(deployments: Mapping[str, Deployment]) -> list[str]:
+def differing_options(deployments: Mapping[str, Deployment]) -> str | None:
     """The launch options, other than the build and the in-process
-    settings, by which the sides differ."""
+    settings, by which the sides differ, as ``--name, --other`` (None:
+    none)."""
     first, *others = (dataclasses.asdict(d.options) for d in deployments.values())
     differ = {k for o in others for k in first if first[k] != o[k]}
-    return sorted(differ - set(BUILD_OPTIONS) - set(SETTINGS))
+    names = sorted(differ - set(BUILD_OPTIONS) - set(SETTINGS))
+    return ", ".join(f"--{name.replace('_', '-')}" for name in names) or None
 
 
 def check_countable(
@@ -71,9 +73,8 @@ def check_countable(
         count.workload_specs(workloads)
     except recipes.RecipeError as exc:
         raise LaunchError(f"--instructions: {exc}") from None
-    differ = differing_options(deployments)
-    if differ:
-        names = ", ".join(f"--{name.replace('_', '-')}" for name in differ)
+    names = differing_options(deployments)
+    if names:
         raise LaunchError(
             "--instructions counts Keystone's process alone: its build and its "
             "settings (--keystone-build, --token-provider, --password-hash-"

@@ -44,9 +44,8 @@ def _why_not(
     workloads: Mapping[str, list[dict[str, Any]]],
 ) -> str | None:
     """Why the ratio's two configs cannot be counted; None: they can."""
-    differ = instructions.differing_options(pair)
-    if differ:
-        names = ", ".join(f"--{name.replace('_', '-')}" for name in differ)
+    names = instructions.differing_options(pair)
+    if names:
         return (
             f"the configs differ by {names}, whose work lies outside Keystone's process"
         )

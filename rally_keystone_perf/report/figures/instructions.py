@@ -17,8 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rally_keystone_perf.layout.counts import QUERIES
+from rally_keystone_perf.report.figures import verdicts
 from rally_keystone_perf.report.figures.gate import ERROR, FAIL, PASS, Check
-from rally_keystone_perf.report.readers.instructions import InstructionCounts
+from rally_keystone_perf.report.readers.instructions import (
+    InstructionCounts,
+    SideCount,
+)
 
 CRITERION = "instructions/request"
 STATEMENTS = "statements/request"
@@ -45,6 +49,33 @@ def control(statements: dict[str, float] | None) -> float | None:
     if statements is None:
         return None
     return sum(n for kind, n in statements.items() if kind not in QUERIES)
+
+
+@dataclass(frozen=True)
+class CountChange:
+    """One side's count against another's: what every comparison of two
+    counts shows (releases, a study's ratios)."""
+
+    ratio: float | None  # instructions per request, later over earlier
+    queries: float | None  # reads and writes per request, later less earlier
+    verdict: verdicts.Verdict  # not measurable, with why, when not counted
+
+
+def compare(
+    earlier: SideCount | None, later: SideCount | None, why_not: str
+) -> CountChange:
+    """``later`` against ``earlier``: the ratio of their instructions per
+    request judged by :func:`.verdicts.counted` (past the larger layouts'
+    spread and 1%), and the queries more per request; not measurable with
+    ``why_not`` when either was not counted."""
+    if earlier is None or later is None or not earlier.per_request:
+        return CountChange(None, None, verdicts.not_measurable(why_not))
+    more = None
+    if earlier.statements is not None and later.statements is not None:
+        more = (queries(later.statements) or 0) - (queries(earlier.statements) or 0)
+    ratio = later.per_request / earlier.per_request
+    said = verdicts.counted(ratio, max(earlier.spread, later.spread))
+    return CountChange(ratio, more, said)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rally_keystone_perf.report.figures import verdicts
-from rally_keystone_perf.report.figures.instructions import queries
+from rally_keystone_perf.report.figures.instructions import compare
 from rally_keystone_perf.report.figures.study import Key, Measured
 from rally_keystone_perf.report.figures.study_rounds import Rounds, round_ratio
 from rally_keystone_perf.report.readers.instructions import (
@@ -178,15 +178,8 @@ def _action_count(
 
 def _pair(older: str, newer: str, action: str, counts: InstructionCounts) -> CountPair:
     a, b = (_action_count(counts, r, action) for r in (older, newer))
-    if a is None or b is None or not a.per_request:
-        said = verdicts.not_measurable("not counted")
-        return CountPair(older, newer, action, None, None, said)
-    ratio = b.per_request / a.per_request
-    change = None
-    if a.statements is not None and b.statements is not None:
-        change = (queries(b.statements) or 0) - (queries(a.statements) or 0)
-    said = verdicts.counted(ratio, max(a.spread, b.spread))
-    return CountPair(older, newer, action, ratio, change, said)
+    found = compare(a, b, "not counted")
+    return CountPair(older, newer, action, found.ratio, found.queries, found.verdict)
 
 
 def release_counts(

@@ -5,7 +5,7 @@ Where ``study`` counted the two configs a ratio compares
 stays inside Keystone's process), the ratio has a count too: the slower
 config's instructions per request over the faster's, for the ratio's
 action, the same way round as the time ratio, with a count's verdict
-(:func:`.verdicts.counted`: past the layouts' spread and 1%) and the
+(:func:`.instructions.compare`: past the layouts' spread and 1%) and the
 difference in SQL reads and writes per request. A ratio not counted keeps
 its reason.
 """
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rally_keystone_perf.report.figures import verdicts
-from rally_keystone_perf.report.figures.instructions import queries
+from rally_keystone_perf.report.figures.instructions import compare
 from rally_keystone_perf.report.readers.instructions import (
     InstructionCounts,
     SideCount,
@@ -72,15 +72,16 @@ def counted_ratio(counts: InstructionCounts, ratio: Ratio) -> CountedRatio:
         _count(counts, ratio.faster, ratio),
         _count(counts, ratio.slower, ratio),
     )
-    if faster is None or slower is None or not faster.per_request:
-        said = verdicts.not_measurable(_why(counts, ratio))
-        return CountedRatio(ratio.name, _pair(ratio), faster, slower, None, None, said)
-    more = None
-    if faster.statements is not None and slower.statements is not None:
-        more = (queries(slower.statements) or 0) - (queries(faster.statements) or 0)
-    found = slower.per_request / faster.per_request
-    said = verdicts.counted(found, max(faster.spread, slower.spread))
-    return CountedRatio(ratio.name, _pair(ratio), faster, slower, found, more, said)
+    found = compare(faster, slower, _why(counts, ratio))
+    return CountedRatio(
+        ratio.name,
+        _pair(ratio),
+        faster,
+        slower,
+        found.ratio,
+        found.queries,
+        found.verdict,
+    )
 
 
 def study_counts(

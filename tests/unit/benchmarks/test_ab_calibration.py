@@ -44,8 +44,10 @@ def test_each_kind_is_counted_once_and_lent_to_its_ab_s(
         (tmp_path / f"ab-{n + 1:02d}").mkdir()
     counted: list[tuple[str, int, tuple[str, ...]]] = []
 
-    def run_ab(args: Any, folder: Path, task: Path, b_ref: str, *more: str) -> float:
-        counted.append((b_ref, args.rounds, more))
+    def run_ab(
+        args: Any, folder: Path, task: Path, b_ref: str, *more: str, rounds: int
+    ) -> float:
+        counted.append((b_ref, rounds, more))
         folder.mkdir()
         (folder / COUNTS_FILE).write_text(json.dumps({"b": b_ref}))
         return 1.0

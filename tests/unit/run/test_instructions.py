@@ -31,7 +31,7 @@ def have_valgrind(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_builds_alone_may_differ(have_valgrind: None) -> None:
-    assert instructions.differing_options(_sides(build_cache="/c")) == []
+    assert instructions.differing_options(_sides(build_cache="/c")) is None
     instructions.check_countable(_sides(), WORKLOADS)
 
 

@@ -64,3 +64,24 @@ def test_counts_without_statements_are_an_error(tmp_path: Path) -> None:
     checks = instructions.checks([(1, "validate")], rows, limits)
     assert [c.status for c in checks] == [PASS, ERROR]
     assert "statements not counted on both sides" in checks[1].message
+
+
+def _side(per_request: float, spread: float, reads: float | None) -> reader.SideCount:
+    statements = None if reads is None else {"read": reads, "transaction": 2.0}
+    return reader.SideCount("KeystoneTokens.validate", per_request, spread, statements)
+
+
+def test_compare_judges_the_ratio_past_the_larger_spread() -> None:
+    found = instructions.compare(_side(100.0, 0.002, 64), _side(103.0, 0.03, 66), "")
+    assert found.ratio == pytest.approx(1.03) and found.queries == 2
+    assert found.verdict.call == "no difference"
+    found = instructions.compare(_side(100.0, 0.002, 64), _side(103.0, 0.0, 64), "")
+    assert found.verdict.call == "slower" and found.queries == 0
+
+
+def test_compare_says_why_when_a_side_is_not_counted() -> None:
+    found = instructions.compare(None, _side(103.0, 0.0, None), "count failed: x")
+    assert found.ratio is None and found.queries is None
+    assert found.verdict.reason == "count failed: x"
+    found = instructions.compare(_side(100.0, 0.0, None), _side(103.0, 0.0, 64), "")
+    assert found.ratio == pytest.approx(1.03) and found.queries is None
