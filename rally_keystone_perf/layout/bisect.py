@@ -1,0 +1,38 @@
+"""``bisect.json``: a bisect's steps, what each counted, what it concluded.
+
+``rally-keystone-perf bisect`` writes it after every step
+(:mod:`rally_keystone_perf.run.bisect`), so a stopped bisect resumes; the
+page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
+``version`` is :data:`BISECT_VERSION`; a reader refuses another.
+
+- ``identity``: what a resumed bisect must share (the range's commits, the
+  threshold, the workloads, the settings and the count plan);
+- ``steps``: the history in order, good first: ``id`` (a commit's sha or a
+  day), ``subject``, ``date``, ``files``, ``version``;
+- ``outcomes``: by step index (a string), either ``{"skipped": why}`` or
+  ``{"workloads": {label: count}}`` with each workload's
+  ``instructions`` per request, their ``spread`` over the layouts and
+  ``statements`` per request by kind (:data:`.counts.STATEMENT_KINDS`);
+- ``order``: the step indices in the order they were counted;
+- ``conclusion``: what the search found (absent until it is over or
+  stopped): ``status``, ``last_within``, ``first_past``, ``skipped``,
+  ``changes`` and ``moves`` (``workload``, ``measure``, ``good``, ``bad``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rally_keystone_perf.layout.counts import QUERIES
+
+BISECT_FILE = "bisect.json"
+BISECT_VERSION = 1
+SKIPPED = "skipped"
+
+
+def queries(count: dict[str, Any]) -> float | None:
+    """A workload count's reads and writes per request; None: not counted."""
+    statements = count.get("statements")
+    if statements is None:
+        return None
+    return float(sum(statements.get(kind, 0) for kind in QUERIES))

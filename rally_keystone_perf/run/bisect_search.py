@@ -1,0 +1,237 @@
+"""The bisect's search: which step to count next, and what the counts say.
+
+A history is a list of steps in order, the good one first and the bad one
+last (Keystone's first-parent commits, or the days of a library range).
+Each step counted has a :class:`Cost` (instructions and queries per
+request, by workload) or a :class:`Skip` (it did not build, or its Keystone
+did not start: ``git bisect skip``).
+
+The search holds no state of its own: :func:`next_step` reads the outcomes
+known so far and names the step to count next, so a search stopped by
+Ctrl-C resumes from the outcomes it kept. Good and bad are counted first;
+the measures that moved between them past the threshold
+(:func:`moved`) decide each step: past when any of them is past the
+threshold from good's, in bad's direction (:func:`is_past`). The next step
+is the one nearest the middle of the range between the last step not past
+and the first past; skipped steps are passed over, so a step beside them is
+counted instead. :func:`conclude` says what was found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+INSTRUCTIONS, QUERIES = "instructions", "queries"
+LEAST_QUERIES = 0.5  # queries per request: one more in every other request
+GOOD, BAD, NEITHER = "good", "bad", "neither"  # where a step's cost stands
+# what a search concluded
+NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED, ENDS_FAILED = (
+    "nothing to find",
+    "found",
+    "among skipped steps",
+    "unfinished",
+    "good or bad not counted",
+)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One step's costs per request, by workload."""
+
+    instructions: Mapping[str, float]
+    queries: Mapping[str, float]  # reads and writes; absent: not counted
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A step that could not be counted, and why."""
+
+    reason: str
+
+
+Outcome = Cost | Skip
+
+
+@dataclass(frozen=True)
+class Move:
+    """One measure of one workload that moved between good and bad."""
+
+    workload: str
+    measure: str  # INSTRUCTIONS or QUERIES
+    good: float
+    bad: float
+
+    def value(self, cost: Cost) -> float | None:
+        """This measure of this workload in ``cost``; None: not counted."""
+        found = cost.instructions if self.measure == INSTRUCTIONS else cost.queries
+        return found.get(self.workload)
+
+
+def _past(measure: str, good: float, value: float, sign: int, threshold: float) -> bool:
+    """Whether ``value`` lies past the threshold from ``good``, ``sign``'s way."""
+    if measure == QUERIES:
+        return (value - good) * sign >= LEAST_QUERIES
+    return bool(good) and (value / good - 1) * sign > threshold
+
+
+def moved(good: Cost, bad: Cost, threshold: float) -> list[Move]:
+    """The measures of workloads counted on both that moved past
+    ``threshold`` (instructions: relative; queries: half a query per
+    request) from good to bad."""
+    found = []
+    for measure in (INSTRUCTIONS, QUERIES):
+        before = good.instructions if measure == INSTRUCTIONS else good.queries
+        after = bad.instructions if measure == INSTRUCTIONS else bad.queries
+        for workload in sorted(set(before) & set(after)):
+            a, b = before[workload], after[workload]
+            sign = 1 if b >= a else -1
+            if _past(measure, a, b, sign, threshold):
+                found.append(Move(workload, measure, a, b))
+    return found
+
+
+def is_past(cost: Cost, moves: Sequence[Move], threshold: float) -> bool:
+    """Whether any moved measure of ``cost`` is past the threshold from
+    good's, the way bad went."""
+    for move in moves:
+        value = move.value(cost)
+        sign = 1 if move.bad >= move.good else -1
+        if value is not None and _past(move.measure, move.good, value, sign, threshold):
+            return True
+    return False
+
+
+def _verdicts(
+    outcomes: Mapping[int, Outcome], moves: Sequence[Move], threshold: float
+) -> dict[int, bool]:
+    """Each counted step, by index: past the threshold or not."""
+    return {
+        index: is_past(found, moves, threshold)
+        for index, found in sorted(outcomes.items())
+        if isinstance(found, Cost)
+    }
+
+
+def bracket(past: Mapping[int, bool]) -> tuple[int, int]:
+    """The range left to search: the last step not past before the first
+    step past."""
+    first_past = min(i for i, is_it in past.items() if is_it)
+    last_within = max(i for i, is_it in past.items() if not is_it and i < first_past)
+    return last_within, first_past
+
+
+def _ends(steps: int, outcomes: Mapping[int, Outcome]) -> tuple[Cost, Cost] | None:
+    good, bad = outcomes.get(0), outcomes.get(steps - 1)
+    return (good, bad) if isinstance(good, Cost) and isinstance(bad, Cost) else None
+
+
+def next_step(
+    steps: int, outcomes: Mapping[int, Outcome], threshold: float
+) -> int | None:
+    """The index of the step to count next (good, bad, then halving);
+    None when the search is over (:func:`conclude` says how)."""
+    for end in (0, steps - 1):
+        if end not in outcomes:
+            return end
+    ends = _ends(steps, outcomes)
+    if ends is None:
+        return None
+    moves = moved(*ends, threshold)
+    if not moves:
+        return None
+    low, high = bracket(_verdicts(outcomes, moves, threshold))
+    open_steps = [i for i in range(low + 1, high) if i not in outcomes]
+    if not open_steps:
+        return None
+    middle = (low + high) / 2
+    return min(open_steps, key=lambda i: (abs(i - middle), i))
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What a search found, by step index."""
+
+    status: str  # NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED or ENDS_FAILED
+    moves: Sequence[Move]  # what moved between good and bad
+    last_within: int | None = None  # the last step not past before...
+    first_past: int | None = None  # ...the first step past: the culprit
+    skipped: Sequence[int] = ()  # between the two: any may be the culprit
+    changes: Sequence[tuple[int, int]] = ()  # counted neighbours, levels apart
+
+
+def _near(measure: str, reference: float, value: float, threshold: float) -> bool:
+    if measure == QUERIES:
+        return abs(value - reference) < LEAST_QUERIES
+    return bool(reference) and abs(value / reference - 1) <= threshold
+
+
+def level(cost: Cost, moves: Sequence[Move], threshold: float) -> str:
+    """Where ``cost`` stands: like good's (every moved measure within the
+    threshold of good's), like bad's, or like neither: a cost that went
+    the other way, or past bad's and back."""
+    values = [(move, move.value(cost)) for move in moves]
+    for side in (GOOD, BAD):
+        if all(
+            v is not None and _near(m.measure, getattr(m, side), v, threshold)
+            for m, v in values
+        ):
+            return side
+    return NEITHER
+
+
+def changes(levels: Mapping[int, str]) -> list[tuple[int, int]]:
+    """Each pair of neighbouring counted steps whose levels differ: more
+    than one means the cost changed more than once in the range."""
+    ordered = sorted(levels.items())
+    return [
+        (before, after)
+        for (before, was), (after, is_now) in zip(ordered, ordered[1:], strict=False)
+        if was != is_now
+    ]
+
+
+def conclude(
+    steps: int, outcomes: Mapping[int, Outcome], threshold: float
+) -> Conclusion:
+    """What the outcomes known say: nothing to find, the culprit, the
+    skipped steps it hides among, or a search still unfinished."""
+    ends = _ends(steps, outcomes)
+    if ends is None:
+        return Conclusion(ENDS_FAILED, ())
+    moves = moved(*ends, threshold)
+    if not moves:
+        return Conclusion(NOTHING, moves)
+    low, high = bracket(_verdicts(outcomes, moves, threshold))
+    between = range(low + 1, high)
+    skipped = [i for i in between if isinstance(outcomes.get(i), Skip)]
+    if len(skipped) < len(between):
+        status = UNFINISHED
+    else:
+        status = AMONG_SKIPPED if skipped else FOUND
+    levels = {
+        index: level(found, moves, threshold)
+        for index, found in outcomes.items()
+        if isinstance(found, Cost)
+    }
+    return Conclusion(status, moves, low, high, skipped, changes(levels))
+
+
+def search(
+    steps: int,
+    measure: Callable[[int], Outcome],
+    outcomes: dict[int, Outcome],
+    threshold: float,
+    most: int | None = None,
+) -> Conclusion:
+    """Count steps by ``measure`` until the search is over, or ``most``
+    counts have been made by this call; ``outcomes`` (resumed: those known
+    before) gets each outcome as it comes, so an interrupted search keeps
+    them."""
+    made = 0
+    while (index := next_step(steps, outcomes, threshold)) is not None:
+        if most is not None and made >= most:
+            break
+        outcomes[index] = measure(index)
+        made += 1
+    return conclude(steps, outcomes, threshold)

@@ -1,0 +1,148 @@
+"""A bisect's steps: built, counted, kept, resumed; builds faked here."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rally_keystone_perf.deploy.builds.history import Commit
+from rally_keystone_perf.deploy.instructions import count
+from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
+from rally_keystone_perf.layout.bisect import BISECT_FILE
+from rally_keystone_perf.run import bisect, bisect_search
+
+VALIDATE = {"name": "KeystonePerf.validate_token", "args": {}, "contexts": {}}
+CREATE = {"name": "KeystonePerf.create_token", "args": {}, "contexts": {}}
+
+
+def _plan(tmp_path: Path, costs: list[float | None], **more: Any) -> bisect.BisectPlan:
+    steps = [
+        Commit(f"{n:02d}" + "a" * 38, f"Change {n}", "2026-01-01", ("keystone/x.py",))
+        for n in range(len(costs))
+    ]
+    return bisect.BisectPlan(
+        tmp_path / "bisect",
+        Path("/src/keystone"),
+        steps,
+        LaunchOptions(),
+        [VALIDATE],
+        **more,
+    )
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Builds and counts faked: each commit's instructions from ``costs``
+    (None: it does not build)."""
+    seen: dict[str, Any] = {"costs": {}, "counted": []}
+
+    def prepare(deployment: Any, echo: Any) -> Any:
+        sha = deployment.options.keystone_build.rsplit("@", 1)[1]
+        if seen["costs"][sha] is None:
+            raise LaunchError("pip failed\nmore of pip's tail")
+        return deployment
+
+    def count_side(folder: Path, options: Any, specs: Any, plan: Any, echo: Any) -> Any:
+        sha = options.keystone_build.rsplit("@", 1)[1]
+        seen["counted"].append(sha)
+        found = count.WorkloadCount(
+            0,
+            "KeystonePerf.validate_token",
+            1.0,
+            seen["costs"][sha],
+            [[1, 1]],
+            4,
+            {"read": 64.0, "transaction": 2.0},
+        )
+        return count.SideCount([found], {})
+
+    monkeypatch.setattr(bisect.prepare, "prepare", prepare)
+    monkeypatch.setattr(bisect.count, "count_side", count_side)
+    return seen
+
+
+def _costs(
+    seen: dict[str, Any], plan: bisect.BisectPlan, costs: list[float | None]
+) -> None:
+    seen["costs"].update({s.sha: c for s, c in zip(plan.steps, costs, strict=True)})
+
+
+def test_the_culprit_is_found_and_every_step_kept(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0] * 5 + [103.0] * 3
+    plan = _plan(tmp_path, costs)
+    _costs(built, plan, costs)
+    lines: list[str] = []
+    record = bisect.run_bisect(plan, lines.append)
+    assert record["conclusion"]["status"] == bisect_search.FOUND
+    assert record["conclusion"]["first_past"] == 5
+    kept = json.loads((plan.folder / BISECT_FILE).read_text())
+    assert kept["order"] == record["order"] and kept["order"][:2] == [0, 7]
+    assert any("1.0300 of good" in line and "64 queries" in line for line in lines)
+
+
+def test_a_commit_that_does_not_build_is_skipped_with_why(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0, 100.0, None, 103.0, 103.0]
+    plan = _plan(tmp_path, costs)
+    _costs(built, plan, costs)
+    record = bisect.run_bisect(plan, lambda line: None)
+    assert record["outcomes"]["2"] == {"skipped": "does not build: pip failed"}
+    assert record["conclusion"]["status"] == bisect_search.AMONG_SKIPPED
+
+
+def test_a_stopped_bisect_resumes_without_counting_again(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0] * 11 + [102.0] * 5
+    plan = _plan(tmp_path, costs, most=3)
+    _costs(built, plan, costs)
+    first = bisect.run_bisect(plan, lambda line: None)
+    assert first["conclusion"]["status"] == bisect_search.UNFINISHED
+    again = bisect.run_bisect(dataclasses.replace(plan, most=None), lambda line: None)
+    assert again["conclusion"]["first_past"] == 11
+    assert len(built["counted"]) == len(set(built["counted"])) == len(again["order"])
+
+
+def test_a_later_bisect_reuses_the_cached_counts(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0] * 3 + [103.0] * 3
+    plan = _plan(tmp_path, costs, cache=tmp_path / "cache")
+    _costs(built, plan, costs)
+    bisect.run_bisect(plan, lambda line: None)
+    counted = list(built["counted"])
+    other = dataclasses.replace(plan, folder=tmp_path / "other")
+    record = bisect.run_bisect(other, lambda line: None)
+    assert built["counted"] == counted and record["conclusion"]["first_past"] == 3
+
+
+def test_a_folder_holding_another_bisect_is_refused(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0, 103.0]
+    plan = _plan(tmp_path, costs)
+    _costs(built, plan, costs)
+    bisect.run_bisect(plan, lambda line: None)
+    with pytest.raises(LaunchError, match="another bisect .*threshold"):
+        bisect.start_record(dataclasses.replace(plan, threshold=0.02))
+    assert bisect.start_record(plan, restart=True)["outcomes"] == {}
+
+
+def test_labels_number_a_scenario_the_task_has_twice() -> None:
+    assert bisect.labels([VALIDATE, CREATE, VALIDATE]) == [
+        "KeystonePerf.validate_token #1",
+        "KeystonePerf.create_token",
+        "KeystonePerf.validate_token #2",
+    ]
+
+
+@pytest.mark.parametrize(("steps", "counts"), [(2, 2), (4, 4), (16, 6), (1001, 12)])
+def test_the_estimate_counts_good_bad_and_the_halvings(steps: int, counts: int) -> None:
+    assert bisect.estimate(steps) == (counts, counts * bisect.MINUTES_PER_STEP)
