@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 from rally_keystone_perf.cli import (
     ab_commands,
+    bisect_commands,
     capacity_commands,
     deploy_commands,
     engine_options,
@@ -38,6 +39,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     release_commands.add_releases_command,
     ab_commands.add_ab_command,
     capacity_commands.add_capacity_command,
+    bisect_commands.add_bisect_command,
     engine_options.add_worker_command,
 )
 

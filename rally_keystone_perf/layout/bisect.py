@@ -7,7 +7,8 @@ page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
 
 - ``identity``: what a resumed bisect must share (the range's commits, the
   threshold, the workloads, the settings and the count plan);
-- ``steps``: the history in order, good first: ``id`` (a commit's sha or a
+- ``workloads``: each workload's label, in the task's order;
+- ``steps``: the history in order, good first: ``sha`` (a commit's; ``id``: a
   day), ``subject``, ``date``, ``files``, ``version``;
 - ``outcomes``: by step index (a string), either ``{"skipped": why}`` or
   ``{"workloads": {label: count}}`` with each workload's
@@ -28,6 +29,14 @@ from rally_keystone_perf.layout.counts import QUERIES
 BISECT_FILE = "bisect.json"
 BISECT_VERSION = 1
 SKIPPED = "skipped"
+# what a search concludes (``conclusion``'s ``status``)
+NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED, ENDS_FAILED = (
+    "nothing to find",
+    "found",
+    "among skipped steps",
+    "unfinished",
+    "good or bad not counted",
+)
 
 
 def queries(count: dict[str, Any]) -> float | None:

@@ -202,6 +202,7 @@ def start_record(plan: BisectPlan, restart: bool = False) -> dict[str, Any]:
         "repo": str(plan.repo),
         "identity": mine,
         "steps": [dataclasses.asdict(step) for step in plan.steps],
+        "workloads": labels(plan.workloads),
         "outcomes": {},
         "order": [],
     }

@@ -22,17 +22,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from rally_keystone_perf.layout.bisect import (
+    AMONG_SKIPPED,
+    ENDS_FAILED,
+    FOUND,
+    NOTHING,
+    UNFINISHED,
+)
+
 INSTRUCTIONS, QUERIES = "instructions", "queries"
 LEAST_QUERIES = 0.5  # queries per request: one more in every other request
 GOOD, BAD, NEITHER = "good", "bad", "neither"  # where a step's cost stands
-# what a search concluded
-NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED, ENDS_FAILED = (
-    "nothing to find",
-    "found",
-    "among skipped steps",
-    "unfinished",
-    "good or bad not counted",
-)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO, TypeVar
 
 from rally_keystone_perf.report.blocks import ab as ab_blocks
+from rally_keystone_perf.report.blocks import bisect as bisect_blocks
 from rally_keystone_perf.report.blocks import capacity as capacity_blocks
 from rally_keystone_perf.report.blocks import combined as combined_blocks
 from rally_keystone_perf.report.blocks import compare as compare_blocks
@@ -28,6 +29,7 @@ from rally_keystone_perf.report.blocks import study as study_blocks
 from rally_keystone_perf.report.blocks import trends as trends_blocks
 from rally_keystone_perf.report.blocks.model import Document
 from rally_keystone_perf.report.figures.ab import AbPage
+from rally_keystone_perf.report.figures.bisect import BisectPage
 from rally_keystone_perf.report.figures.capacity_curve import Curve
 from rally_keystone_perf.report.figures.combined import CombinedFigures
 from rally_keystone_perf.report.figures.compare import CompareResult
@@ -85,6 +87,9 @@ AB: dict[str, Callable[[AbPage, TextIO], None]] = document_kind(
 
 RELEASES: dict[str, Callable[[ReleasesPage, TextIO], None]] = document_kind(
     releases_blocks.document, ("table", "markdown", "html", "svg")
+)
+BISECT: dict[str, Callable[[BisectPage, TextIO], None]] = document_kind(
+    bisect_blocks.document, ("table", "markdown", "json", "html")
 )
 CAPACITY: dict[str, Callable[[Curve, TextIO], None]] = document_kind(
     capacity_blocks.document, ("table", "markdown", "html")

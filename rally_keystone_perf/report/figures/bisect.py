@@ -1,0 +1,197 @@
+"""A bisect's page in numbers: every step counted, the culprit, the changes.
+
+Each counted step's instructions and queries per request, by workload,
+and its ratio to good's; the culprit (the first step past the threshold
+while the step before it is not) against that step, by
+:func:`.instructions.compare`, with its files; the skipped steps it may
+hide among; and every change the counted steps show, more than one when
+a cost went up then down (:func:`rally_keystone_perf.run.bisect_search.changes`
+found them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rally_keystone_perf.layout.bisect import (
+    AMONG_SKIPPED,
+    ENDS_FAILED,
+    FOUND,
+    NOTHING,
+    UNFINISHED,
+)
+from rally_keystone_perf.report.figures.instructions import (
+    CountChange,
+    compare,
+    queries,
+)
+from rally_keystone_perf.report.readers.bisect import BisectRecord, Step
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One counted step's figures for one workload."""
+
+    step: Step
+    workload: str
+    instructions: float | None
+    queries: float | None
+    ratio: float | None  # instructions over good's
+    role: str  # good, bad, culprit, counted, skipped
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The step that made the cost move, against the step before it."""
+
+    step: Step
+    before: Step
+    changes: Sequence[tuple[str, CountChange]]  # by workload
+
+
+@dataclass(frozen=True)
+class BisectPage:
+    """What the bisect's page shows."""
+
+    record: BisectRecord
+    status: str
+    said: str  # the conclusion in one sentence
+    rows: Sequence[StepRow]
+    culprit: Culprit | None
+    among: Sequence[Step]  # skipped steps the culprit may be one of
+    changes: Sequence[tuple[Step, Step]]  # counted neighbours whose levels differ
+
+    @property
+    def good(self) -> Step:
+        return self.record.steps[0]
+
+    @property
+    def bad(self) -> Step:
+        return self.record.steps[-1]
+
+
+def short(step: Step) -> str:
+    """A step's name on the page: a commit's first 12 characters, a day."""
+    return step.id[:12]
+
+
+def _role(record: BisectRecord, step: Step, culprit: int | None) -> str:
+    if step.skipped is not None:
+        return "skipped"
+    if step.index == 0:
+        return "good"
+    if step.index == len(record.steps) - 1:
+        return "bad"
+    return "culprit" if step.index == culprit else "counted"
+
+
+def step_rows(record: BisectRecord, culprit: int | None) -> list[StepRow]:
+    """A row per counted step and workload (a skipped step: one row)."""
+    good = record.steps[0].counts or {}
+    rows = []
+    for step in record.counted():
+        role = _role(record, step, culprit)
+        if step.counts is None:
+            rows.append(StepRow(step, "-", None, None, None, role))
+            continue
+        for name in record.workloads:
+            found = step.counts.get(name)
+            base = good.get(name)
+            ratio = (
+                found.per_request / base.per_request
+                if found and base and base.per_request
+                else None
+            )
+            rows.append(
+                StepRow(
+                    step,
+                    name,
+                    found.per_request if found else None,
+                    queries(found.statements) if found else None,
+                    ratio,
+                    role,
+                )
+            )
+    return rows
+
+
+def _culprit(record: BisectRecord) -> Culprit | None:
+    found = record.conclusion
+    if found is None or found.status != FOUND or found.first_past is None:
+        return None
+    step = record.steps[found.first_past]
+    before = record.steps[found.last_within or 0]
+    changes = [
+        (
+            name,
+            compare(
+                (before.counts or {}).get(name), (step.counts or {}).get(name), "-"
+            ),
+        )
+        for name in record.workloads
+    ]
+    return Culprit(step, before, changes)
+
+
+def _moves(record: BisectRecord) -> str:
+    """What moved from good to bad, in words."""
+    found = record.conclusion
+    said = []
+    for move in found.moves if found else ():
+        if move.measure == "queries":
+            said.append(f"{move.workload}: {move.bad - move.good:+g} queries")
+        else:
+            said.append(
+                f"{move.workload}: {move.bad / move.good - 1:+.2%} instructions"
+            )
+    return "; ".join(said)
+
+
+def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
+    """The conclusion in one sentence."""
+    found = record.conclusion
+    good, bad = short(record.steps[0]), short(record.steps[-1])
+    if found is None:
+        return f"not concluded: {len(record.order)} steps counted so far"
+    if found.status == NOTHING:
+        return (
+            f"nothing to find: {bad} is within {record.threshold:.0%} of {good} "
+            "in instructions per request, and sends the same queries"
+        )
+    if found.status == ENDS_FAILED:
+        why = next(
+            (s.skipped for s in (record.steps[0], record.steps[-1]) if s.skipped), ""
+        )
+        return f"good or bad could not be counted: {why}"
+    if culprit is not None:
+        return (
+            f"{short(culprit.step)} ({culprit.step.subject}) is the first step past "
+            f"{record.threshold:.0%} from {good}: {_moves(record)} from {good} to {bad}"
+        )
+    low, high = found.last_within or 0, found.first_past or 0
+    if found.status == AMONG_SKIPPED:
+        return (
+            f"the change is {short(record.steps[high])} or one of the "
+            f"{len(found.skipped)} steps before it that could not be counted"
+        )
+    return (
+        f"unfinished: the change lies after {short(record.steps[low])} and up to "
+        f"{short(record.steps[high])} ({high - low - 1} steps between); run the "
+        "same command to go on"
+    )
+
+
+def bisect_page(record: BisectRecord) -> BisectPage:
+    """The page of ``record``."""
+    found = record.conclusion
+    culprit = _culprit(record)
+    status = found.status if found else UNFINISHED
+    among = [record.steps[i] for i in found.skipped] if found else []
+    changes = [
+        (record.steps[a], record.steps[b]) for a, b in (found.changes if found else ())
+    ]
+    rows = step_rows(record, found.first_past if found else None)
+    return BisectPage(
+        record, status, _summary(record, culprit), rows, culprit, among, changes
+    )

@@ -1,0 +1,133 @@
+"""``bisect.json`` read back into records, once
+(:mod:`rally_keystone_perf.layout.bisect` says what it holds)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rally_keystone_perf.layout.bisect import BISECT_FILE, BISECT_VERSION, SKIPPED
+from rally_keystone_perf.report.readers.instructions import SideCount
+
+
+class BisectReadError(ValueError):
+    """``bisect.json`` absent, unreadable or of another version."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the history, counted or not."""
+
+    index: int
+    id: str  # a commit's sha, or a day
+    subject: str
+    date: str
+    files: Sequence[str]
+    counts: Mapping[str, SideCount] | None  # by workload; None: not counted
+    skipped: str | None = None  # why, when it could not be counted
+
+
+@dataclass(frozen=True)
+class Move:
+    """One measure of one workload that moved between good and bad."""
+
+    workload: str
+    measure: str  # instructions or queries
+    good: float
+    bad: float
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What the search concluded (:mod:`rally_keystone_perf.run.bisect_search`)."""
+
+    status: str
+    moves: Sequence[Move]
+    last_within: int | None
+    first_past: int | None
+    skipped: Sequence[int]
+    changes: Sequence[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class BisectRecord:
+    """A bisect as its folder keeps it."""
+
+    history: str  # commits or days
+    repo: str
+    threshold: float
+    steps: Sequence[Step]
+    order: Sequence[int]  # step indices as they were counted
+    conclusion: Conclusion | None  # None: not yet concluded
+    workloads: Sequence[str]  # the labels, in the task's order
+
+    def counted(self) -> list[Step]:
+        """The steps counted or skipped, in the history's order."""
+        return [step for step in self.steps if step.index in set(self.order)]
+
+
+def _counts(found: Mapping[str, Any]) -> dict[str, SideCount]:
+    return {
+        name: SideCount(name, c["instructions"], c.get("spread", 0.0), c["statements"])
+        for name, c in found.get("workloads", {}).items()
+    }
+
+
+def _step(index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None) -> Step:
+    skipped = None if found is None else found.get(SKIPPED)
+    counts = None if found is None or skipped is not None else _counts(found)
+    return Step(
+        index,
+        str(raw.get("sha") or raw.get("id")),
+        str(raw.get("subject", "")),
+        str(raw.get("date", "")),
+        tuple(raw.get("files", ())),
+        counts,
+        skipped,
+    )
+
+
+def _conclusion(raw: Mapping[str, Any] | None) -> Conclusion | None:
+    if not raw:
+        return None
+    return Conclusion(
+        raw["status"],
+        [Move(**move) for move in raw.get("moves", ())],
+        raw.get("last_within"),
+        raw.get("first_past"),
+        list(raw.get("skipped", ())),
+        [(int(a), int(b)) for a, b in raw.get("changes", ())],
+    )
+
+
+def load(folder: Path) -> BisectRecord:
+    """The bisect kept in ``folder``.
+
+    :raises BisectReadError: no ``bisect.json``, or not one this reads.
+    """
+    path = folder / BISECT_FILE
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise BisectReadError(f"{path}: {exc}") from None
+    if raw.get("version") != BISECT_VERSION:
+        raise BisectReadError(
+            f"{path}: format {raw.get('version')}, this version reads {BISECT_VERSION}"
+        )
+    outcomes = raw.get("outcomes", {})
+    steps = [
+        _step(n, step, outcomes.get(str(n))) for n, step in enumerate(raw["steps"])
+    ]
+    identity = raw.get("identity", {})
+    return BisectRecord(
+        raw.get("history", "commits"),
+        raw.get("repo", ""),
+        float(identity.get("threshold", 0.01)),
+        steps,
+        list(raw.get("order", ())),
+        _conclusion(raw.get("conclusion")),
+        list(raw.get("workloads", ())),
+    )
