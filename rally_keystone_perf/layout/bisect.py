@@ -17,7 +17,12 @@ page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
 - ``order``: the step indices in the order they were counted;
 - ``conclusion``: what the search found (absent until it is over or
   stopped): ``status``, ``last_within``, ``first_past``, ``skipped``,
-  ``changes`` and ``moves`` (``workload``, ``measure``, ``good``, ``bad``).
+  ``changes`` and ``moves`` (``workload``, ``measure``, ``good``, ``bad``);
+- ``profiled``: the culprit and the step before it profiled (``steps``:
+  ``before`` and ``after``, their shas; ``failed``: why, when it failed),
+  each in ``profiles/<sha>.json``: by workload, each Python function's
+  calls and own lines per iteration
+  (:mod:`rally_keystone_perf.deploy.instructions.calls`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 from rally_keystone_perf.layout.counts import QUERIES
 
 BISECT_FILE = "bisect.json"
+PROFILES = "profiles"  # <sha>.json: by workload, function -> calls, lines
 BISECT_VERSION = 1
 SKIPPED = "skipped"
 # what a search concludes (``conclusion``'s ``status``)

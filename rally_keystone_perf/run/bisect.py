@@ -13,6 +13,9 @@ the same command resumes. Each workload's count is also kept in a cache
 folder by commit, settings, count plan and workload, which later bisects
 (another range, another task sharing a workload) reuse. A commit that does
 not build, or whose Keystone does not start, is skipped with the reason.
+Once the culprit is found, it and the step before it are profiled
+(:func:`explain`): each Python function's calls and lines, so that the
+page can say where the cost went.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.deploy.builds import history, prepare
-from rally_keystone_perf.deploy.instructions import count, site
+from rally_keystone_perf.deploy.instructions import calls, count, site
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.layout import bisect as layout
 from rally_keystone_perf.layout import state_files
@@ -247,7 +250,43 @@ def run_bisect(plan: BisectPlan, echo: Echo, restart: bool = False) -> dict[str,
     found = search.search(len(plan.steps), measure, outcomes, plan.threshold, plan.most)
     record["conclusion"] = dataclasses.asdict(found)
     save(plan.folder, record)
+    if found.status == search.FOUND and found.first_past is not None:
+        explain(plan, record, (found.last_within or 0, found.first_past), echo)
     return record
+
+
+def explain(
+    plan: BisectPlan, record: dict[str, Any], pair: tuple[int, int], echo: Echo
+) -> None:
+    """Profile the culprit and the step before it (each Python function's
+    calls and lines, :mod:`.calls`) into ``profiles/<sha>.json``; where it
+    failed, why, in the record. Kept: a resumed bisect profiles once."""
+    shas = [plan.steps[index].sha for index in pair]
+    wanted = {"before": shas[0], "after": shas[1]}
+    if record.get("profiled", {}).get("steps") == wanted:
+        return
+    try:
+        for sha in shas:
+            echo(f"{sha[:12]}: profiling Keystone's Python functions (natively)")
+            profiles = _profile(plan, sha, echo)
+            where = plan.folder / layout.PROFILES / f"{sha}.json"
+            state_files.write_json(where, profiles)
+        record["profiled"] = {"steps": wanted}
+    except (LaunchError, ValueError) as exc:
+        record["profiled"] = {"steps": wanted, "failed": _first_line(exc)}
+        echo(f"profiling failed: {_first_line(exc)}")
+    save(plan.folder, record)
+
+
+def _profile(plan: BisectPlan, sha: str, echo: Echo) -> dict[str, Any]:
+    """One step's profile, by workload label."""
+    deployment = prepare.prepare(resolve(step_options(plan, sha)), echo)
+    options = site.count_options(deployment.options)
+    folder = plan.folder / "steps" / sha[:12]
+    specs = count.workload_specs(plan.workloads)
+    found = count.profile_side(folder, options, specs, plan.count_plan, echo)
+    names = labels(plan.workloads)
+    return {names[n]: calls.per_iteration(path) for n, path in found.items()}
 
 
 def save(folder: Path, record: Mapping[str, Any]) -> None:

@@ -10,7 +10,9 @@ is fixed (``PYTHONHASHSEED``) so the same build gives the same count.
 Beside the layouts, one more replay of the workload runs outside valgrind,
 on its own fresh copy of the database, and counts the SQL statements
 Keystone sends, by kind (:mod:`.statements`): the listener's work then adds
-nothing to the instructions.
+nothing to the instructions. :func:`profile_side` replays each workload
+natively once more, on request, for each Python function's calls and lines
+(:mod:`.calls`): where a count's difference went.
 """
 
 from __future__ import annotations
@@ -181,13 +183,14 @@ def _replay(
     library: Path,
     plan: CountPlan,
     stem: str,
-    statements_file: Path | None = None,
+    native: tuple[str, Path] | None = None,
 ) -> parallel.Command:
     """The command of one replay under callgrind, dumping ``<stem>.out.N``;
-    with ``statements_file``, natively, counting SQL statements into it."""
+    with ``native`` (``("--statements", FILE)`` or ``("--profile", FILE)``),
+    outside valgrind, counting into ``FILE``."""
     files = [*config_files(site_dir), site.replay_config(site_dir, stem)]
     argv = [
-        *([] if statements_file else _callgrind(site_dir.results / stem)),
+        *([] if native else _callgrind(site_dir.results / stem)),
         str(runtime.python(options)),
         *("-m", "rally_keystone_perf.deploy.instructions.replay"),
         *[a for f in files for a in ("--config-file", str(f))],
@@ -196,7 +199,7 @@ def _replay(
         *("--workload", str(spec_file), "--markers", str(library)),
         *("--warm-up", str(plan.warm_up), "--segments", str(plan.segments)),
         *("--iterations", str(plan.iterations)),
-        *(["--statements", str(statements_file)] if statements_file else []),
+        *([native[0], str(native[1])] if native else []),
     ]
     env = {
         **services.QUIET_WARNINGS,
@@ -227,7 +230,10 @@ def count_workload(
             dataclasses.replace(command, env={**command.env, **layout_env(layout)})
         )
     sql = site_dir.results / f"statements-{position}.json"
-    commands.append(_replay(site_dir, options, spec_file, library, plan, sql.stem, sql))
+    native = ("--statements", sql)
+    commands.append(
+        _replay(site_dir, options, spec_file, library, plan, sql.stem, native)
+    )
     *codes, sql_code = parallel.run_all(commands, plan.at_once)
     if sql_code != 0 or not sql.exists():
         _failed(site_dir, spec, sql.stem, sql_code)
@@ -280,6 +286,55 @@ def not_counted(spec: dict[str, Any], options: LaunchOptions) -> str | None:
     return None
 
 
+def _fresh_site(
+    folder: Path,
+    options: LaunchOptions,
+    specs: list[dict[str, Any]],
+    progress: Progress,
+) -> tuple[RunDir, Path]:
+    """An in-process Keystone's site in ``folder``, made afresh (users or
+    writes left by an earlier count would change what this one counts),
+    its pool sized for every workload; and the markers' library."""
+    shutil.rmtree(folder, ignore_errors=True)
+    library = markers.build(folder.parent / "markers")
+    size = (
+        max((spec["pool"][0] for spec in specs), default=1),
+        max((spec["pool"][1] for spec in specs), default=1),
+    )
+    return site.prepare_site(folder, options, size, progress), library
+
+
+def profile_side(
+    folder: Path,
+    options: LaunchOptions,
+    specs: list[dict[str, Any]],
+    plan: CountPlan,
+    progress: Progress,
+) -> dict[int, Path]:
+    """Replay each workload these options let a count run, natively, with
+    each Python function's calls and lines profiled
+    (:mod:`.calls`); the profile file of each, by position.
+
+    :raises LaunchError: a replay failed (its log's tail).
+    """
+    keystone, library = _fresh_site(folder, options, specs, progress)
+    found = {}
+    for position, spec in enumerate(specs):
+        if not_counted(spec, options):
+            continue
+        progress(f"{folder.name}: profiling {spec['scenario']}'s Python functions")
+        spec_file = keystone.results / f"workload-{position}.json"
+        spec_file.write_text(json.dumps(spec, indent=2))
+        out = keystone.results / f"profile-{position}.json"
+        native = ("--profile", out)
+        command = _replay(keystone, options, spec_file, library, plan, out.stem, native)
+        (code,) = parallel.run_all([command], 1)
+        if code != 0 or not out.exists():
+            _failed(keystone, spec, out.stem, code)
+        found[position] = out
+    return found
+
+
 def count_side(
     folder: Path,
     options: LaunchOptions,
@@ -293,15 +348,7 @@ def count_side(
     ``options``: a count's (:func:`.site.count_options`), build prepared.
     """
     valgrind()
-    # a fresh folder: users or writes left by an earlier count would change
-    # what this one counts
-    shutil.rmtree(folder, ignore_errors=True)
-    library = markers.build(folder.parent / "markers")
-    size = (
-        max((spec["pool"][0] for spec in specs), default=1),
-        max((spec["pool"][1] for spec in specs), default=1),
-    )
-    keystone = site.prepare_site(folder, options, size, progress)
+    keystone, library = _fresh_site(folder, options, specs, progress)
     counts = SideCount([], {})
     for position, spec in enumerate(specs):
         skipped = not_counted(spec, options)

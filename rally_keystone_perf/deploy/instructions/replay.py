@@ -18,7 +18,8 @@ application, and dumps its total (labelled ``segment-N``).
 With ``--statements FILE`` the replay runs outside valgrind and counts, in
 the same segments, the SQL statements Keystone sends
 (:class:`.statements.StatementCounter` in place of the markers), written to
-``FILE``.
+``FILE``; with ``--profile FILE``, each Python function's calls and lines
+(:class:`.calls.CallProfile`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from rally_keystone_perf.client.keystone_v3 import IdentityClient, PasswordUser
 from rally_keystone_perf.deploy.instructions import recipes
+from rally_keystone_perf.deploy.instructions.calls import CallProfile
 from rally_keystone_perf.deploy.instructions.markers import Markers
 from rally_keystone_perf.deploy.instructions.statements import StatementCounter
 from rally_keystone_perf.deploy.instructions.wsgi_transport import WsgiTransport
@@ -82,22 +84,43 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--segments", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=10)
-    parser.add_argument(
+    native = parser.add_mutually_exclusive_group()
+    native.add_argument(
         "--statements",
         type=Path,
         help="count SQL statements into this JSON file (run outside valgrind)",
     )
+    native.add_argument(
+        "--profile",
+        type=Path,
+        help="count each Python function's calls and lines into this JSON "
+        "file (run outside valgrind)",
+    )
     return parser.parse_args(argv)
 
 
-def _counter(args: argparse.Namespace) -> Markers | StatementCounter:
-    """Callgrind's markers, or with ``--statements`` the statements' counter,
-    listening before Keystone makes its engine."""
+Counter = Markers | StatementCounter | CallProfile
+
+
+def _counter(args: argparse.Namespace) -> Counter:
+    """Callgrind's markers; with ``--statements`` the statements' counter,
+    listening before Keystone makes its engine; with ``--profile`` the
+    functions' profile."""
+    if args.profile is not None:
+        return CallProfile()
     if args.statements is None:
         return Markers(args.markers)
     counter = StatementCounter()
     counter.install()
     return counter
+
+
+def _write(markers: Counter, args: argparse.Namespace) -> None:
+    """A native replay's counts into their file."""
+    if isinstance(markers, StatementCounter):
+        markers.write(args.statements)
+    elif isinstance(markers, CallProfile):
+        markers.write(args.profile, args.segments * args.iterations)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,8 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 number += 1
                 step(number)
             markers.dump(SEGMENT.format(segment))
-        if isinstance(markers, StatementCounter):
-            markers.write(args.statements)
+        _write(markers, args)
     except Exception as exc:  # a failed request: say which, exit 1
         print(f"replay failed: {exc}", file=sys.stderr)
         return 1

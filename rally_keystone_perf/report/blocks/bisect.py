@@ -34,6 +34,18 @@ CULPRIT_COLUMNS = columns(
     "workload:text; before:millions; after:millions; ratio:fixed3",
     "queries:difference; verdict:text",
 )
+FUNCTION_COLUMNS = columns(
+    "function:text; calls before:general; calls after:general",
+    "lines before:general; lines after:general; lines more:difference",
+)
+EXPLAINED_FUNCTIONS = (
+    "where the cost went: each Python function's calls and the lines it ran "
+    "itself, per iteration, traced in a native replay of the same workload "
+    "at the culprit and at the step before it (exact, the same every run); "
+    "the functions whose lines changed most first; C functions (hashes, "
+    "SQLAlchemy's C parts) are not traced: their cost shows in their Python "
+    "callers' calls"
+)
 EXPLAINED = (
     "each step is a build of one commit of the first-parent history (the "
     "suite's libraries beside it unless --build-deps says otherwise), counted "
@@ -83,7 +95,20 @@ def culprit_blocks(culprit: Culprit) -> list[Block]:
             ]
         ),
         Table(CULPRIT_COLUMNS, rows, "the culprit against the step before it"),
+        *function_blocks(culprit),
     ]
+
+
+def function_blocks(culprit: Culprit) -> list[Block]:
+    """Per workload, the Python functions whose cost changed most."""
+    if culprit.not_profiled:
+        return [Lines([f"where the cost went: not profiled ({culprit.not_profiled})"])]
+    blocks: list[Block] = []
+    for name, functions in culprit.functions.items():
+        rows = [[f.name, *f.calls, *f.lines, f.more_lines] for f in functions]
+        caption = f"where the cost went: {name}"
+        blocks += [Blank(), Heading(caption, 4), Table(FUNCTION_COLUMNS, rows, caption)]
+    return [*blocks, Lines([EXPLAINED_FUNCTIONS])] if blocks else []
 
 
 def plot(page: BisectPage) -> Plot:
@@ -163,6 +188,14 @@ def data(page: BisectPage) -> dict[str, Any]:
                 name: {"ratio": found.ratio, "queries": found.queries}
                 for name, found in culprit.changes
             },
+            "functions": {
+                name: [
+                    {"function": f.name, "calls": list(f.calls), "lines": list(f.lines)}
+                    for f in functions
+                ]
+                for name, functions in culprit.functions.items()
+            },
+            "not_profiled": culprit.not_profiled,
         },
         "among_skipped": [s.id for s in page.among],
         "changes": [[a.id, b.id] for a, b in page.changes],

@@ -3,7 +3,9 @@
 Each counted step's instructions and queries per request, by workload,
 and its ratio to good's; the culprit (the first step past the threshold
 while the step before it is not) against that step, by
-:func:`.instructions.compare`, with its files; the skipped steps it may
+:func:`.instructions.compare`, with its files and the Python functions
+whose calls and own lines changed most (:func:`top_changes`, from the
+profiles of both); the skipped steps it may
 hide among; and every change the counted steps show, more than one when
 a cost went up then down (:func:`rally_keystone_perf.run.bisect_search.changes`
 found them).
@@ -11,7 +13,7 @@ found them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rally_keystone_perf.layout.bisect import (
@@ -26,7 +28,9 @@ from rally_keystone_perf.report.figures.instructions import (
     compare,
     queries,
 )
-from rally_keystone_perf.report.readers.bisect import BisectRecord, Step
+from rally_keystone_perf.report.readers.bisect import BisectRecord, Profile, Step
+
+TOP_FUNCTIONS = 12  # the functions shown whose cost changed most
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,32 @@ class StepRow:
 
 
 @dataclass(frozen=True)
+class FunctionChange:
+    """One Python function's calls and own lines per iteration, before the
+    culprit and at it."""
+
+    name: str  # file below site-packages: qualified name
+    calls: tuple[float, float]
+    lines: tuple[float, float]
+
+    @property
+    def more_lines(self) -> float:
+        return self.lines[1] - self.lines[0]
+
+    @property
+    def more_calls(self) -> float:
+        return self.calls[1] - self.calls[0]
+
+
+@dataclass(frozen=True)
 class Culprit:
     """The step that made the cost move, against the step before it."""
 
     step: Step
     before: Step
     changes: Sequence[tuple[str, CountChange]]  # by workload
+    functions: Mapping[str, Sequence[FunctionChange]]  # by workload
+    not_profiled: str | None = None  # why there are no functions
 
 
 @dataclass(frozen=True)
@@ -131,7 +155,33 @@ def _culprit(record: BisectRecord) -> Culprit | None:
         )
         for name in record.workloads
     ]
-    return Culprit(step, before, changes)
+    profiles = record.profiles
+    if profiles is None or profiles.failed:
+        why = profiles.failed if profiles else "not profiled"
+        return Culprit(step, before, changes, {}, why)
+    functions = {
+        name: top_changes(profiles.before.get(name, {}), profiles.after.get(name, {}))
+        for name in record.workloads
+    }
+    return Culprit(step, before, changes, functions)
+
+
+def top_changes(
+    before: Profile, after: Profile, most: int = TOP_FUNCTIONS
+) -> list[FunctionChange]:
+    """The ``most`` functions whose own lines per iteration changed most
+    (then their calls), those unchanged left out."""
+    found = [
+        FunctionChange(
+            name,
+            (before.get(name, (0.0, 0.0))[0], after.get(name, (0.0, 0.0))[0]),
+            (before.get(name, (0.0, 0.0))[1], after.get(name, (0.0, 0.0))[1]),
+        )
+        for name in set(before) | set(after)
+    ]
+    moved = [f for f in found if f.more_lines or f.more_calls]
+    moved.sort(key=lambda f: (-abs(f.more_lines), -abs(f.more_calls), f.name))
+    return moved[:most]
 
 
 def _moves(record: BisectRecord) -> str:
@@ -191,7 +241,7 @@ def bisect_page(record: BisectRecord) -> BisectPage:
     changes = [
         (record.steps[a], record.steps[b]) for a, b in (found.changes if found else ())
     ]
-    rows = step_rows(record, found.first_past if found else None)
+    rows = step_rows(record, culprit.step.index if culprit else None)
     return BisectPage(
         record, status, _summary(record, culprit), rows, culprit, among, changes
     )

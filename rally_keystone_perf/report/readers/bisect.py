@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.layout.bisect import BISECT_FILE, BISECT_VERSION, SKIPPED
+from rally_keystone_perf.layout.bisect import (
+    BISECT_FILE,
+    BISECT_VERSION,
+    PROFILES,
+    SKIPPED,
+)
 from rally_keystone_perf.report.readers.instructions import SideCount
 
 
@@ -52,6 +57,18 @@ class Conclusion:
     changes: Sequence[tuple[int, int]]
 
 
+Profile = Mapping[str, tuple[float, float]]  # function -> calls, own lines
+
+
+@dataclass(frozen=True)
+class Profiles:
+    """The culprit's and its parent's Python functions, by workload."""
+
+    before: Mapping[str, Profile]
+    after: Mapping[str, Profile]
+    failed: str | None = None  # why they were not profiled
+
+
 @dataclass(frozen=True)
 class BisectRecord:
     """A bisect as its folder keeps it."""
@@ -63,6 +80,7 @@ class BisectRecord:
     order: Sequence[int]  # step indices as they were counted
     conclusion: Conclusion | None  # None: not yet concluded
     workloads: Sequence[str]  # the labels, in the task's order
+    profiles: Profiles | None = None  # None: not profiled (yet)
 
     def counted(self) -> list[Step]:
         """The steps counted or skipped, in the history's order."""
@@ -130,4 +148,27 @@ def load(folder: Path) -> BisectRecord:
         list(raw.get("order", ())),
         _conclusion(raw.get("conclusion")),
         list(raw.get("workloads", ())),
+        _profiles(folder, raw.get("profiled")),
     )
+
+
+def _profiles(folder: Path, raw: Mapping[str, Any] | None) -> Profiles | None:
+    """The profiles the record names; None when there are none."""
+    if not raw:
+        return None
+    if raw.get("failed"):
+        return Profiles({}, {}, str(raw["failed"]))
+    found = []
+    for side in ("before", "after"):
+        path = folder / PROFILES / f"{raw['steps'][side]}.json"
+        try:
+            loaded = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            return Profiles({}, {}, f"{path}: {exc}")
+        found.append(
+            {
+                workload: {name: (float(c), float(n)) for name, (c, n) in fns.items()}
+                for workload, fns in loaded.items()
+            }
+        )
+    return Profiles(found[0], found[1])

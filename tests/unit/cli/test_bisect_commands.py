@@ -43,7 +43,25 @@ def faked(monkeypatch: pytest.MonkeyPatch, repo: Path) -> dict[str, Any]:
         ]
         return count.SideCount(found, {})
 
+    def profile_side(folder: Path, options: Any, *rest: Any) -> dict[int, Path]:
+        sha = options.keystone_build.rsplit("@", 1)[1]
+        folder.mkdir(parents=True, exist_ok=True)
+        functions = {
+            "keystone/token/provider.py:Manager.validate_token": [
+                4,
+                300 if sha in dearer else 200,
+            ],
+            "keystone/common/sql/core.py:session_for_read": [
+                12 if sha in dearer else 8,
+                40,
+            ],
+        }
+        out = folder / "profile-0.json"
+        out.write_text(json.dumps({"iterations": 4, "functions": functions}))
+        return {0: out}
+
     monkeypatch.setattr(bisect.count, "count_side", count_side)
+    monkeypatch.setattr(bisect.count, "profile_side", profile_side)
     return seen
 
 
@@ -75,6 +93,12 @@ def test_the_merge_that_made_validation_dearer_is_named(
         pytest.approx(1.03)
     )
     assert {"KeystonePerf.validate_token"} == {s["workload"] for s in page["steps"]}
+    (first, *_) = page["culprit"]["functions"]["KeystonePerf.validate_token"]
+    assert first == {
+        "function": "keystone/token/provider.py:Manager.validate_token",
+        "calls": [1.0, 1.0],
+        "lines": [50.0, 75.0],
+    }
     for suffix in ("md", "html"):
         assert faked["dearer"][:12] in (tmp_path / "b" / f"bisect.{suffix}").read_text()
 

@@ -60,8 +60,20 @@ def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         )
         return count.SideCount([found], {})
 
+    def profile_side(folder: Path, options: Any, *rest: Any) -> dict[int, Path]:
+        sha = options.keystone_build.rsplit("@", 1)[1]
+        seen["profiled"].append(sha)
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = 300 if seen["costs"][sha] > 100 else 200
+        functions = {"keystone/token/provider.py:Manager.validate_token": [8, lines]}
+        out = folder / "profile-0.json"
+        out.write_text(json.dumps({"iterations": 4, "functions": functions}))
+        return {0: out}
+
+    seen["profiled"] = []
     monkeypatch.setattr(bisect.prepare, "prepare", prepare)
     monkeypatch.setattr(bisect.count, "count_side", count_side)
+    monkeypatch.setattr(bisect.count, "profile_side", profile_side)
     return seen
 
 
@@ -84,6 +96,32 @@ def test_the_culprit_is_found_and_every_step_kept(
     kept = json.loads((plan.folder / BISECT_FILE).read_text())
     assert kept["order"] == record["order"] and kept["order"][:2] == [0, 7]
     assert any("1.0300 of good" in line and "64 queries" in line for line in lines)
+    assert built["profiled"] == [plan.steps[4].sha, plan.steps[5].sha]
+    after = json.loads(
+        (plan.folder / "profiles" / f"{plan.steps[5].sha}.json").read_text()
+    )
+    assert after == {
+        "KeystonePerf.validate_token": {
+            "keystone/token/provider.py:Manager.validate_token": [2.0, 75.0]
+        }
+    }
+    bisect.run_bisect(plan, lines.append)
+    assert len(built["profiled"]) == 2  # profiled once
+
+
+def test_a_failed_profile_is_kept_with_why(
+    tmp_path: Path, built: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    costs: list[float | None] = [100.0, 103.0]
+    plan = _plan(tmp_path, costs)
+    _costs(built, plan, costs)
+
+    def failing(*args: Any) -> Any:
+        raise LaunchError("counting KeystonePerf.validate_token failed (exit 1)")
+
+    monkeypatch.setattr(bisect.count, "profile_side", failing)
+    record = bisect.run_bisect(plan, lambda line: None)
+    assert record["profiled"]["failed"].startswith("counting KeystonePerf")
 
 
 def test_a_commit_that_does_not_build_is_skipped_with_why(
