@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf import paths, stop_signals
-from rally_keystone_perf.cli import arguments, launch_arguments
+from rally_keystone_perf.cli import arguments, bisect_history, launch_arguments
 from rally_keystone_perf.cli.ab_commands import DEFAULT_TASK
 from rally_keystone_perf.cli.common import (
     EXIT_ERROR,
@@ -18,13 +18,12 @@ from rally_keystone_perf.cli.common import (
     launch_options,
     print_and_write,
 )
-from rally_keystone_perf.deploy.builds import history
 from rally_keystone_perf.deploy.options import LaunchError, resolve
 from rally_keystone_perf.layout.bisect import BISECT_FILE, ENDS_FAILED
 from rally_keystone_perf.report.figures.bisect import bisect_page
 from rally_keystone_perf.report.readers import bisect as bisect_reader
 from rally_keystone_perf.report.writers import registry
-from rally_keystone_perf.run import bisect, instructions
+from rally_keystone_perf.run import bisect, bisect_plan, instructions
 from rally_keystone_perf.tasks import check
 from rally_keystone_perf.tasks.model import TaskFile
 
@@ -32,51 +31,52 @@ CACHE = "bisect-cache"  # under --runs-dir: counts later bisects reuse
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    """Find the Keystone commit that made a request cost more.
+    """Find the Keystone commit, or the library update, that made a request
+    cost more.
 
-    Walks the first-parent history of --repo (a Keystone git repository)
-    from --good to --bad. Each step is a build of one commit
-    (git+file://REPO@SHA, the suite's libraries beside it unless
-    --build-deps says otherwise), counted in one process under callgrind as
-    ab --instructions counts: instructions and SQL queries per request of
-    each workload of --task (default: the gate's tasks/gate-tokens.json),
-    or of its --action alone. Good and bad are counted first: when bad is
-    within --threshold of good (and sends the same queries) there is
-    nothing to find. Otherwise the search halves the range until it names
-    the first commit past the threshold whose parent is not, with its
-    subject, date, files and cost against its parent. A commit that does
-    not build, or whose Keystone does not start, is skipped and named.
-    Every step is printed as it is counted and kept in
-    <bisect-dir>/bisect.json: Ctrl-C keeps them and the same command
+    Over Keystone's commits: --repo (a Keystone git repository), --good and
+    --bad; the first-parent history between them, each step a build of one
+    commit (git+file://REPO@SHA, the suite's libraries beside it unless
+    --build-deps says otherwise). Over library updates: --keystone-build
+    (one Keystone), --deps-good and --deps-bad (days after its release);
+    each step a day, the build with the libraries PyPI had at its start
+    (uv's --exclude-newer). Each step is counted in one process under
+    callgrind as ab --instructions counts: instructions and SQL queries per
+    request of each workload of --task (default: the gate's
+    tasks/gate-tokens.json), or of its --action alone. Good and bad are
+    counted first: when bad is within --threshold of good (and sends the
+    same queries) there is nothing to find. Otherwise the search halves the
+    range until it names the first step past the threshold whose parent is
+    not: a commit's subject, date and files, or the libraries a day
+    changed, its cost against the step before it, and the Python functions
+    whose calls and lines changed most there (a native replay of both,
+    traced). A step that does not build, or whose Keystone does not start,
+    is skipped and named. Every step is printed as it is counted and kept
+    in <bisect-dir>/bisect.json: Ctrl-C keeps them and the same command
     resumes; each count is also kept in <runs-dir>/bisect-cache for later
     bisects. The page is printed and written as bisect.md, bisect.html and
-    bisect-page.json.
-    Exit 0 when the search concluded (or --max-steps stopped it), 1 when
-    good or bad could not be counted or the input is refused.
+    bisect-page.json. Exit 0 when the search concluded (or --max-steps
+    stopped it), 1 when good or bad could not be counted or the input is
+    refused.
     """
-    if args.keystone_build:
-        raise LaunchError(
-            "bisect: each step is a commit of --repo; drop --keystone-build"
-        )
     task = TaskFile.load(args.task or paths.tasks_dir() / DEFAULT_TASK)
     check.validate(task)
     workloads = chosen_workloads(task, args.action)
-    steps = history.first_parents(args.repo, args.good, args.bad)
-    for end in (steps[0], steps[-1]):
-        history.version_of(args.repo, end.sha)
     options = dataclasses.replace(launch_options(args, [task]), port=None)
+    kind, steps = bisect_history.steps(args)
     instructions.check_countable({"good": resolve(options)}, workloads)
-    counts, minutes = bisect.estimate(len(steps))
+    counts, minutes = bisect_plan.estimate(len(steps))
     bound = f", at most {args.max_steps} by --max-steps" if args.max_steps else ""
     echo(
-        f"bisect: {len(steps) - 1} first-parent commits after {args.good}: about "
+        f"bisect: {len(steps) - 1} {kind} after {steps[0].id[:12]}: about "
         f"{counts} counts{bound}, about {minutes} minutes with nothing cached"
     )
     folder = args.bisect_dir or args.runs_dir / (
-        f"bisect-{steps[0].sha[:12]}-{steps[-1].sha[:12]}"
+        f"bisect-{steps[0].id[:12]}-{steps[-1].id[:12]}"
     )
-    plan = bisect.BisectPlan(
+    plan = bisect_plan.BisectPlan(
         folder,
+        kind,
         args.repo,
         steps,
         options,
@@ -84,6 +84,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         args.threshold,
         args.max_steps,
         args.runs_dir / CACHE,
+        bisect_plan.COUNT_PLAN,
     )
     try:
         bisect.run_bisect(plan, echo, args.restart)
@@ -126,11 +127,7 @@ def add_bisect_command(sub: Any) -> None:
     parser = arguments.add_command(
         sub, "bisect", cmd_bisect, "the Keystone commit that made a request cost more"
     )
-    parser.add_argument(
-        "--repo", type=Path, required=True, help="a Keystone git repository"
-    )
-    parser.add_argument("--good", required=True, help="a ref whose cost is good")
-    parser.add_argument("--bad", required=True, help="a later ref that costs more")
+    bisect_history.add_history_options(parser)
     parser.add_argument(
         "--task",
         type=Path,

@@ -5,15 +5,17 @@
 page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
 ``version`` is :data:`BISECT_VERSION`; a reader refuses another.
 
-- ``identity``: what a resumed bisect must share (the range's commits, the
-  threshold, the workloads, the settings and the count plan);
+- ``history``: ``commits`` or ``days``;
+- ``identity``: what a resumed bisect must share (the range's ends, the
+  threshold, the build, the workloads, the settings and the count plan);
 - ``workloads``: each workload's label, in the task's order;
-- ``steps``: the history in order, good first: ``sha`` (a commit's; ``id``: a
+- ``steps``: the history in order, good first: ``id`` (a commit's sha, or a
   day), ``subject``, ``date``, ``files``, ``version``;
 - ``outcomes``: by step index (a string), either ``{"skipped": why}`` or
   ``{"workloads": {label: count}}`` with each workload's
   ``instructions`` per request, their ``spread`` over the layouts and
-  ``statements`` per request by kind (:data:`.counts.STATEMENT_KINDS`);
+  ``statements`` per request by kind (:data:`.counts.STATEMENT_KINDS`),
+  and ``libraries``: the version of each distribution the build installed;
 - ``order``: the step indices in the order they were counted;
 - ``conclusion``: what the search found (absent until it is over or
   stopped): ``status``, ``last_within``, ``first_past``, ``skipped``,

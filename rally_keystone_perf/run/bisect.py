@@ -23,100 +23,53 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.builds import history, prepare
+from rally_keystone_perf.deploy.builds import prepare, runtime, venvs
 from rally_keystone_perf.deploy.instructions import calls, count, site
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.layout import bisect as layout
 from rally_keystone_perf.layout import state_files
 from rally_keystone_perf.run import bisect_search as search
-from rally_keystone_perf.run.instructions import SETTINGS
+from rally_keystone_perf.run.bisect_plan import (
+    BisectPlan,
+    identity,
+    labels,
+    step_options,
+)
 
 Echo = Callable[[str], None]
-MINUTES_PER_STEP = 5  # a build and a count, measured: about 2 and 3 minutes
 
 
-@dataclass(frozen=True)
-class BisectPlan:
-    """What a bisect walks, how each step is counted, where it is kept."""
-
-    folder: Path  # bisect.json and each step's count folder
-    repo: Path
-    steps: Sequence[history.Commit]  # good first, bad last
-    options: LaunchOptions  # every step's, but its build
-    workloads: Sequence[dict[str, Any]]  # the task's
-    threshold: float = 0.01
-    most: int | None = None  # counts this command makes at most
-    cache: Path | None = None  # counts kept for later bisects
-    count_plan: count.CountPlan = count.CountPlan()
-
-
-def labels(workloads: Sequence[dict[str, Any]]) -> list[str]:
-    """Each workload's name on the page: its scenario, numbered when the
-    task has it more than once."""
-    names = [str(spec["scenario"]) for spec in count.workload_specs(workloads)]
-    return [
-        name if names.count(name) == 1 else f"{name} #{names[:n].count(name) + 1}"
-        for n, name in enumerate(names)
-    ]
-
-
-def step_options(plan: BisectPlan, sha: str) -> LaunchOptions:
-    """The launch options of the step that builds ``sha``."""
-    build = f"git+file://{plan.repo.resolve()}@{sha}"
-    return dataclasses.replace(plan.options, keystone_build=build, keystone_venv=None)
-
-
-def identity(plan: BisectPlan) -> dict[str, Any]:
-    """What a resumed bisect must share with the one in its folder."""
-    counted = site.count_options(plan.options)
-    return json.loads(
-        json.dumps(
-            {
-                "good": plan.steps[0].sha,
-                "bad": plan.steps[-1].sha,
-                "threshold": plan.threshold,
-                "build_deps": plan.options.build_deps,
-                "settings": {key: getattr(counted, key) for key in SETTINGS},
-                "plan": dataclasses.asdict(plan.count_plan),
-                "workloads": count.workload_specs(plan.workloads),
-            },
-            sort_keys=True,
-        )
-    )
-
-
-def _cache_file(plan: BisectPlan, sha: str, spec: dict[str, Any]) -> Path | None:
+def _cache_file(plan: BisectPlan, step_id: str, spec: dict[str, Any]) -> Path | None:
     if plan.cache is None:
         return None
     mine = identity(plan)
-    key = {"step": sha, "spec": spec}
-    key.update({k: mine[k] for k in ("build_deps", "settings", "plan")})
+    key = {"step": step_id, "spec": spec}
+    shared = ("history", "keystone_build", "build_deps", "settings", "plan")
+    key.update({k: mine[k] for k in shared})
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-    return plan.cache / f"{sha[:12]}-{digest[:16]}.json"
+    return plan.cache / f"{step_id[:12]}-{digest[:16]}.json"
 
 
-def _from_cache(plan: BisectPlan, sha: str) -> dict[str, Any] | None:
+def _from_cache(plan: BisectPlan, step_id: str) -> dict[str, Any] | None:
     """The step's counts of every workload, when the cache holds them all."""
     found = {}
     specs = count.workload_specs(plan.workloads)
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = _cache_file(plan, sha, spec)
+        where = _cache_file(plan, step_id, spec)
         if where is None or not where.is_file():
             return None
         found[label] = json.loads(where.read_text())
     return {"workloads": found}
 
 
-def _to_cache(plan: BisectPlan, sha: str, outcome: dict[str, Any]) -> None:
+def _to_cache(plan: BisectPlan, step_id: str, outcome: dict[str, Any]) -> None:
     specs = count.workload_specs(plan.workloads)
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = _cache_file(plan, sha, spec)
+        where = _cache_file(plan, step_id, spec)
         if where is not None and label in outcome.get("workloads", {}):
             state_files.write_json(where, outcome["workloads"][label])
 
@@ -124,25 +77,25 @@ def _to_cache(plan: BisectPlan, sha: str, outcome: dict[str, Any]) -> None:
 def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
     """Build and count one step; its outcome as ``bisect.json`` holds it
     (skipped, with why, when it does not build or its Keystone does not
-    start)."""
-    sha = plan.steps[index].sha
-    cached = _from_cache(plan, sha)
+    start), with the versions of the libraries its build installed."""
+    step_id = plan.steps[index].id
+    cached = _from_cache(plan, step_id)
     if cached is not None:
-        echo(f"{sha[:12]}: counted by an earlier bisect, kept")
+        echo(f"{step_id[:12]}: counted by an earlier bisect, kept")
         return cached
     try:
-        deployment = prepare.prepare(resolve(step_options(plan, sha)), echo)
+        deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
     except LaunchError as exc:
         return {layout.SKIPPED: f"does not build: {_first_line(exc)}"}
     options = site.count_options(deployment.options)
     specs = count.workload_specs(plan.workloads)
-    folder = plan.folder / "steps" / sha[:12]
+    folder = plan.folder / "steps" / step_id[:12]
     try:
         counts = count.count_side(folder, options, specs, plan.count_plan, echo)
     except LaunchError as exc:
         return {layout.SKIPPED: f"not counted: {_first_line(exc)}"}
     names = labels(plan.workloads)
-    outcome = {
+    outcome: dict[str, Any] = {
         "workloads": {
             names[found.position]: {
                 "instructions": found.per_request,
@@ -150,10 +103,17 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
                 "statements": found.statements_per_request,
             }
             for found in counts.workloads
-        }
+        },
+        "libraries": _libraries(options),
     }
-    _to_cache(plan, sha, outcome)
+    _to_cache(plan, step_id, outcome)
     return outcome
+
+
+def _libraries(options: LaunchOptions) -> dict[str, str]:
+    """What the step's build installed: each distribution's version."""
+    build = runtime.build(options)
+    return {} if build is None else venvs.installed_versions(build.python)
 
 
 def _first_line(exc: Exception) -> str:
@@ -171,13 +131,6 @@ def outcome_of(found: Mapping[str, Any]) -> search.Outcome:
         name: q for name, c in workloads.items() if (q := layout.queries(c)) is not None
     }
     return search.Cost(per_request, reads_writes)
-
-
-def estimate(steps: int) -> tuple[int, int]:
-    """The counts a search of ``steps`` steps (good and bad among them)
-    makes when nothing is skipped, and about how many minutes they take."""
-    counts = 2 + max(0, math.ceil(math.log2(max(1, steps - 1))))
-    return counts, counts * MINUTES_PER_STEP
 
 
 def start_record(plan: BisectPlan, restart: bool = False) -> dict[str, Any]:
@@ -201,8 +154,8 @@ def start_record(plan: BisectPlan, restart: bool = False) -> dict[str, Any]:
         )
     return {
         "version": layout.BISECT_VERSION,
-        "history": "commits",
-        "repo": str(plan.repo),
+        "history": plan.history,
+        "repo": str(plan.repo or plan.options.keystone_build),
         "identity": mine,
         "steps": [dataclasses.asdict(step) for step in plan.steps],
         "workloads": labels(plan.workloads),
@@ -216,7 +169,7 @@ def step_line(record: Mapping[str, Any], index: int) -> str:
     workload's instructions and queries per request, ratio to good."""
     step = record["steps"][index]
     found = record["outcomes"][str(index)]
-    head = f"  {step['sha'][:12]} {step['subject'][:60]}"
+    head = f"  {step['id'][:12]} {step['subject'][:60]}"
     if layout.SKIPPED in found:
         return f"{head}: skipped, {found[layout.SKIPPED]}"
     good = record["outcomes"].get("0", {}).get("workloads", {})
@@ -240,7 +193,7 @@ def run_bisect(plan: BisectPlan, echo: Echo, restart: bool = False) -> dict[str,
 
     def measure(index: int) -> search.Outcome:
         step = plan.steps[index]
-        echo(f"step {len(record['order']) + 1}: {step.sha[:12]} {step.subject[:60]}")
+        echo(f"step {len(record['order']) + 1}: {step.id[:12]} {step.subject[:60]}")
         record["outcomes"][str(index)] = count_step(plan, index, echo)
         record["order"].append(index)
         save(plan.folder, record)
@@ -259,17 +212,17 @@ def explain(
     plan: BisectPlan, record: dict[str, Any], pair: tuple[int, int], echo: Echo
 ) -> None:
     """Profile the culprit and the step before it (each Python function's
-    calls and lines, :mod:`.calls`) into ``profiles/<sha>.json``; where it
+    calls and lines, :mod:`.calls`) into ``profiles/<step id>.json``; where it
     failed, why, in the record. Kept: a resumed bisect profiles once."""
-    shas = [plan.steps[index].sha for index in pair]
-    wanted = {"before": shas[0], "after": shas[1]}
+    ids = [plan.steps[index].id for index in pair]
+    wanted = {"before": ids[0], "after": ids[1]}
     if record.get("profiled", {}).get("steps") == wanted:
         return
     try:
-        for sha in shas:
-            echo(f"{sha[:12]}: profiling Keystone's Python functions (natively)")
-            profiles = _profile(plan, sha, echo)
-            where = plan.folder / layout.PROFILES / f"{sha}.json"
+        for step_id in ids:
+            echo(f"{step_id[:12]}: profiling Keystone's Python functions (natively)")
+            profiles = _profile(plan, step_id, echo)
+            where = plan.folder / layout.PROFILES / f"{step_id}.json"
             state_files.write_json(where, profiles)
         record["profiled"] = {"steps": wanted}
     except (LaunchError, ValueError) as exc:
@@ -278,11 +231,11 @@ def explain(
     save(plan.folder, record)
 
 
-def _profile(plan: BisectPlan, sha: str, echo: Echo) -> dict[str, Any]:
+def _profile(plan: BisectPlan, step_id: str, echo: Echo) -> dict[str, Any]:
     """One step's profile, by workload label."""
-    deployment = prepare.prepare(resolve(step_options(plan, sha)), echo)
+    deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
     options = site.count_options(deployment.options)
-    folder = plan.folder / "steps" / sha[:12]
+    folder = plan.folder / "steps" / step_id[:12]
     specs = count.workload_specs(plan.workloads)
     found = count.profile_side(folder, options, specs, plan.count_plan, echo)
     names = labels(plan.workloads)

@@ -174,6 +174,24 @@ def _rewrite_scripts(scratch: Path, final: Path) -> None:
             script.write_bytes(re.sub(old, str(final).encode(), content))
 
 
+VERSIONS = (
+    "import importlib.metadata as m, json; "
+    "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+)
+
+
+def installed_versions(python: Path) -> dict[str, str]:
+    """Each distribution installed in ``python``'s venv, by name: its
+    version ({} when the venv cannot say)."""
+    done = subprocess.run(
+        [str(python), "-I", "-c", VERSIONS], capture_output=True, text=True
+    )
+    try:
+        return dict(json.loads(done.stdout)) if done.returncode == 0 else {}
+    except ValueError:
+        return {}
+
+
 def remove_stale_scratch(cache: Path) -> None:
     """Remove ``.building-*`` folders whose builder's pid is gone."""
     for folder in cache.glob(f"{SCRATCH_PREFIX}*"):

@@ -34,6 +34,7 @@ CULPRIT_COLUMNS = columns(
     "workload:text; before:millions; after:millions; ratio:fixed3",
     "queries:difference; verdict:text",
 )
+LIBRARY_COLUMNS = columns("library:text; before:text; after:text")
 FUNCTION_COLUMNS = columns(
     "function:text; calls before:general; calls after:general",
     "lines before:general; lines after:general; lines more:difference",
@@ -95,8 +96,21 @@ def culprit_blocks(culprit: Culprit) -> list[Block]:
             ]
         ),
         Table(CULPRIT_COLUMNS, rows, "the culprit against the step before it"),
+        *library_blocks(culprit),
         *function_blocks(culprit),
     ]
+
+
+def library_blocks(culprit: Culprit) -> list[Block]:
+    """The libraries whose versions changed at the culprit, if any."""
+    if not culprit.libraries:
+        return []
+    rows = [
+        [name, old or "(absent)", new or "(absent)"]
+        for name, old, new in culprit.libraries
+    ]
+    caption = f"libraries changed from {short(culprit.before)}"
+    return [Blank(), Heading(caption, 4), Table(LIBRARY_COLUMNS, rows, caption)]
 
 
 def function_blocks(culprit: Culprit) -> list[Block]:
@@ -196,6 +210,10 @@ def data(page: BisectPage) -> dict[str, Any]:
                 for name, functions in culprit.functions.items()
             },
             "not_profiled": culprit.not_profiled,
+            "libraries": [
+                {"name": name, "before": old, "after": new}
+                for name, old, new in culprit.libraries
+            ],
         },
         "among_skipped": [s.id for s in page.among],
         "changes": [[a.id, b.id] for a, b in page.changes],

@@ -72,6 +72,23 @@ class Culprit:
     changes: Sequence[tuple[str, CountChange]]  # by workload
     functions: Mapping[str, Sequence[FunctionChange]]  # by workload
     not_profiled: str | None = None  # why there are no functions
+    libraries: Sequence[tuple[str, str | None, str | None]] = ()  # changed
+
+
+def library_changes(
+    before: Step, after: Step
+) -> list[tuple[str, str | None, str | None]]:
+    """Each distribution whose version differs between two steps' builds:
+    name, version before (None: absent), version after; [] when either
+    build's versions are unknown."""
+    if not before.libraries or not after.libraries:
+        return []
+    old, new = before.libraries, after.libraries
+    return [
+        (name, old.get(name), new.get(name))
+        for name in sorted(set(old) | set(new), key=str.lower)
+        if old.get(name) != new.get(name)
+    ]
 
 
 @dataclass(frozen=True)
@@ -155,15 +172,16 @@ def _culprit(record: BisectRecord) -> Culprit | None:
         )
         for name in record.workloads
     ]
+    libraries = library_changes(before, step)
     profiles = record.profiles
     if profiles is None or profiles.failed:
         why = profiles.failed if profiles else "not profiled"
-        return Culprit(step, before, changes, {}, why)
+        return Culprit(step, before, changes, {}, why, libraries)
     functions = {
         name: top_changes(profiles.before.get(name, {}), profiles.after.get(name, {}))
         for name in record.workloads
     }
-    return Culprit(step, before, changes, functions)
+    return Culprit(step, before, changes, functions, None, libraries)
 
 
 def top_changes(
@@ -215,9 +233,14 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         )
         return f"good or bad could not be counted: {why}"
     if culprit is not None:
+        updated = ", ".join(
+            f"{name} {old or '(absent)'} -> {new or '(absent)'}"
+            for name, old, new in culprit.libraries
+        )
         return (
             f"{short(culprit.step)} ({culprit.step.subject}) is the first step past "
             f"{record.threshold:.0%} from {good}: {_moves(record)} from {good} to {bad}"
+            + (f"; its libraries changed: {updated}" if updated else "")
         )
     low, high = found.last_within or 0, found.first_past or 0
     if found.status == AMONG_SKIPPED:

@@ -33,6 +33,7 @@ class Step:
     files: Sequence[str]
     counts: Mapping[str, SideCount] | None  # by workload; None: not counted
     skipped: str | None = None  # why, when it could not be counted
+    libraries: Mapping[str, str] | None = None  # its build's: name -> version
 
 
 @dataclass(frozen=True)
@@ -99,12 +100,13 @@ def _step(index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None) -
     counts = None if found is None or skipped is not None else _counts(found)
     return Step(
         index,
-        str(raw.get("sha") or raw.get("id")),
+        str(raw["id"]),
         str(raw.get("subject", "")),
         str(raw.get("date", "")),
         tuple(raw.get("files", ())),
         counts,
         skipped,
+        None if found is None else found.get("libraries"),
     )
 
 

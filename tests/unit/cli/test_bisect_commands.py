@@ -117,7 +117,7 @@ def test_the_same_command_resumes_without_counting_again(
     [
         (("--good", "nope"), "no commit named 'nope'"),
         (("--good", "master", "--bad", "29.0.0"), "not an ancestor"),
-        (("--keystone-build", "keystone"), "drop --keystone-build"),
+        (("--keystone-build", "keystone"), "give --repo, --good and --bad"),
         (("--action", "list_users"), "the task has no KeystonePerf.list_users"),
     ],
 )
@@ -154,3 +154,90 @@ def test_a_repository_without_tags_is_refused(
     argv[argv.index("29.0.0")] = "master~3"
     assert cli.main(argv) == 1
     assert "no tag is reachable" in capsys.readouterr().err
+
+
+@pytest.fixture
+def days(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """keystone==28.0.0 released 2025-10-01; each day's build faked: the
+    libraries of 2025-10-04 on cost 3% more, SQLAlchemy updated that day."""
+    monkeypatch.setattr(bisect_commands.instructions, "check_countable", _nothing)
+    monkeypatch.setattr(
+        bisect_commands.bisect_history.resolve,
+        "resolve",
+        lambda spec: type("R", (), {"version": "28.0.0"})(),  # its version alone
+    )
+    monkeypatch.setattr(
+        bisect_commands.bisect_history.dated,
+        "release_date",
+        lambda version: "2025-10-01T12:00:00Z",
+    )
+    seen: dict[str, Any] = {"counted": []}
+    monkeypatch.setattr(bisect.prepare, "prepare", lambda d, echo: d)
+    monkeypatch.setattr(bisect, "_libraries", lambda options: _day_libraries(options))
+
+    def count_side(folder: Path, options: Any, specs: Any, *rest: Any) -> Any:
+        seen["counted"].append(options.build_deps)
+        cost = 103e6 if options.build_deps >= "2025-10-04" else 100e6
+        found = [
+            count.WorkloadCount(n, s["scenario"], 1.0, cost, [[1]], 4, {"read": 64.0})
+            for n, s in enumerate(specs)
+        ]
+        return count.SideCount(found, {})
+
+    monkeypatch.setattr(bisect.count, "count_side", count_side)
+    monkeypatch.setattr(bisect.count, "profile_side", lambda *a: {})
+    return seen
+
+
+def _day_libraries(options: Any) -> dict[str, str]:
+    newer = options.build_deps >= "2025-10-04"
+    return {"keystone": "28.0.0", "SQLAlchemy": "2.0.44" if newer else "2.0.43"}
+
+
+def _day_argv(tmp_path: Path, first: str, last: str) -> list[str]:
+    return [
+        *("bisect", "--keystone-build", "keystone==28.0.0"),
+        *("--deps-good", first, "--deps-bad", last, "--action", "validate_token"),
+        *("--runs-dir", str(tmp_path / "runs"), "--bisect-dir", str(tmp_path / "b")),
+    ]
+
+
+def test_the_day_a_library_update_made_validation_dearer_is_named(
+    tmp_path: Path, days: dict[str, Any], capsys: pytest.CaptureFixture
+) -> None:
+    assert cli.main(_day_argv(tmp_path, "2025-10-02", "2025-10-09")) == 0
+    out = capsys.readouterr().out
+    assert "2025-10-04 (libraries as of 2025-10-04) is the first step past" in out
+    assert "its libraries changed: SQLAlchemy 2.0.43 -> 2.0.44" in out
+    page = json.loads((tmp_path / "b" / "bisect-page.json").read_text())
+    assert page["culprit"]["libraries"] == [
+        {"name": "SQLAlchemy", "before": "2.0.43", "after": "2.0.44"}
+    ]
+    assert days["counted"][:2] == ["2025-10-02", "2025-10-09"]
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "said"),
+    [
+        ("2025-10-01", "2025-10-09", "uploaded to PyPI on 2025-10-01"),
+        ("2025-10-09", "2025-10-02", "is not after --deps-good"),
+    ],
+)
+def test_bad_days_are_refused_before_any_build(
+    tmp_path: Path,
+    days: dict[str, Any],
+    capsys: pytest.CaptureFixture,
+    first: str,
+    last: str,
+    said: str,
+) -> None:
+    assert cli.main(_day_argv(tmp_path, first, last)) == 1
+    assert said in capsys.readouterr().err and not days["counted"]
+
+
+def test_both_histories_at_once_are_refused(
+    repo: Path, tmp_path: Path, days: dict[str, Any], capsys: Any
+) -> None:
+    argv = _argv(repo, tmp_path, "--deps-good", "2025-10-02")
+    assert cli.main(argv) == 1
+    assert "give --repo, --good and --bad" in capsys.readouterr().err

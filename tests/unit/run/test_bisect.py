@@ -9,23 +9,27 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.builds.history import Commit
 from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.layout.bisect import BISECT_FILE
-from rally_keystone_perf.run import bisect, bisect_search
+from rally_keystone_perf.run import bisect, bisect_plan, bisect_search
 
 VALIDATE = {"name": "KeystonePerf.validate_token", "args": {}, "contexts": {}}
 CREATE = {"name": "KeystonePerf.create_token", "args": {}, "contexts": {}}
 
 
-def _plan(tmp_path: Path, costs: list[float | None], **more: Any) -> bisect.BisectPlan:
+def _plan(
+    tmp_path: Path, costs: list[float | None], **more: Any
+) -> bisect_plan.BisectPlan:
     steps = [
-        Commit(f"{n:02d}" + "a" * 38, f"Change {n}", "2026-01-01", ("keystone/x.py",))
+        bisect_plan.Step(
+            f"{n:02d}" + "a" * 38, f"Change {n}", "2026-01-01", ("keystone/x.py",)
+        )
         for n in range(len(costs))
     ]
-    return bisect.BisectPlan(
+    return bisect_plan.BisectPlan(
         tmp_path / "bisect",
+        bisect_plan.COMMITS,
         Path("/src/keystone"),
         steps,
         LaunchOptions(),
@@ -78,9 +82,9 @@ def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 def _costs(
-    seen: dict[str, Any], plan: bisect.BisectPlan, costs: list[float | None]
+    seen: dict[str, Any], plan: bisect_plan.BisectPlan, costs: list[float | None]
 ) -> None:
-    seen["costs"].update({s.sha: c for s, c in zip(plan.steps, costs, strict=True)})
+    seen["costs"].update({s.id: c for s, c in zip(plan.steps, costs, strict=True)})
 
 
 def test_the_culprit_is_found_and_every_step_kept(
@@ -96,9 +100,9 @@ def test_the_culprit_is_found_and_every_step_kept(
     kept = json.loads((plan.folder / BISECT_FILE).read_text())
     assert kept["order"] == record["order"] and kept["order"][:2] == [0, 7]
     assert any("1.0300 of good" in line and "64 queries" in line for line in lines)
-    assert built["profiled"] == [plan.steps[4].sha, plan.steps[5].sha]
+    assert built["profiled"] == [plan.steps[4].id, plan.steps[5].id]
     after = json.loads(
-        (plan.folder / "profiles" / f"{plan.steps[5].sha}.json").read_text()
+        (plan.folder / "profiles" / f"{plan.steps[5].id}.json").read_text()
     )
     assert after == {
         "KeystonePerf.validate_token": {
@@ -174,7 +178,7 @@ def test_a_folder_holding_another_bisect_is_refused(
 
 
 def test_labels_number_a_scenario_the_task_has_twice() -> None:
-    assert bisect.labels([VALIDATE, CREATE, VALIDATE]) == [
+    assert bisect_plan.labels([VALIDATE, CREATE, VALIDATE]) == [
         "KeystonePerf.validate_token #1",
         "KeystonePerf.create_token",
         "KeystonePerf.validate_token #2",
@@ -183,4 +187,42 @@ def test_labels_number_a_scenario_the_task_has_twice() -> None:
 
 @pytest.mark.parametrize(("steps", "counts"), [(2, 2), (4, 4), (16, 6), (1001, 12)])
 def test_the_estimate_counts_good_bad_and_the_halvings(steps: int, counts: int) -> None:
-    assert bisect.estimate(steps) == (counts, counts * bisect.MINUTES_PER_STEP)
+    assert bisect_plan.estimate(steps) == (
+        counts,
+        counts * bisect_plan.MINUTES_PER_STEP,
+    )
+
+
+def test_a_day_history_changes_the_libraries_date_alone(tmp_path: Path) -> None:
+    days = bisect_plan.day_steps("2025-10-02", "2025-10-05", "2025-10-01T12:00:00Z")
+    assert [d.id for d in days] == [
+        "2025-10-02",
+        "2025-10-03",
+        "2025-10-04",
+        "2025-10-05",
+    ]
+    plan = dataclasses.replace(
+        _plan(tmp_path, [None] * 4),
+        history=bisect_plan.DAYS,
+        repo=None,
+        steps=days,
+        options=LaunchOptions(keystone_build="keystone==28.0.0"),
+    )
+    options = bisect_plan.step_options(plan, "2025-10-03")
+    assert (options.keystone_build, options.build_deps) == (
+        "keystone==28.0.0",
+        "2025-10-03",
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "said"),
+    [
+        ("2025-10-01", "2025-10-05", "uploaded to PyPI on 2025-10-01"),
+        ("2025-10-05", "2025-10-02", "is not after"),
+        ("2025-13-01", "2025-10-02", "give YYYY-MM-DD"),
+    ],
+)
+def test_bad_day_ranges_are_refused(first: str, last: str, said: str) -> None:
+    with pytest.raises(LaunchError, match=said):
+        bisect_plan.day_steps(first, last, "2025-10-01T12:00:00Z")

@@ -27,7 +27,7 @@ def _write(folder: Path, costs: dict[int, float | None], conclusion: dict) -> Pa
     """A record of 8 steps, ``costs`` those counted (None: skipped)."""
     steps = [
         {
-            "sha": f"c{n}" + "0" * 38,
+            "id": f"c{n}" + "0" * 38,
             "subject": f"Change {n}",
             "date": "2026",
             "files": [],
