@@ -32,7 +32,8 @@ def steps(args: argparse.Namespace) -> tuple[str, list[Step]]:
 
     :raises LaunchError: neither history named whole, or both; a range the
         history refuses (:func:`.history.first_parents`,
-        :func:`.bisect_plan.day_steps`); no tag to version a commit by.
+        :func:`rally_keystone_perf.run.bisect_plan.day_steps`); no tag to
+        version a commit by.
     """
     commits = [args.repo, args.good, args.bad]
     days = [args.keystone_build, args.deps_good, args.deps_bad]

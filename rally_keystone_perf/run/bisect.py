@@ -212,8 +212,9 @@ def explain(
     plan: BisectPlan, record: dict[str, Any], pair: tuple[int, int], echo: Echo
 ) -> None:
     """Profile the culprit and the step before it (each Python function's
-    calls and lines, :mod:`.calls`) into ``profiles/<step id>.json``; where it
-    failed, why, in the record. Kept: a resumed bisect profiles once."""
+    calls and lines, :mod:`rally_keystone_perf.deploy.instructions.calls`)
+    into ``profiles/<step id>.json``; where it failed, why, in the record.
+    Kept: a resumed bisect profiles once."""
     ids = [plan.steps[index].id for index in pair]
     wanted = {"before": ids[0], "after": ids[1]}
     if record.get("profiled", {}).get("steps") == wanted:

@@ -50,7 +50,7 @@ FILE_LIKE = re.compile(r"\.(json|ya?ml|log|xml|html|md|csv|rst|sh|py)$")
 SAMPLES = {"HOST:PORT": "127.0.0.1:5557"}
 # options whose value the command makes (a folder or a file it writes)
 OUTPUTS = {"out", "junit", "ab_dir", "runs_dir", "matrix_dir", "study_dir"}
-OUTPUTS |= {"release_dir", "build_cache", "run", "show"}
+OUTPUTS |= {"release_dir", "build_cache", "run", "show", "bisect_dir"}
 
 
 @dataclass(frozen=True)
