@@ -1,17 +1,17 @@
-"""A bisect over Keystone's commits: each step built, counted, kept.
+"""A bisect's steps built, counted and kept; the culprit profiled.
 
-Each step is a build of one commit (``git+file://REPO@SHA``, with the
-suite's libraries unless ``--build-deps`` says otherwise, so that only
-Keystone's code differs), counted in one process under callgrind as
-``ab --instructions`` counts (:func:`.count.count_side`): instructions and
-SQL statements per request, for each workload of the task. The search
+Each step is a build (of one commit, or with one day's libraries:
+:mod:`rally_keystone_perf.run.bisect_plan`), counted in one process under
+callgrind as ``ab --instructions`` counts (:func:`.count.count_side`):
+instructions and SQL statements per request, for each workload of the
+task. The search
 (:mod:`rally_keystone_perf.run.bisect_search`) picks the steps.
 
 Every step's outcome goes to ``bisect.json`` as soon as it is known
 (:mod:`rally_keystone_perf.layout.bisect`): Ctrl-C keeps the steps done and
 the same command resumes. Each workload's count is also kept in a cache
 folder by commit, settings, count plan and workload, which later bisects
-(another range, another task sharing a workload) reuse. A commit that does
+(another range, another task sharing a workload) reuse. A step that does
 not build, or whose Keystone does not start, is skipped with the reason.
 Once the culprit is found, it and the step before it are profiled
 (:func:`explain`): each Python function's calls and lines, so that the
@@ -55,15 +55,17 @@ def _cache_file(plan: BisectPlan, step_id: str, spec: dict[str, Any]) -> Path | 
 
 
 def _from_cache(plan: BisectPlan, step_id: str) -> dict[str, Any] | None:
-    """The step's counts of every workload, when the cache holds them all."""
-    found = {}
+    """The step's outcome, when the cache holds every workload's count
+    (each kept with the build's libraries)."""
+    found, libraries = {}, {}
     specs = count.workload_specs(plan.workloads)
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
         where = _cache_file(plan, step_id, spec)
         if where is None or not where.is_file():
             return None
-        found[label] = json.loads(where.read_text())
-    return {"workloads": found}
+        kept = json.loads(where.read_text())
+        found[label], libraries = kept["count"], kept.get("libraries", {})
+    return {"workloads": found, "libraries": libraries}
 
 
 def _to_cache(plan: BisectPlan, step_id: str, outcome: dict[str, Any]) -> None:
@@ -71,7 +73,8 @@ def _to_cache(plan: BisectPlan, step_id: str, outcome: dict[str, Any]) -> None:
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
         where = _cache_file(plan, step_id, spec)
         if where is not None and label in outcome.get("workloads", {}):
-            state_files.write_json(where, outcome["workloads"][label])
+            kept = {"count": outcome["workloads"][label]}
+            state_files.write_json(where, {**kept, "libraries": outcome["libraries"]})
 
 
 def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
