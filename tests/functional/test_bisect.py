@@ -11,10 +11,15 @@ the Python function that took it (the loop, from the profiles of both),
 in three counts. Bounded: each count is short (2 memory layouts of 2
 segments of 3 validations, as ``test_instructions`` counts), the
 documentation commits are never built.
+
+The slow tier (``tox -e slow``) bisects 16 steps (the culprit in at most 6
+counts), and a library-update bisect of the installed Keystone over 60
+real days of the package index.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -24,7 +29,7 @@ import pytest
 
 from benchmarks import ab_calibration
 from rally_keystone_perf import cli
-from rally_keystone_perf.deploy.builds import source
+from rally_keystone_perf.deploy.builds import dated, source
 from rally_keystone_perf.deploy.instructions import count, markers
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import bisect
@@ -46,19 +51,31 @@ def _valgrind() -> None:
         pytest.skip("valgrind is not installed (apt-get install valgrind)")
 
 
-def history(repo: Path) -> str:
-    """The release, then the extra cost, then two documentation changes;
-    the extra cost's commit."""
+def history(repo: Path, after: int = 3, culprit: int = 1) -> str:
+    """The release, then ``after`` commits: the ``culprit``-th adds the
+    extra cost, the others change documentation only; the culprit's sha."""
     source.make_checkout(repo)
-    auth = repo / "keystone" / "api" / "auth.py"
-    auth.write_text(ab_calibration.patched(auth.read_text(), EXTRA_ITERATIONS))
-    culprit = source.commit(repo, "Validate tokens with an extra loop")
-    for n in (1, 2):
-        (repo / "README.rst").write_text(
-            (repo / "README.rst").read_text() + f"\nline {n}\n"
-        )
+    found = ""
+    for n in range(1, after + 1):
+        if n == culprit:
+            auth = repo / "keystone" / "api" / "auth.py"
+            auth.write_text(ab_calibration.patched(auth.read_text(), EXTRA_ITERATIONS))
+            found = source.commit(repo, "Validate tokens with an extra loop")
+            continue
+        readme = repo / "README.rst"
+        readme.write_text(readme.read_text() + f"\nline {n}\n")
         source.commit(repo, f"Docs: line {n}")
-    return culprit
+    return found
+
+
+def _argv(tmp_path: Path, repo: Path, folder: Path) -> list[str]:
+    return [
+        *("bisect", "--repo", str(repo), "--good", source.installed_version()),
+        *("--bad", "master", "--action", "validate_token"),
+        *("--password-hash-rounds", str(FAST_HASH_ROUNDS)),
+        *("--build-cache", str(tmp_path / "builds")),
+        *("--runs-dir", str(tmp_path / "runs"), "--bisect-dir", str(folder)),
+    ]
 
 
 def test_bisect_names_the_commit_that_made_validation_dearer(
@@ -68,14 +85,7 @@ def test_bisect_names_the_commit_that_made_validation_dearer(
     repo = tmp_path / "keystone"
     culprit = history(repo)
     folder = tmp_path / "bisect"
-    argv = [
-        *("bisect", "--repo", str(repo), "--good", source.installed_version()),
-        *("--bad", "master", "--action", "validate_token"),
-        *("--password-hash-rounds", str(FAST_HASH_ROUNDS)),
-        *("--build-cache", str(tmp_path / "builds")),
-        *("--runs-dir", str(tmp_path / "runs"), "--bisect-dir", str(folder)),
-    ]
-    assert cli.main(argv) == 0
+    assert cli.main(_argv(tmp_path, repo, folder)) == 0
     page = json.loads((folder / "bisect-page.json").read_text())
     assert page["status"] == "found" and page["culprit"]["commit"] == culprit
     assert page["culprit"]["files"] == ["keystone/api/auth.py"]
@@ -88,3 +98,53 @@ def test_bisect_names_the_commit_that_made_validation_dearer(
     assert len(record["order"]) == 3
     for step in (folder / "steps").iterdir():
         assert not run_processes(RunDir(step))
+
+
+@pytest.mark.slow
+def test_sixteen_commits_give_the_culprit_in_at_most_six_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """15 commits after the tag (16 steps), the extra cost at the 11th."""
+    monkeypatch.setattr(bisect, "COUNT_PLAN", SHORT)
+    repo = tmp_path / "keystone"
+    culprit = history(repo, after=15, culprit=11)
+    folder = tmp_path / "bisect"
+    assert cli.main(_argv(tmp_path, repo, folder)) == 0
+    page = json.loads((folder / "bisect-page.json").read_text())
+    assert page["culprit"]["commit"] == culprit
+    record = json.loads((folder / "bisect.json").read_text())
+    assert len(record["order"]) <= 6
+    print(f"16 steps: {len(record['order'])} counts, order {record['order']}")
+
+
+@pytest.mark.slow
+def test_a_library_update_bisect_over_real_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed Keystone with its libraries as of each day from the
+    day after its release to 60 days later, on the package index: the
+    search concludes, every step counted records its build's versions."""
+    monkeypatch.setattr(bisect, "COUNT_PLAN", SHORT)
+    version = source.installed_version()
+    released = datetime.date.fromisoformat(dated.release_date(version)[:10])
+    first, last = released + datetime.timedelta(1), released + datetime.timedelta(60)
+    folder = tmp_path / "bisect"
+    argv = [
+        *("bisect", "--keystone-build", f"keystone=={version}"),
+        *("--deps-good", str(first), "--deps-bad", str(last)),
+        *("--action", "validate_token"),
+        *("--password-hash-rounds", str(FAST_HASH_ROUNDS)),
+        *("--build-cache", str(tmp_path / "builds")),
+        *("--runs-dir", str(tmp_path / "runs"), "--bisect-dir", str(folder)),
+    ]
+    assert cli.main(argv) == 0
+    record = json.loads((folder / "bisect.json").read_text())
+    assert record["conclusion"]["status"] in (
+        "found",
+        "nothing to find",
+        "among skipped steps",
+    )
+    counted = [record["outcomes"][str(n)] for n in record["order"]]
+    assert all(c.get("libraries", {}).get("keystone") == version for c in counted)
+    page = json.loads((folder / "bisect-page.json").read_text())
+    print(f"{first}..{last}: {page['said']}")
