@@ -10,7 +10,7 @@ page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
   threshold, the build, the workloads, the settings and the count plan);
 - ``workloads``: each workload's label, in the task's order;
 - ``steps``: the history in order, good first: ``id`` (a commit's sha, or a
-  day), ``subject``, ``date``, ``files``, ``version``;
+  day), ``subject``, ``date``, ``files``;
 - ``outcomes``: by step index (a string), either ``{"skipped": why}`` or
   ``{"workloads": {label: count}}`` with each workload's
   ``instructions`` per request, their ``spread`` over the layouts and
@@ -20,10 +20,8 @@ page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
 - ``conclusion``: what the search found (absent until it is over or
   stopped): ``status``, ``last_within``, ``first_past``, ``skipped``,
   ``changes`` and ``moves`` (``workload``, ``measure``, ``good``, ``bad``);
-- ``profiled``: the culprit and the step before it profiled (``steps``:
-  ``before`` and ``after``, their shas; ``failed``: why, when it failed),
-  each in ``profiles/<sha>.json``: by workload, each Python function's
-  calls and own lines per iteration
+- beside it, ``profiles/<step id>.json``: by workload, each Python
+  function's calls and own lines per iteration, of every step counted
   (:mod:`rally_keystone_perf.deploy.instructions.calls`).
 """
 
@@ -34,7 +32,7 @@ from typing import Any
 from rally_keystone_perf.layout.counts import QUERIES
 
 BISECT_FILE = "bisect.json"
-PROFILES = "profiles"  # <sha>.json: by workload, function -> calls, lines
+PROFILES = "profiles"  # <step id>.json: by workload, function -> calls, lines
 BISECT_VERSION = 1
 SKIPPED = "skipped"
 # what a search concludes (``conclusion``'s ``status``)

@@ -13,9 +13,9 @@ the same command resumes. Each workload's count is also kept in a cache
 folder by commit, settings, count plan and workload, which later bisects
 (another range, another task sharing a workload) reuse. A step that does
 not build, or whose Keystone does not start, is skipped with the reason.
-Once the culprit is found, it and the step before it are profiled
-(:func:`explain`): each Python function's calls and lines, so that the
-page can say where the cost went.
+Each count also profiles the step's Python functions (their calls and own
+lines, :mod:`rally_keystone_perf.deploy.instructions.calls`), in the same
+batch of replays, so that the page can say where the culprit's cost went.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ def _cache_file(plan: BisectPlan, step_id: str, spec: dict[str, Any]) -> Path | 
 
 def _from_cache(plan: BisectPlan, step_id: str) -> dict[str, Any] | None:
     """The step's outcome, when the cache holds every workload's count
-    (each kept with the build's libraries)."""
-    found, libraries = {}, {}
+    (each kept with its profile and the build's libraries); the profiles
+    written back into the bisect's folder."""
+    found, profiles, libraries = {}, {}, {}
     specs = count.workload_specs(plan.workloads)
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
         where = _cache_file(plan, step_id, spec)
@@ -65,22 +66,41 @@ def _from_cache(plan: BisectPlan, step_id: str) -> dict[str, Any] | None:
             return None
         kept = json.loads(where.read_text())
         found[label], libraries = kept["count"], kept.get("libraries", {})
+        if kept.get("profile") is not None:
+            profiles[label] = kept["profile"]
+    _write_profiles(plan, step_id, profiles)
     return {"workloads": found, "libraries": libraries}
 
 
-def _to_cache(plan: BisectPlan, step_id: str, outcome: dict[str, Any]) -> None:
+def _to_cache(
+    plan: BisectPlan, step_id: str, outcome: dict[str, Any], profiles: dict[str, Any]
+) -> None:
     specs = count.workload_specs(plan.workloads)
     for label, spec in zip(labels(plan.workloads), specs, strict=True):
         where = _cache_file(plan, step_id, spec)
         if where is not None and label in outcome.get("workloads", {}):
-            kept = {"count": outcome["workloads"][label]}
-            state_files.write_json(where, {**kept, "libraries": outcome["libraries"]})
+            kept = {
+                "count": outcome["workloads"][label],
+                "libraries": outcome["libraries"],
+                "profile": profiles.get(label),
+            }
+            state_files.write_json(where, kept)
+
+
+def _write_profiles(plan: BisectPlan, step_id: str, profiles: dict[str, Any]) -> None:
+    """``profiles/<step id>.json``: by workload, each Python function's
+    calls and own lines per iteration."""
+    if profiles:
+        state_files.write_json(
+            plan.folder / layout.PROFILES / f"{step_id}.json", profiles
+        )
 
 
 def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
-    """Build and count one step; its outcome as ``bisect.json`` holds it
-    (skipped, with why, when it does not build or its Keystone does not
-    start), with the versions of the libraries its build installed."""
+    """Build and count one step, its Python functions profiled beside; its
+    outcome as ``bisect.json`` holds it (skipped, with why, when it does not
+    build or its Keystone does not start), with the versions of the
+    libraries its build installed."""
     step_id = plan.steps[index].id
     cached = _from_cache(plan, step_id)
     if cached is not None:
@@ -94,10 +114,15 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
     specs = count.workload_specs(plan.workloads)
     folder = plan.folder / "steps" / step_id[:12]
     try:
-        counts = count.count_side(folder, options, specs, plan.count_plan, echo)
-    except LaunchError as exc:
+        counts = count.count_side(
+            folder, options, specs, plan.count_plan, echo, profile=True
+        )
+        names = labels(plan.workloads)
+        profiles = {
+            names[n]: calls.per_iteration(path) for n, path in counts.profiles.items()
+        }
+    except (LaunchError, ValueError) as exc:
         return {layout.SKIPPED: f"not counted: {_first_line(exc)}"}
-    names = labels(plan.workloads)
     outcome: dict[str, Any] = {
         "workloads": {
             names[found.position]: {
@@ -109,7 +134,8 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
         },
         "libraries": _libraries(options),
     }
-    _to_cache(plan, step_id, outcome)
+    _write_profiles(plan, step_id, profiles)
+    _to_cache(plan, step_id, outcome, profiles)
     return outcome
 
 
@@ -206,44 +232,7 @@ def run_bisect(plan: BisectPlan, echo: Echo, restart: bool = False) -> dict[str,
     found = search.search(len(plan.steps), measure, outcomes, plan.threshold, plan.most)
     record["conclusion"] = dataclasses.asdict(found)
     save(plan.folder, record)
-    if found.status == search.FOUND and found.first_past is not None:
-        explain(plan, record, (found.last_within or 0, found.first_past), echo)
     return record
-
-
-def explain(
-    plan: BisectPlan, record: dict[str, Any], pair: tuple[int, int], echo: Echo
-) -> None:
-    """Profile the culprit and the step before it (each Python function's
-    calls and lines, :mod:`rally_keystone_perf.deploy.instructions.calls`)
-    into ``profiles/<step id>.json``; where it failed, why, in the record.
-    Kept: a resumed bisect profiles once."""
-    ids = [plan.steps[index].id for index in pair]
-    wanted = {"before": ids[0], "after": ids[1]}
-    if record.get("profiled", {}).get("steps") == wanted:
-        return
-    try:
-        for step_id in ids:
-            echo(f"{step_id[:12]}: profiling Keystone's Python functions (natively)")
-            profiles = _profile(plan, step_id, echo)
-            where = plan.folder / layout.PROFILES / f"{step_id}.json"
-            state_files.write_json(where, profiles)
-        record["profiled"] = {"steps": wanted}
-    except (LaunchError, ValueError) as exc:
-        record["profiled"] = {"steps": wanted, "failed": _first_line(exc)}
-        echo(f"profiling failed: {_first_line(exc)}")
-    save(plan.folder, record)
-
-
-def _profile(plan: BisectPlan, step_id: str, echo: Echo) -> dict[str, Any]:
-    """One step's profile, by workload label."""
-    deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
-    options = site.count_options(deployment.options)
-    folder = plan.folder / "steps" / step_id[:12]
-    specs = count.workload_specs(plan.workloads)
-    found = count.profile_side(folder, options, specs, plan.count_plan, echo)
-    names = labels(plan.workloads)
-    return {names[n]: calls.per_iteration(path) for n, path in found.items()}
 
 
 def save(folder: Path, record: Mapping[str, Any]) -> None:

@@ -10,9 +10,9 @@ is fixed (``PYTHONHASHSEED``) so the same build gives the same count.
 Beside the layouts, one more replay of the workload runs outside valgrind,
 on its own fresh copy of the database, and counts the SQL statements
 Keystone sends, by kind (:mod:`.statements`): the listener's work then adds
-nothing to the instructions. :func:`profile_side` replays each workload
-natively once more, on request, for each Python function's calls and lines
-(:mod:`.calls`): where a count's difference went.
+nothing to the instructions. On request (``profile``) one more native
+replay traces each Python function's calls and lines (:mod:`.calls`):
+where a count's difference went.
 """
 
 from __future__ import annotations
@@ -209,6 +209,12 @@ def _replay(
     return parallel.Command(argv, env, site_dir.logs / f"{stem}.log")
 
 
+def profile_file(site_dir: RunDir, position: int) -> Path:
+    """Where :func:`count_workload` with ``profile`` writes a workload's
+    profile of Python functions (:mod:`.calls`)."""
+    return site_dir.results / f"profile-{position}.json"
+
+
 def count_workload(
     site_dir: RunDir,
     options: LaunchOptions,
@@ -216,10 +222,14 @@ def count_workload(
     spec: dict[str, Any],
     library: Path,
     plan: CountPlan,
+    profile: bool = False,
 ) -> WorkloadCount:
     """Replay one workload under callgrind in ``site_dir``, once per layout,
-    and once natively for its SQL statements; its count.
-    :class:`LaunchError` with the failed replay's log tail."""
+    and once natively for its SQL statements; with ``profile``, once more
+    natively with its Python functions traced (:func:`profile_file`): in
+    the same batch, so it takes no wave of its own where the layouts leave
+    a core free. Its count; :class:`LaunchError` with the failed replay's
+    log tail."""
     spec_file = site_dir.results / f"workload-{position}.json"
     spec_file.write_text(json.dumps(spec, indent=2))
     stems = [f"replay-{position}-{layout}" for layout in range(plan.layouts)]
@@ -229,17 +239,20 @@ def count_workload(
         commands.append(
             dataclasses.replace(command, env={**command.env, **layout_env(layout)})
         )
-    sql = site_dir.results / f"statements-{position}.json"
-    native = ("--statements", sql)
-    commands.append(
-        _replay(site_dir, options, spec_file, library, plan, sql.stem, native)
-    )
-    *codes, sql_code = parallel.run_all(commands, plan.at_once)
-    if sql_code != 0 or not sql.exists():
-        _failed(site_dir, spec, sql.stem, sql_code)
+    native = [("--statements", site_dir.results / f"statements-{position}.json")]
+    if profile:
+        native.append(("--profile", profile_file(site_dir, position)))
+    for flag, out in native:
+        commands.append(
+            _replay(site_dir, options, spec_file, library, plan, out.stem, (flag, out))
+        )
+    codes = parallel.run_all(commands, plan.at_once)
+    for (_flag, out), code in zip(native, codes[len(stems) :], strict=True):
+        if code != 0 or not out.exists():
+            _failed(site_dir, spec, out.stem, code)
     wanted = [replay.SEGMENT.format(n) for n in range(1, plan.segments + 1)]
     layouts = []
-    for stem, code in zip(stems, codes, strict=True):
+    for stem, code in zip(stems, codes, strict=False):
         totals = segment_totals(site_dir.results, stem)
         if code != 0 or set(wanted) - set(totals):
             _failed(site_dir, spec, stem, code)
@@ -252,7 +265,7 @@ def count_workload(
         statistics.mean(figures),
         layouts,
         plan.iterations,
-        statements.per_iteration(sql, plan.iterations),
+        statements.per_iteration(native[0][1], plan.iterations),
     )
 
 
@@ -272,6 +285,7 @@ class SideCount:
 
     workloads: list[WorkloadCount]
     not_counted: dict[int, str]
+    profiles: dict[int, Path] = dataclasses.field(default_factory=dict)
 
 
 def not_counted(spec: dict[str, Any], options: LaunchOptions) -> str | None:
@@ -304,46 +318,17 @@ def _fresh_site(
     return site.prepare_site(folder, options, size, progress), library
 
 
-def profile_side(
-    folder: Path,
-    options: LaunchOptions,
-    specs: list[dict[str, Any]],
-    plan: CountPlan,
-    progress: Progress,
-) -> dict[int, Path]:
-    """Replay each workload these options let a count run, natively, with
-    each Python function's calls and lines profiled
-    (:mod:`.calls`); the profile file of each, by position.
-
-    :raises LaunchError: a replay failed (its log's tail).
-    """
-    keystone, library = _fresh_site(folder, options, specs, progress)
-    found = {}
-    for position, spec in enumerate(specs):
-        if not_counted(spec, options):
-            continue
-        progress(f"{folder.name}: profiling {spec['scenario']}'s Python functions")
-        spec_file = keystone.results / f"workload-{position}.json"
-        spec_file.write_text(json.dumps(spec, indent=2))
-        out = keystone.results / f"profile-{position}.json"
-        native = ("--profile", out)
-        command = _replay(keystone, options, spec_file, library, plan, out.stem, native)
-        (code,) = parallel.run_all([command], 1)
-        if code != 0 or not out.exists():
-            _failed(keystone, spec, out.stem, code)
-        found[position] = out
-    return found
-
-
 def count_side(
     folder: Path,
     options: LaunchOptions,
     specs: list[dict[str, Any]],
     plan: CountPlan,
     progress: Progress,
+    profile: bool = False,
 ) -> SideCount:
     """Prepare an in-process Keystone in ``folder`` and count every workload
-    these options let it count (:func:`not_counted`).
+    these options let it count (:func:`not_counted`); with ``profile``,
+    each one's Python functions too (:func:`count_workload`).
 
     ``options``: a count's (:func:`.site.count_options`), build prepared.
     """
@@ -360,7 +345,11 @@ def count_side(
             f"{folder.name}: counting {spec['scenario']} under callgrind "
             f"({plan.layouts} memory layouts, {plan.at_once} at a time)"
         )
-        found = count_workload(keystone, options, position, spec, library, plan)
+        found = count_workload(
+            keystone, options, position, spec, library, plan, profile
+        )
+        if profile:
+            counts.profiles[position] = profile_file(keystone, position)
         progress(
             f"{folder.name}: {spec['scenario']}: {found.per_request / 1e6:.2f}M "
             f"instructions per request (layouts within {found.spread:.2%})"

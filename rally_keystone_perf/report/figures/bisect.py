@@ -173,12 +173,11 @@ def _culprit(record: BisectRecord) -> Culprit | None:
         for name in record.workloads
     ]
     libraries = library_changes(before, step)
-    profiles = record.profiles
-    if profiles is None or profiles.failed:
-        why = profiles.failed if profiles else "not profiled"
+    if before.profile is None or step.profile is None:
+        why = "no profile kept for " + (short(before) if step.profile else short(step))
         return Culprit(step, before, changes, {}, why, libraries)
     functions = {
-        name: top_changes(profiles.before.get(name, {}), profiles.after.get(name, {}))
+        name: top_changes(before.profile.get(name, {}), step.profile.get(name, {}))
         for name in record.workloads
     }
     return Culprit(step, before, changes, functions, None, libraries)

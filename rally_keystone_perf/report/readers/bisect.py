@@ -1,5 +1,5 @@
-"""``bisect.json`` read back into records, once
-(:mod:`rally_keystone_perf.layout.bisect` says what it holds)."""
+"""``bisect.json`` read back into records, once, with each counted step's
+profile (:mod:`rally_keystone_perf.layout.bisect` says what they hold)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from rally_keystone_perf.layout.bisect import (
     SKIPPED,
 )
 from rally_keystone_perf.report.readers.instructions import SideCount
+
+Profile = Mapping[str, tuple[float, float]]  # function -> calls, own lines
 
 
 class BisectReadError(ValueError):
@@ -34,6 +36,7 @@ class Step:
     counts: Mapping[str, SideCount] | None  # by workload; None: not counted
     skipped: str | None = None  # why, when it could not be counted
     libraries: Mapping[str, str] | None = None  # its build's: name -> version
+    profile: Mapping[str, Profile] | None = None  # by workload; None: none kept
 
 
 @dataclass(frozen=True)
@@ -58,18 +61,6 @@ class Conclusion:
     changes: Sequence[tuple[int, int]]
 
 
-Profile = Mapping[str, tuple[float, float]]  # function -> calls, own lines
-
-
-@dataclass(frozen=True)
-class Profiles:
-    """The culprit's and its parent's Python functions, by workload."""
-
-    before: Mapping[str, Profile]
-    after: Mapping[str, Profile]
-    failed: str | None = None  # why they were not profiled
-
-
 @dataclass(frozen=True)
 class BisectRecord:
     """A bisect as its folder keeps it."""
@@ -81,7 +72,6 @@ class BisectRecord:
     order: Sequence[int]  # step indices as they were counted
     conclusion: Conclusion | None  # None: not yet concluded
     workloads: Sequence[str]  # the labels, in the task's order
-    profiles: Profiles | None = None  # None: not profiled (yet)
 
     def counted(self) -> list[Step]:
         """The steps counted or skipped, in the history's order."""
@@ -95,7 +85,21 @@ def _counts(found: Mapping[str, Any]) -> dict[str, SideCount]:
     }
 
 
-def _step(index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None) -> Step:
+def _profile(path: Path) -> dict[str, Profile] | None:
+    """A step's profile file, by workload; None when there is none."""
+    try:
+        loaded = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return {
+        workload: {name: (float(c), float(n)) for name, (c, n) in fns.items()}
+        for workload, fns in loaded.items()
+    }
+
+
+def _step(
+    folder: Path, index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None
+) -> Step:
     skipped = None if found is None else found.get(SKIPPED)
     counts = None if found is None or skipped is not None else _counts(found)
     return Step(
@@ -107,6 +111,7 @@ def _step(index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None) -
         counts,
         skipped,
         None if found is None else found.get("libraries"),
+        None if counts is None else _profile(folder / PROFILES / f"{raw['id']}.json"),
     )
 
 
@@ -139,7 +144,8 @@ def load(folder: Path) -> BisectRecord:
         )
     outcomes = raw.get("outcomes", {})
     steps = [
-        _step(n, step, outcomes.get(str(n))) for n, step in enumerate(raw["steps"])
+        _step(folder, n, step, outcomes.get(str(n)))
+        for n, step in enumerate(raw["steps"])
     ]
     identity = raw.get("identity", {})
     return BisectRecord(
@@ -150,27 +156,4 @@ def load(folder: Path) -> BisectRecord:
         list(raw.get("order", ())),
         _conclusion(raw.get("conclusion")),
         list(raw.get("workloads", ())),
-        _profiles(folder, raw.get("profiled")),
     )
-
-
-def _profiles(folder: Path, raw: Mapping[str, Any] | None) -> Profiles | None:
-    """The profiles the record names; None when there are none."""
-    if not raw:
-        return None
-    if raw.get("failed"):
-        return Profiles({}, {}, str(raw["failed"]))
-    found = []
-    for side in ("before", "after"):
-        path = folder / PROFILES / f"{raw['steps'][side]}.json"
-        try:
-            loaded = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            return Profiles({}, {}, f"{path}: {exc}")
-        found.append(
-            {
-                workload: {name: (float(c), float(n)) for name, (c, n) in fns.items()}
-                for workload, fns in loaded.items()
-            }
-        )
-    return Profiles(found[0], found[1])

@@ -11,10 +11,10 @@ import pytest
 
 from rally_keystone_perf import cli
 from rally_keystone_perf.cli import bisect_commands
-from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.deploy.options import LaunchError
 from rally_keystone_perf.run import bisect
 from tests.unit.deploy.builds.keystone_repo import git, make_repo
+from tests.unit.run import fake_counts
 
 
 @pytest.fixture
@@ -31,37 +31,12 @@ def faked(monkeypatch: pytest.MonkeyPatch, repo: Path) -> dict[str, Any]:
     dearer = {seen["dearer"], git(repo, "rev-parse", "master")}
     monkeypatch.setattr(bisect.prepare, "prepare", lambda d, echo: d)
 
-    def count_side(folder: Path, options: Any, specs: Any, *rest: Any) -> Any:
-        sha = options.keystone_build.rsplit("@", 1)[1]
-        seen["counted"].append(sha)
-        cost = 103e6 if sha in dearer else 100e6
-        found = [
-            count.WorkloadCount(
-                n, s["scenario"], 1.0, cost, [[1, 1]], 4, {"read": 64.0}
-            )
-            for n, s in enumerate(specs)
-        ]
-        return count.SideCount(found, {})
+    def cost(options: Any) -> float:
+        return 103e6 if options.keystone_build.rsplit("@", 1)[1] in dearer else 100e6
 
-    def profile_side(folder: Path, options: Any, *rest: Any) -> dict[int, Path]:
-        sha = options.keystone_build.rsplit("@", 1)[1]
-        folder.mkdir(parents=True, exist_ok=True)
-        functions = {
-            "keystone/token/provider.py:Manager.validate_token": [
-                4,
-                300 if sha in dearer else 200,
-            ],
-            "keystone/common/sql/core.py:session_for_read": [
-                12 if sha in dearer else 8,
-                40,
-            ],
-        }
-        out = folder / "profile-0.json"
-        out.write_text(json.dumps({"iterations": 4, "functions": functions}))
-        return {0: out}
-
-    monkeypatch.setattr(bisect.count, "count_side", count_side)
-    monkeypatch.setattr(bisect.count, "profile_side", profile_side)
+    monkeypatch.setattr(
+        bisect.count, "count_side", fake_counts.count_side(cost, seen["counted"])
+    )
     return seen
 
 
@@ -93,11 +68,11 @@ def test_the_merge_that_made_validation_dearer_is_named(
         pytest.approx(1.03)
     )
     assert {"KeystonePerf.validate_token"} == {s["workload"] for s in page["steps"]}
-    (first, *_) = page["culprit"]["functions"]["KeystonePerf.validate_token"]
+    (first,) = page["culprit"]["functions"]["KeystonePerf.validate_token"]
     assert first == {
-        "function": "keystone/token/provider.py:Manager.validate_token",
+        "function": fake_counts.PROVIDER,
         "calls": [1.0, 1.0],
-        "lines": [50.0, 75.0],
+        "lines": [25.0, 25.75],
     }
     for suffix in ("md", "html"):
         assert faked["dearer"][:12] in (tmp_path / "b" / f"bisect.{suffix}").read_text()
@@ -175,17 +150,12 @@ def days(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setattr(bisect.prepare, "prepare", lambda d, echo: d)
     monkeypatch.setattr(bisect, "_libraries", lambda options: _day_libraries(options))
 
-    def count_side(folder: Path, options: Any, specs: Any, *rest: Any) -> Any:
-        seen["counted"].append(options.build_deps)
-        cost = 103e6 if options.build_deps >= "2025-10-04" else 100e6
-        found = [
-            count.WorkloadCount(n, s["scenario"], 1.0, cost, [[1]], 4, {"read": 64.0})
-            for n, s in enumerate(specs)
-        ]
-        return count.SideCount(found, {})
+    def cost(options: Any) -> float:
+        return 103e6 if options.build_deps >= "2025-10-04" else 100e6
 
-    monkeypatch.setattr(bisect.count, "count_side", count_side)
-    monkeypatch.setattr(bisect.count, "profile_side", lambda *a: {})
+    monkeypatch.setattr(
+        bisect.count, "count_side", fake_counts.count_side(cost, seen["counted"])
+    )
     return seen
 
 

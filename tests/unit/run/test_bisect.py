@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.layout.bisect import BISECT_FILE
 from rally_keystone_perf.run import bisect, bisect_plan, bisect_search
+from tests.unit.run import fake_counts
 
 VALIDATE = {"name": "KeystonePerf.validate_token", "args": {}, "contexts": {}}
 CREATE = {"name": "KeystonePerf.create_token", "args": {}, "contexts": {}}
@@ -50,34 +50,13 @@ def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             raise LaunchError("pip failed\nmore of pip's tail")
         return deployment
 
-    def count_side(folder: Path, options: Any, specs: Any, plan: Any, echo: Any) -> Any:
-        sha = options.keystone_build.rsplit("@", 1)[1]
-        seen["counted"].append(sha)
-        found = count.WorkloadCount(
-            0,
-            "KeystonePerf.validate_token",
-            1.0,
-            seen["costs"][sha],
-            [[1, 1]],
-            4,
-            {"read": 64.0, "transaction": 2.0},
-        )
-        return count.SideCount([found], {})
+    def cost(options: Any) -> float:
+        return float(seen["costs"][options.keystone_build.rsplit("@", 1)[1]]) * 1e6
 
-    def profile_side(folder: Path, options: Any, *rest: Any) -> dict[int, Path]:
-        sha = options.keystone_build.rsplit("@", 1)[1]
-        seen["profiled"].append(sha)
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = 300 if seen["costs"][sha] > 100 else 200
-        functions = {"keystone/token/provider.py:Manager.validate_token": [8, lines]}
-        out = folder / "profile-0.json"
-        out.write_text(json.dumps({"iterations": 4, "functions": functions}))
-        return {0: out}
-
-    seen["profiled"] = []
     monkeypatch.setattr(bisect.prepare, "prepare", prepare)
-    monkeypatch.setattr(bisect.count, "count_side", count_side)
-    monkeypatch.setattr(bisect.count, "profile_side", profile_side)
+    monkeypatch.setattr(
+        bisect.count, "count_side", fake_counts.count_side(cost, seen["counted"])
+    )
     return seen
 
 
@@ -100,32 +79,29 @@ def test_the_culprit_is_found_and_every_step_kept(
     kept = json.loads((plan.folder / BISECT_FILE).read_text())
     assert kept["order"] == record["order"] and kept["order"][:2] == [0, 7]
     assert any("1.0300 of good" in line and "64 queries" in line for line in lines)
-    assert built["profiled"] == [plan.steps[4].id, plan.steps[5].id]
     after = json.loads(
         (plan.folder / "profiles" / f"{plan.steps[5].id}.json").read_text()
     )
     assert after == {
-        "KeystonePerf.validate_token": {
-            "keystone/token/provider.py:Manager.validate_token": [2.0, 75.0]
-        }
+        "KeystonePerf.validate_token": {fake_counts.PROVIDER: [1.0, 25.75]}
     }
-    bisect.run_bisect(plan, lines.append)
-    assert len(built["profiled"]) == 2  # profiled once
+    assert len(list((plan.folder / "profiles").iterdir())) == len(record["order"])
 
 
-def test_a_failed_profile_is_kept_with_why(
+def test_a_profile_that_cannot_be_read_skips_the_step(
     tmp_path: Path, built: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     costs: list[float | None] = [100.0, 103.0]
     plan = _plan(tmp_path, costs)
     _costs(built, plan, costs)
 
-    def failing(*args: Any) -> Any:
-        raise LaunchError("counting KeystonePerf.validate_token failed (exit 1)")
+    def unreadable(path: Path) -> Any:
+        raise ValueError(f"{path}: no iteration profiled")
 
-    monkeypatch.setattr(bisect.count, "profile_side", failing)
+    monkeypatch.setattr(bisect.calls, "per_iteration", unreadable)
     record = bisect.run_bisect(plan, lambda line: None)
-    assert record["profiled"]["failed"].startswith("counting KeystonePerf")
+    assert record["outcomes"]["0"]["skipped"].startswith("not counted: ")
+    assert record["conclusion"]["status"] == bisect_search.ENDS_FAILED
 
 
 def test_a_commit_that_does_not_build_is_skipped_with_why(

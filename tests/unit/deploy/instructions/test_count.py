@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rally_keystone_perf.deploy.instructions import count, statements
+from rally_keystone_perf.deploy.instructions import calls, count, statements
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.layout.rundir import RunDir
 
@@ -82,6 +82,10 @@ def _replays(site: RunDir, monkeypatch: pytest.MonkeyPatch, code: int = 0) -> li
                 counter.dump("segment-1")
                 counter.write(Path(command.argv[-1]))
                 continue
+            if "--profile" in command.argv:
+                profile = calls.CallProfile()
+                profile.write(Path(command.argv[-1]), iterations=8)
+                continue
             for n, total in enumerate([800 + layout * 8, 804 + layout * 8], start=1):
                 _dump(site.results, f"{stem}.out.{n}", f"segment-{n}", total)
         return [code] * len(commands)
@@ -119,6 +123,22 @@ def test_each_layout_is_a_replay_under_callgrind(
     assert all(c.env["PYTHONHASHSEED"] == count.HASH_SEED for c in seen)
     # each replay on its own copy of the prepared database
     assert (site.conf / "replay-3-2.conf").read_text().count("replay-3-2.sqlite") == 1
+
+
+def test_a_profile_is_one_more_native_replay_in_the_same_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = _site(tmp_path)
+    seen = _replays(site, monkeypatch)
+    spec = count.workload_specs(TASK_WORKLOADS[:1])[0]
+    plan = count.CountPlan(warm_up=1, segments=2, iterations=4, layouts=2)
+    count.count_workload(site, LaunchOptions(), 3, spec, Path("m.so"), plan, True)
+    *callgrind, sql, profile = seen
+    assert len(callgrind) == 2 and "--statements" in sql.argv
+    assert profile.argv[-2:] == ["--profile", str(count.profile_file(site, 3))]
+    assert "valgrind" not in str(profile.argv)
+    assert (site.conf / "profile-3.conf").exists()  # its own database copy
+    assert calls.per_iteration(count.profile_file(site, 3)) == {}
 
 
 def test_a_failed_replay_shows_its_log(

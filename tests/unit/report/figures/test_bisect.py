@@ -97,7 +97,10 @@ def test_two_changes_are_reported_as_such(tmp_path: Path) -> None:
     out = io.StringIO()
     registry.write(registry.BISECT, page, out, "markdown")
     assert "the counted steps show 2 changes, not one" in out.getvalue()
-    assert page.culprit is not None and page.culprit.not_profiled == "not profiled"
+    assert (
+        page.culprit is not None
+        and page.culprit.not_profiled == "no profile kept for c30000000000"
+    )
 
 
 def test_top_changes_rank_by_lines_then_calls() -> None:
