@@ -27,9 +27,11 @@ page reads it back (:mod:`rally_keystone_perf.report.readers.bisect`). Its
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from rally_keystone_perf.layout.counts import QUERIES
+from rally_keystone_perf.layout import counts
 
 BISECT_FILE = "bisect.json"
 PROFILES = "profiles"  # <step id>.json: by workload, function -> calls, lines
@@ -45,9 +47,46 @@ NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED, ENDS_FAILED = (
 )
 
 
+INSTRUCTIONS, QUERIES = "instructions", "queries"  # what a move measures
+
+
 def queries(count: dict[str, Any]) -> float | None:
     """A workload count's reads and writes per request; None: not counted."""
     statements = count.get("statements")
     if statements is None:
         return None
-    return float(sum(statements.get(kind, 0) for kind in QUERIES))
+    return float(sum(statements.get(kind, 0) for kind in counts.QUERIES))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One measure of one workload that moved between good and bad."""
+
+    workload: str
+    measure: str  # INSTRUCTIONS or QUERIES
+    good: float
+    bad: float
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What a search concluded, by step index."""
+
+    status: str  # NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED or ENDS_FAILED
+    moves: Sequence[Move]  # what moved between good and bad
+    last_within: int | None = None  # the last step not past before...
+    first_past: int | None = None  # ...the first step past: the culprit
+    skipped: Sequence[int] = ()  # between the two: any may be the culprit
+    changes: Sequence[tuple[int, int]] = ()  # counted neighbours, levels apart
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Conclusion:
+        """The conclusion as ``bisect.json`` holds it."""
+        return cls(
+            raw["status"],
+            [Move(**move) for move in raw.get("moves", ())],
+            raw.get("last_within"),
+            raw.get("first_past"),
+            list(raw.get("skipped", ())),
+            [(int(a), int(b)) for a, b in raw.get("changes", ())],
+        )

@@ -13,8 +13,9 @@ the measures that moved between them past the threshold
 (:func:`moved`) decide each step: past when any of them is past the
 threshold from good's, in bad's direction (:func:`is_past`). The next step
 is the one nearest the middle of the range between the last step not past
-and the first past; skipped steps are passed over, so a step beside them is
-counted instead. :func:`conclude` says what was found.
+and the first past; skipped steps (and any whose count lacks a moved
+measure) are passed over, so a step beside them is counted instead.
+:func:`conclude` says what was found.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from rally_keystone_perf.layout.bisect import (
     AMONG_SKIPPED,
     ENDS_FAILED,
     FOUND,
+    INSTRUCTIONS,
     NOTHING,
+    QUERIES,
     UNFINISHED,
+    Conclusion,
+    Move,
 )
 
-INSTRUCTIONS, QUERIES = "instructions", "queries"
 LEAST_QUERIES = 0.5  # queries per request: one more in every other request
 GOOD, BAD, NEITHER = "good", "bad", "neither"  # where a step's cost stands
 
@@ -53,19 +57,15 @@ class Skip:
 Outcome = Cost | Skip
 
 
-@dataclass(frozen=True)
-class Move:
-    """One measure of one workload that moved between good and bad."""
+def measured(cost: Cost, measure: str) -> Mapping[str, float]:
+    """``cost``'s figures of one measure, by workload."""
+    return cost.instructions if measure == INSTRUCTIONS else cost.queries
 
-    workload: str
-    measure: str  # INSTRUCTIONS or QUERIES
-    good: float
-    bad: float
 
-    def value(self, cost: Cost) -> float | None:
-        """This measure of this workload in ``cost``; None: not counted."""
-        found = cost.instructions if self.measure == INSTRUCTIONS else cost.queries
-        return found.get(self.workload)
+def value(move: Move, cost: Cost) -> float | None:
+    """The moved measure of the moved workload in ``cost``; None: not
+    counted."""
+    return measured(cost, move.measure).get(move.workload)
 
 
 def _past(measure: str, good: float, value: float, sign: int, threshold: float) -> bool:
@@ -81,8 +81,7 @@ def moved(good: Cost, bad: Cost, threshold: float) -> list[Move]:
     request) from good to bad."""
     found = []
     for measure in (INSTRUCTIONS, QUERIES):
-        before = good.instructions if measure == INSTRUCTIONS else good.queries
-        after = bad.instructions if measure == INSTRUCTIONS else bad.queries
+        before, after = measured(good, measure), measured(bad, measure)
         for workload in sorted(set(before) & set(after)):
             a, b = before[workload], after[workload]
             sign = 1 if b >= a else -1
@@ -91,26 +90,31 @@ def moved(good: Cost, bad: Cost, threshold: float) -> list[Move]:
     return found
 
 
-def is_past(cost: Cost, moves: Sequence[Move], threshold: float) -> bool:
+def is_past(cost: Cost, moves: Sequence[Move], threshold: float) -> bool | None:
     """Whether any moved measure of ``cost`` is past the threshold from
-    good's, the way bad went."""
-    for move in moves:
-        value = move.value(cost)
-        sign = 1 if move.bad >= move.good else -1
-        if value is not None and _past(move.measure, move.good, value, sign, threshold):
-            return True
-    return False
+    good's, the way bad went; None when a moved measure was not counted
+    (the step says nothing: it is passed over like a skipped one)."""
+    figures = [(move, value(move, cost)) for move in moves]
+    if any(found is None for _, found in figures):
+        return None
+    return any(
+        _past(m.measure, m.good, v, 1 if m.bad >= m.good else -1, threshold)
+        for m, v in figures
+        if v is not None
+    )
 
 
 def _verdicts(
     outcomes: Mapping[int, Outcome], moves: Sequence[Move], threshold: float
 ) -> dict[int, bool]:
-    """Each counted step, by index: past the threshold or not."""
-    return {
-        index: is_past(found, moves, threshold)
-        for index, found in sorted(outcomes.items())
-        if isinstance(found, Cost)
+    """Each step counted with every moved measure, by index: past the
+    threshold or not."""
+    found = {
+        index: is_past(cost, moves, threshold)
+        for index, cost in sorted(outcomes.items())
+        if isinstance(cost, Cost)
     }
+    return {index: past for index, past in found.items() if past is not None}
 
 
 def bracket(past: Mapping[int, bool]) -> tuple[int, int]:
@@ -148,18 +152,6 @@ def next_step(
     return min(open_steps, key=lambda i: (abs(i - middle), i))
 
 
-@dataclass(frozen=True)
-class Conclusion:
-    """What a search found, by step index."""
-
-    status: str  # NOTHING, FOUND, AMONG_SKIPPED, UNFINISHED or ENDS_FAILED
-    moves: Sequence[Move]  # what moved between good and bad
-    last_within: int | None = None  # the last step not past before...
-    first_past: int | None = None  # ...the first step past: the culprit
-    skipped: Sequence[int] = ()  # between the two: any may be the culprit
-    changes: Sequence[tuple[int, int]] = ()  # counted neighbours, levels apart
-
-
 def _near(measure: str, reference: float, value: float, threshold: float) -> bool:
     if measure == QUERIES:
         return abs(value - reference) < LEAST_QUERIES
@@ -170,7 +162,7 @@ def level(cost: Cost, moves: Sequence[Move], threshold: float) -> str:
     """Where ``cost`` stands: like good's (every moved measure within the
     threshold of good's), like bad's, or like neither: a cost that went
     the other way, or past bad's and back."""
-    values = [(move, move.value(cost)) for move in moves]
+    values = [(move, value(move, cost)) for move in moves]
     for side in (GOOD, BAD):
         if all(
             v is not None and _near(m.measure, getattr(m, side), v, threshold)
@@ -202,9 +194,10 @@ def conclude(
     moves = moved(*ends, threshold)
     if not moves:
         return Conclusion(NOTHING, moves)
-    low, high = bracket(_verdicts(outcomes, moves, threshold))
+    verdicts = _verdicts(outcomes, moves, threshold)
+    low, high = bracket(verdicts)
     between = range(low + 1, high)
-    skipped = [i for i in between if isinstance(outcomes.get(i), Skip)]
+    skipped = [i for i in between if i in outcomes and i not in verdicts]
     if len(skipped) < len(between):
         status = UNFINISHED
     else:

@@ -4,11 +4,12 @@ Callgrind attributes instructions to CPython's C functions, not to the
 Python functions they run, so a count says how much more a request costs
 but not where. A replay with ``--profile FILE`` (:mod:`.replay`) runs
 outside valgrind with this profile in place of callgrind's markers: the
-same warm-up and segments, collection on only inside Keystone's
-application. It traces (``sys.settrace``) every Python function called
-there and counts, per function, its calls and the lines it ran itself:
-both exact, the same every run, so two builds' profiles subtract
-(:func:`per_iteration`). C functions (the hashes, the C parts of
+same warm-up (not profiled: toggles before :meth:`CallProfile.start` do
+nothing) and segments, collection on only inside Keystone's application.
+It traces (``sys.settrace``) every Python function called there and
+counts, per function, its calls (a generator's every resumption counts as
+one) and the lines it ran itself: both exact, the same every run, so two
+builds' profiles subtract (:func:`per_iteration`). C functions (the hashes, the C parts of
 SQLAlchemy) are not traced: their cost shows in their Python callers'
 calls, not in their lines.
 
@@ -46,6 +47,7 @@ class CallProfile:
     segment."""
 
     def __init__(self) -> None:
+        self.started = False  # the warm-up's requests are not profiled
         self.collecting = False
         self.calls: collections.Counter[CodeType] = collections.Counter()
         self.lines: collections.Counter[CodeType] = collections.Counter()
@@ -62,11 +64,14 @@ class CallProfile:
         return self._line
 
     def start(self) -> None:
-        """Nothing to switch on: the profile runs while collecting."""
+        """From now on each toggle counts: the warm-up is over."""
+        self.started = True
 
     def toggle(self) -> None:
         """Trace the functions called from now on if not collecting, else
-        stop."""
+        stop; nothing before :meth:`start`."""
+        if not self.started:
+            return
         self.collecting = not self.collecting
         sys.settrace(self._call if self.collecting else None)
 

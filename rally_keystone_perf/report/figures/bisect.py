@@ -21,6 +21,7 @@ from rally_keystone_perf.layout.bisect import (
     ENDS_FAILED,
     FOUND,
     NOTHING,
+    QUERIES,
     UNFINISHED,
 )
 from rally_keystone_perf.report.figures.instructions import (
@@ -206,7 +207,7 @@ def _moves(record: BisectRecord) -> str:
     found = record.conclusion
     said = []
     for move in found.moves if found else ():
-        if move.measure == "queries":
+        if move.measure == QUERIES:
             said.append(f"{move.workload}: {move.bad - move.good:+g} queries")
         else:
             said.append(

@@ -14,6 +14,7 @@ from rally_keystone_perf.layout.bisect import (
     BISECT_VERSION,
     PROFILES,
     SKIPPED,
+    Conclusion,
 )
 from rally_keystone_perf.report.readers.instructions import SideCount
 
@@ -37,28 +38,6 @@ class Step:
     skipped: str | None = None  # why, when it could not be counted
     libraries: Mapping[str, str] | None = None  # its build's: name -> version
     profile: Mapping[str, Profile] | None = None  # by workload; None: none kept
-
-
-@dataclass(frozen=True)
-class Move:
-    """One measure of one workload that moved between good and bad."""
-
-    workload: str
-    measure: str  # instructions or queries
-    good: float
-    bad: float
-
-
-@dataclass(frozen=True)
-class Conclusion:
-    """What the search concluded (:mod:`rally_keystone_perf.run.bisect_search`)."""
-
-    status: str
-    moves: Sequence[Move]
-    last_within: int | None
-    first_past: int | None
-    skipped: Sequence[int]
-    changes: Sequence[tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -115,19 +94,6 @@ def _step(
     )
 
 
-def _conclusion(raw: Mapping[str, Any] | None) -> Conclusion | None:
-    if not raw:
-        return None
-    return Conclusion(
-        raw["status"],
-        [Move(**move) for move in raw.get("moves", ())],
-        raw.get("last_within"),
-        raw.get("first_past"),
-        list(raw.get("skipped", ())),
-        [(int(a), int(b)) for a, b in raw.get("changes", ())],
-    )
-
-
 def load(folder: Path) -> BisectRecord:
     """The bisect kept in ``folder``.
 
@@ -154,6 +120,6 @@ def load(folder: Path) -> BisectRecord:
         float(identity.get("threshold", 0.01)),
         steps,
         list(raw.get("order", ())),
-        _conclusion(raw.get("conclusion")),
+        Conclusion.from_json(raw["conclusion"]) if raw.get("conclusion") else None,
         list(raw.get("workloads", ())),
     )

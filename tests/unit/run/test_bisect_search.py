@@ -122,8 +122,11 @@ def test_a_stopped_search_resumes_from_the_outcomes_it_kept() -> None:
     assert counted_first + counted_after == alone
 
 
-def test_a_workload_a_step_did_not_count_is_not_past() -> None:
+def test_a_step_without_a_moved_measure_is_passed_over() -> None:
     good, bad = _cost(100.0), _cost(103.0)
     moves = search.moved(good, bad, 0.01)
-    assert not search.is_past(Cost({}, {}), moves, 0.01)
-    assert search.is_past(_cost(102.0), moves, 0.01)
+    assert search.is_past(Cost({}, {}), moves, 0.01) is None
+    assert search.is_past(_cost(102.0), moves, 0.01) is True
+    history = [good, _cost(100.0), Cost({}, {}), _cost(103.0), bad]
+    found, counted = _run(history)
+    assert found.status == search.AMONG_SKIPPED and list(found.skipped) == [2]

@@ -32,6 +32,9 @@ def _profiled(profile: calls.CallProfile, times: int) -> None:
 def test_calls_and_own_lines_are_counted_while_collecting(tmp_path: Path) -> None:
     profile = calls.CallProfile()
     _request(5)  # not collecting: not counted
+    _profiled(profile, 7)  # the warm-up: before start, not counted
+    assert not profile.collecting and not profile.calls
+    profile.start()
     _profiled(profile, 3)
     _profiled(profile, 3)
     out = tmp_path / "profile.json"
@@ -42,6 +45,7 @@ def test_calls_and_own_lines_are_counted_while_collecting(tmp_path: Path) -> Non
     assert leaf == (3.0, 9.0)  # 3 calls an iteration, 3 lines each
     assert request[0] == 1.0 and request[1] > 3
     again = calls.CallProfile()
+    again.start()
     _profiled(again, 3)
     _profiled(again, 3)
     again.write(tmp_path / "again.json", iterations=2)
