@@ -7,11 +7,11 @@ outside valgrind with this profile in place of callgrind's markers: the
 same warm-up (not profiled: toggles before :meth:`CallProfile.start` do
 nothing) and segments, collection on only inside Keystone's application.
 It traces (``sys.settrace``) every Python function called there and
-counts, per function, its calls (a generator's every resumption counts as
-one) and the lines it ran itself: both exact, the same every run, so two
-builds' profiles subtract (:func:`per_iteration`). C functions (the hashes, the C parts of
-SQLAlchemy) are not traced: their cost shows in their Python callers'
-calls, not in their lines.
+counts, per function, its calls (each resumption of a generator is one)
+and the lines it ran itself: both exact, the same every run, so two
+builds' profiles subtract (:func:`per_iteration`). C functions (the
+hashes, the C parts of SQLAlchemy) are not traced: their cost shows in
+their Python callers' calls, not in their lines.
 
 A function is named by its file below ``site-packages`` (``keystone/
 token/provider.py``; the standard library's as ``stdlib/...``) and its
