@@ -71,11 +71,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         f"bisect: {len(steps) - 1} {kind} after {steps[0].id[:12]}: about "
         f"{counts} counts{bound}, about {minutes} minutes with nothing cached"
     )
-    folder = args.bisect_dir or args.runs_dir / (
-        f"bisect-{steps[0].id[:12]}-{steps[-1].id[:12]}"
-    )
     plan = bisect_plan.BisectPlan(
-        folder,
+        args.bisect_dir or args.runs_dir,
         kind,
         args.repo,
         steps,
@@ -86,6 +83,10 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         args.runs_dir / CACHE,
         bisect_plan.COUNT_PLAN,
     )
+    if args.bisect_dir is None:
+        folder = bisect_plan.default_folder(plan, args.runs_dir)
+        plan = dataclasses.replace(plan, folder=folder)
+    folder = plan.folder
     try:
         bisect.run_bisect(plan, echo, args.restart)
     except KeyboardInterrupt:
@@ -156,8 +157,9 @@ def add_bisect_command(sub: Any) -> None:
         "--bisect-dir",
         type=Path,
         default=None,
-        help="where the steps and the page go "
-        "(default: <runs-dir>/bisect-<good>-<bad>, by commit)",
+        help="where the steps and the page go (default: "
+        "<runs-dir>/bisect-<good>-<bad>-<digest of the task, threshold and "
+        "settings>)",
     )
     parser.add_argument(
         "--restart", action="store_true", help="forget the steps counted so far"

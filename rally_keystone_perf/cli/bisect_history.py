@@ -38,8 +38,18 @@ def steps(args: argparse.Namespace) -> tuple[str, list[Step]]:
     commits = [args.repo, args.good, args.bad]
     days = [args.keystone_build, args.deps_good, args.deps_bad]
     if all(commits) and not any(days):
+        if args.build_deps == dated.RELEASE:
+            raise LaunchError(
+                "bisect: --build-deps release: a commit has no release day; "
+                "give suite (the default) or a day, YYYY-MM-DD"
+            )
         return COMMITS, _commits(args.repo, args.good, args.bad)
     if all(days) and not any(commits):
+        if args.build_deps != dated.SUITE:
+            raise LaunchError(
+                "bisect: --build-deps with --deps-good/--deps-bad: each step "
+                "sets the libraries' day itself; drop --build-deps"
+            )
         return DAYS, _days(args.keystone_build, args.deps_good, args.deps_bad)
     raise LaunchError(f"bisect: {EITHER}")
 

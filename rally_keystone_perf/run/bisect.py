@@ -10,7 +10,8 @@ task. The search
 Every step's outcome goes to ``bisect.json`` as soon as it is known
 (:mod:`rally_keystone_perf.layout.bisect`): Ctrl-C keeps the steps done and
 the same command resumes. Each workload's count is also kept in a cache
-folder by commit, settings, count plan and workload, which later bisects
+folder by build, settings, count plan and workload
+(:mod:`rally_keystone_perf.run.bisect_cache`), which later bisects
 (another range, another task sharing a workload) reuse. A step that does
 not build, or whose Keystone does not start, is skipped with the reason.
 Each count also profiles the step's Python functions (their calls and own
@@ -20,20 +21,24 @@ batch of replays, so that the page can say where the culprit's cost went.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.builds import prepare, runtime, venvs
+from rally_keystone_perf.deploy.builds import history, prepare, runtime, venvs
 from rally_keystone_perf.deploy.instructions import calls, count, site
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.layout import bisect as layout
 from rally_keystone_perf.layout import state_files
+from rally_keystone_perf.run import bisect_cache
 from rally_keystone_perf.run import bisect_search as search
 from rally_keystone_perf.run.bisect_plan import (
+    COMMITS,
     BisectPlan,
     identity,
     labels,
@@ -41,50 +46,7 @@ from rally_keystone_perf.run.bisect_plan import (
 )
 
 Echo = Callable[[str], None]
-
-
-def _cache_file(plan: BisectPlan, step_id: str, spec: dict[str, Any]) -> Path | None:
-    if plan.cache is None:
-        return None
-    mine = identity(plan)
-    key = {"step": step_id, "spec": spec}
-    shared = ("history", "keystone_build", "build_deps", "settings", "plan")
-    key.update({k: mine[k] for k in shared})
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-    return plan.cache / f"{step_id[:12]}-{digest[:16]}.json"
-
-
-def _from_cache(plan: BisectPlan, step_id: str) -> dict[str, Any] | None:
-    """The step's outcome, when the cache holds every workload's count
-    (each kept with its profile and the build's libraries); the profiles
-    written back into the bisect's folder."""
-    found, profiles, libraries = {}, {}, {}
-    specs = count.workload_specs(plan.workloads)
-    for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = _cache_file(plan, step_id, spec)
-        if where is None or not where.is_file():
-            return None
-        kept = json.loads(where.read_text())
-        found[label], libraries = kept["count"], kept.get("libraries", {})
-        if kept.get("profile") is not None:
-            profiles[label] = kept["profile"]
-    _write_profiles(plan, step_id, profiles)
-    return {"workloads": found, "libraries": libraries}
-
-
-def _to_cache(
-    plan: BisectPlan, step_id: str, outcome: dict[str, Any], profiles: dict[str, Any]
-) -> None:
-    specs = count.workload_specs(plan.workloads)
-    for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = _cache_file(plan, step_id, spec)
-        if where is not None and label in outcome.get("workloads", {}):
-            kept = {
-                "count": outcome["workloads"][label],
-                "libraries": outcome["libraries"],
-                "profile": profiles.get(label),
-            }
-            state_files.write_json(where, kept)
+PBR_VERSION = "PBR_VERSION"  # pbr takes a build's version from it
 
 
 def _write_profiles(plan: BisectPlan, step_id: str, profiles: dict[str, Any]) -> None:
@@ -100,29 +62,31 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
     """Build and count one step, its Python functions profiled beside; its
     outcome as ``bisect.json`` holds it (skipped, with why, when it does not
     build or its Keystone does not start), with the versions of the
-    libraries its build installed."""
+    libraries its build installed. A count of the same build kept in the
+    cache is taken from there."""
     step_id = plan.steps[index].id
-    cached = _from_cache(plan, step_id)
-    if cached is not None:
-        echo(f"{step_id[:12]}: counted by an earlier bisect, kept")
-        return cached
     try:
-        deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
+        with _pbr_version(plan, step_id):
+            deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
     except LaunchError as exc:
         return {layout.SKIPPED: f"does not build: {_first_line(exc)}"}
     options = site.count_options(deployment.options)
+    build = _build_key(options)
+    kept = bisect_cache.load(plan, build)
+    if kept is not None:
+        echo(f"{step_id[:12]}: counted by an earlier bisect, kept")
+        _write_profiles(plan, step_id, kept.pop("profiles"))
+        return kept
     specs = count.workload_specs(plan.workloads)
     folder = plan.folder / "steps" / step_id[:12]
     try:
         counts = count.count_side(
             folder, options, specs, plan.count_plan, echo, profile=True
         )
-        names = labels(plan.workloads)
-        profiles = {
-            names[n]: calls.per_iteration(path) for n, path in counts.profiles.items()
-        }
-    except (LaunchError, ValueError) as exc:
+    except LaunchError as exc:
         return {layout.SKIPPED: f"not counted: {_first_line(exc)}"}
+    names = labels(plan.workloads)
+    profiles, not_profiled = _profiles(names, counts)
     outcome: dict[str, Any] = {
         "workloads": {
             names[found.position]: {
@@ -133,10 +97,57 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
             for found in counts.workloads
         },
         "libraries": _libraries(options),
+        "not_profiled": not_profiled,
     }
     _write_profiles(plan, step_id, profiles)
-    _to_cache(plan, step_id, outcome, profiles)
+    bisect_cache.save(plan, build, outcome, profiles)
     return outcome
+
+
+@contextlib.contextmanager
+def _pbr_version(plan: BisectPlan, step_id: str) -> Iterator[None]:
+    """A commit's build versioned by ``PBR_VERSION`` from its tags
+    (:func:`.history.version_of`): uv checks a git build out without its
+    tags, where pbr would find none. Days build a release: nothing set."""
+    if plan.history != COMMITS or plan.repo is None:
+        yield
+        return
+    before = os.environ.get(PBR_VERSION)
+    os.environ[PBR_VERSION] = history.version_of(plan.repo, step_id)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(PBR_VERSION, None)
+        else:
+            os.environ[PBR_VERSION] = before
+
+
+def _build_key(options: LaunchOptions) -> str:
+    """The build's own key (its resolution's); the spec's text when the
+    options name no installed build."""
+    build = runtime.build(options)
+    if build is None or not build.info.get("key"):
+        text = f"{options.keystone_build}|{options.build_deps}"
+        return "unbuilt-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    return str(build.info["key"])
+
+
+def _profiles(
+    names: list[str], counts: count.SideCount
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each workload's profile, and why a workload counted has none (its
+    profile replay failed: the count stands without it)."""
+    profiles, missing = {}, {}
+    for found in counts.workloads:
+        name, path = names[found.position], counts.profiles.get(found.position)
+        try:
+            if path is None:
+                raise ValueError("its profile replay failed (see its log)")
+            profiles[name] = calls.per_iteration(path)
+        except ValueError as exc:
+            missing[name] = _first_line(exc)
+    return profiles, missing
 
 
 def _libraries(options: LaunchOptions) -> dict[str, str]:

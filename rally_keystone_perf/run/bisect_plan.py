@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -131,6 +132,16 @@ def identity(plan: BisectPlan) -> dict[str, Any]:
         "workloads": count.workload_specs(plan.workloads),
     }
     return dict(json.loads(json.dumps(found, sort_keys=True)))
+
+
+def default_folder(plan: BisectPlan, parent: Path) -> Path:
+    """``<parent>/bisect-<good>-<bad>-<digest>``: the digest of the plan's
+    :func:`identity`, so that the same range bisected with another task,
+    threshold or build goes beside it, not into it."""
+    text = json.dumps(identity(plan), sort_keys=True).encode()
+    digest = hashlib.sha256(text).hexdigest()[:8]
+    ends = f"{plan.steps[0].id[:12]}-{plan.steps[-1].id[:12]}"
+    return parent / f"bisect-{ends}-{digest}"
 
 
 def estimate(steps: int) -> tuple[int, int]:

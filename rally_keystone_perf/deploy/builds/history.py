@@ -94,7 +94,12 @@ def _has(repo: Path, sha: str, path: str) -> bool:
 
 def first_parents(repo: Path, good: str, bad: str) -> list[Commit]:
     """Good, then each first-parent commit after it up to bad, oldest
-    first, with its subject, date and files against its first parent."""
+    first, with its subject, date and files against its first parent.
+
+    :raises LaunchError: besides :func:`check_range`'s, good not on bad's
+        first-parent line (a commit of a merged branch): the first step's
+        parent would not be good.
+    """
     good_sha, bad_sha = check_range(repo, good, bad)
     text = git(
         repo,
@@ -102,15 +107,22 @@ def first_parents(repo: Path, good: str, bad: str) -> list[Commit]:
         *("--reverse", f"--format={_FIELDS}", f"{good_sha}..{bad_sha}"),
     )
     found = [_commit(record) for record in text.split("\x1e") if record.strip()]
+    if not found or found[0][1] != good_sha:
+        raise LaunchError(
+            f"--good {good} is not on --bad {bad}'s first-parent line (a commit "
+            "of a merged branch): give the merge that brought it in, or a "
+            "commit of the branch's own history"
+        )
     start = git(repo, "log", "-1", f"--format={_FIELDS}", "--name-only", good_sha)
-    return [_commit(start.split("\x1e", 1)[-1]), *found]
+    return [_commit(start.split("\x1e", 1)[-1])[0], *(c for c, _ in found)]
 
 
-def _commit(record: str) -> Commit:
+def _commit(record: str) -> tuple[Commit, str]:
+    """A commit of ``git log``'s record, and its first parent's sha."""
     head, _, names = record.partition("\n")
-    sha, _parents, date, subject = head.split("\x1f", 3)
+    sha, parents, date, subject = head.split("\x1f", 3)
     files = tuple(line for line in names.splitlines() if line.strip())
-    return Commit(sha, subject, date, files)
+    return Commit(sha, subject, date, files), (parents.split() or [""])[0]
 
 
 def version_of(repo: Path, sha: str) -> str:

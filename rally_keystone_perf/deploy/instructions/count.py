@@ -226,10 +226,11 @@ def count_workload(
 ) -> WorkloadCount:
     """Replay one workload under callgrind in ``site_dir``, once per layout,
     and once natively for its SQL statements; with ``profile``, once more
-    natively with its Python functions traced (:func:`profile_file`): in
-    the same batch, so it takes no wave of its own where the layouts leave
-    a core free. Its count; :class:`LaunchError` with the failed replay's
-    log tail."""
+    natively with its Python functions traced (:func:`profile_file`, left
+    absent when that replay fails: the count stands without it): in the
+    same batch, so it takes no wave of its own where the layouts leave a
+    core free. Its count; :class:`LaunchError` with the failed replay's log
+    tail."""
     spec_file = site_dir.results / f"workload-{position}.json"
     spec_file.write_text(json.dumps(spec, indent=2))
     stems = [f"replay-{position}-{layout}" for layout in range(plan.layouts)]
@@ -247,9 +248,11 @@ def count_workload(
             _replay(site_dir, options, spec_file, library, plan, out.stem, (flag, out))
         )
     codes = parallel.run_all(commands, plan.at_once)
-    for (_flag, out), code in zip(native, codes[len(stems) :], strict=True):
-        if code != 0 or not out.exists():
-            _failed(site_dir, spec, out.stem, code)
+    sql_code = codes[len(stems)]
+    if sql_code != 0 or not native[0][1].exists():
+        _failed(site_dir, spec, native[0][1].stem, sql_code)
+    if profile and codes[-1] != 0:  # the count stands without its profile
+        profile_file(site_dir, position).unlink(missing_ok=True)
     wanted = [replay.SEGMENT.format(n) for n in range(1, plan.segments + 1)]
     layouts = []
     for stem, code in zip(stems, codes, strict=False):
@@ -348,7 +351,7 @@ def count_side(
         found = count_workload(
             keystone, options, position, spec, library, plan, profile
         )
-        if profile:
+        if profile and profile_file(keystone, position).exists():
             counts.profiles[position] = profile_file(keystone, position)
         progress(
             f"{folder.name}: {spec['scenario']}: {found.per_request / 1e6:.2f}M "

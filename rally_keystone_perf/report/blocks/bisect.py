@@ -23,11 +23,16 @@ from rally_keystone_perf.report.blocks.model import (
     columns,
 )
 from rally_keystone_perf.report.figures import verdicts
-from rally_keystone_perf.report.figures.bisect import BisectPage, Culprit, short
+from rally_keystone_perf.report.figures.bisect import (
+    BisectPage,
+    Culprit,
+    percent,
+    short,
+)
 
 MISSING = "-"
 STEP_COLUMNS = columns(
-    "step:general; commit:text; subject:text; workload:text",
+    "step:general; id:text; subject:text; workload:text",
     "instructions:millions; of good:fixed3; queries:general; role:text",
 )
 CULPRIT_COLUMNS = columns(
@@ -47,14 +52,21 @@ EXPLAINED_FUNCTIONS = (
     "SQLAlchemy's C parts) are not traced: their cost shows in their Python "
     "callers' calls"
 )
+# what a step is, by history (run/bisect_plan.py's COMMITS, DAYS)
+STEPS = {
+    "commits": "each step is a build of one commit of the first-parent history "
+    "(the suite's libraries beside it unless --build-deps says otherwise)",
+    "days": "each step is the one Keystone build with the libraries PyPI had "
+    "at the start of a day (uv's --exclude-newer): what changed at a day was "
+    "uploaded the day before",
+}
+AXES = {"commits": "step (first-parent commits, good = 0)", "days": "day (good = 0)"}
 EXPLAINED = (
-    "each step is a build of one commit of the first-parent history (the "
-    "suite's libraries beside it unless --build-deps says otherwise), counted "
-    "as ab --instructions counts: instructions per request of Keystone in one "
+    "{steps}, counted as ab --instructions counts: instructions per request of Keystone in one "
     "process under callgrind (the mean of its memory layouts), queries (SQL "
     "reads and writes) per request in a replay outside valgrind; a step is "
     "past when a measure that moved from good to bad is past the threshold "
-    "from good's, the way bad went (instructions: {threshold:.0%}, queries: "
+    "from good's, the way bad went (instructions: {threshold}, queries: "
     "half a query per request); the culprit is the first step past whose step "
     "before it is not"
 )
@@ -125,22 +137,29 @@ def function_blocks(culprit: Culprit) -> list[Block]:
     return [*blocks, Lines([EXPLAINED_FUNCTIONS])] if blocks else []
 
 
-def plot(page: BisectPage) -> Plot:
-    """Each workload's instructions over good's, by step in the history."""
-    series = []
+def plots(page: BisectPage) -> list[Plot]:
+    """Each workload's instructions over good's, and its queries more than
+    good's, by step in the history."""
+    figures = (
+        ("instructions per request over good's", "over good", "ratio"),
+        ("queries per request more than good's", "queries more", "more_queries"),
+    )
+    return [
+        Plot(title, AXES.get(page.record.history, "step"), axis, _series(page, field))
+        for title, axis, field in figures
+    ]
+
+
+def _series(page: BisectPage, field: str) -> list[Series]:
+    found = []
     for color, name in enumerate(page.record.workloads):
         points = [
-            (float(row.step.index), row.ratio)
+            (float(row.step.index), float(getattr(row, field)))
             for row in page.rows
-            if row.workload == name and row.ratio is not None
+            if row.workload == name and getattr(row, field) is not None
         ]
-        series.append(Series(name.removeprefix("KeystonePerf."), points, color))
-    return Plot(
-        "instructions per request over good's",
-        "step (first-parent commits, good = 0)",
-        "over good",
-        series,
-    )
+        found.append(Series(name.removeprefix("KeystonePerf."), points, color))
+    return found
 
 
 def _change_lines(page: BisectPage) -> list[str]:
@@ -162,8 +181,10 @@ def document(page: BisectPage) -> Document:
     blocks += _among(page)
     if page.culprit is not None:
         blocks += [*culprit_blocks(page.culprit), Blank()]
-    blocks += [step_table(page), plot(page)]
-    notes = [*_change_lines(page), EXPLAINED.format(threshold=record.threshold)]
+    blocks += [step_table(page), *plots(page)]
+    steps = STEPS.get(record.history, "each step is a build")
+    explained = EXPLAINED.format(steps=steps, threshold=percent(record.threshold))
+    notes = [*_change_lines(page), explained]
     return Document(title, (*blocks, Lines(notes)), data=data(page))
 
 

@@ -44,6 +44,7 @@ class StepRow:
     queries: float | None
     ratio: float | None  # instructions over good's
     role: str  # good, bad, culprit, counted, skipped
+    more_queries: float | None = None  # queries per request less good's
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,11 @@ class BisectPage:
         return self.record.steps[-1]
 
 
+def percent(share: float) -> str:
+    """A threshold as the user gave it: ``1%``, ``0.5%``."""
+    return f"{share * 100:g}%"
+
+
 def short(step: Step) -> str:
     """A step's name on the page: a commit's first 12 characters, a day."""
     return step.id[:12]
@@ -139,20 +145,16 @@ def step_rows(record: BisectRecord, culprit: int | None) -> list[StepRow]:
             continue
         for name in record.workloads:
             found = step.counts.get(name)
-            base = good.get(name)
-            ratio = (
-                found.per_request / base.per_request
-                if found and base and base.per_request
-                else None
-            )
+            against = compare(good.get(name), found, "-")  # against good
             rows.append(
                 StepRow(
                     step,
                     name,
                     found.per_request if found else None,
                     queries(found.statements) if found else None,
-                    ratio,
+                    against.ratio,
                     role,
+                    against.queries,
                 )
             )
     return rows
@@ -174,14 +176,27 @@ def _culprit(record: BisectRecord) -> Culprit | None:
         for name in record.workloads
     ]
     libraries = library_changes(before, step)
-    if before.profile is None or step.profile is None:
-        why = "no profile kept for " + (short(before) if step.profile else short(step))
+    why = _why_not_profiled(before, step, record.workloads)
+    if why or before.profile is None or step.profile is None:
         return Culprit(step, before, changes, {}, why, libraries)
     functions = {
         name: top_changes(before.profile.get(name, {}), step.profile.get(name, {}))
         for name in record.workloads
     }
     return Culprit(step, before, changes, functions, None, libraries)
+
+
+def _why_not_profiled(before: Step, step: Step, workloads: Sequence[str]) -> str | None:
+    """Why the culprit's functions cannot be set against its parent's: a
+    profile that failed (its reason), or none kept; None: both there."""
+    for one in (before, step):
+        reasons = one.not_profiled or {}
+        for name in workloads:
+            if reasons.get(name):
+                return f"{short(one)}'s {name}: {reasons[name]}"
+        if one.profile is None:
+            return f"no profile kept for {short(one)}"
+    return None
 
 
 def top_changes(
@@ -224,7 +239,7 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         return f"not concluded: {len(record.order)} steps counted so far"
     if found.status == NOTHING:
         return (
-            f"nothing to find: {bad} is within {record.threshold:.0%} of {good} "
+            f"nothing to find: {bad} is within {percent(record.threshold)} of {good} "
             "in instructions per request, and sends the same queries"
         )
     if found.status == ENDS_FAILED:
@@ -239,7 +254,8 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         )
         return (
             f"{short(culprit.step)} ({culprit.step.subject}) is the first step past "
-            f"{record.threshold:.0%} from {good}: {_moves(record)} from {good} to {bad}"
+            f"{percent(record.threshold)} from {good}: {_moves(record)} from {good} "
+            f"to {bad}"
             + (f"; its libraries changed: {updated}" if updated else "")
         )
     low, high = found.last_within or 0, found.first_past or 0

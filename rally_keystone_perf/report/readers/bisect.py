@@ -38,6 +38,7 @@ class Step:
     skipped: str | None = None  # why, when it could not be counted
     libraries: Mapping[str, str] | None = None  # its build's: name -> version
     profile: Mapping[str, Profile] | None = None  # by workload; None: none kept
+    not_profiled: Mapping[str, str] | None = None  # a workload's: why none
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ def _step(
         skipped,
         None if found is None else found.get("libraries"),
         None if counts is None else _profile(folder / PROFILES / f"{raw['id']}.json"),
+        None if found is None else found.get("not_profiled"),
     )
 
 

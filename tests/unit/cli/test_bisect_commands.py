@@ -94,6 +94,7 @@ def test_the_same_command_resumes_without_counting_again(
         (("--good", "master", "--bad", "29.0.0"), "not an ancestor"),
         (("--keystone-build", "keystone"), "give --repo, --good and --bad"),
         (("--action", "list_users"), "the task has no KeystonePerf.list_users"),
+        (("--build-deps", "release"), "a commit has no release day"),
     ],
 )
 def test_bad_input_is_refused_before_any_build(
@@ -203,6 +204,14 @@ def test_bad_days_are_refused_before_any_build(
 ) -> None:
     assert cli.main(_day_argv(tmp_path, first, last)) == 1
     assert said in capsys.readouterr().err and not days["counted"]
+
+
+def test_days_with_build_deps_are_refused(
+    tmp_path: Path, days: dict[str, Any], capsys: pytest.CaptureFixture
+) -> None:
+    argv = [*_day_argv(tmp_path, "2025-10-02", "2025-10-09"), "--build-deps", "release"]
+    assert cli.main(argv) == 1
+    assert "each step sets the libraries' day" in capsys.readouterr().err
 
 
 def test_both_histories_at_once_are_refused(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +40,25 @@ def _plan(
 
 
 @pytest.fixture
-def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     """Builds and counts faked: each commit's instructions from ``costs``
     (None: it does not build)."""
-    seen: dict[str, Any] = {"costs": {}, "counted": []}
+    seen: dict[str, Any] = {"costs": {}, "counted": [], "pins": "suite"}
+    monkeypatch.setattr(bisect.venvs, "installed_versions", lambda python: {})
+    monkeypatch.setattr(bisect.history, "version_of", lambda repo, sha: "29.0.1")
 
     def prepare(deployment: Any, echo: Any) -> Any:
+        """A build venv of the commit, its key the commit's and the pins'."""
         sha = deployment.options.keystone_build.rsplit("@", 1)[1]
+        seen.setdefault("pbr", []).append(os.environ.get("PBR_VERSION"))
         if seen["costs"][sha] is None:
             raise LaunchError("pip failed\nmore of pip's tail")
-        return deployment
+        venv = tmp_path / "builds" / f"{sha[:8]}-{seen['pins']}"
+        venv.mkdir(parents=True, exist_ok=True)
+        info = {"key": f"keystone-{sha[:8]}-{len(seen['pins'])}"}
+        (venv / "keystone-build.json").write_text(json.dumps(info))
+        options = dataclasses.replace(deployment.options, keystone_venv=str(venv))
+        return dataclasses.replace(deployment, options=options)
 
     def cost(options: Any) -> float:
         return float(seen["costs"][options.keystone_build.rsplit("@", 1)[1]]) * 1e6
@@ -79,6 +89,7 @@ def test_the_culprit_is_found_and_every_step_kept(
     kept = json.loads((plan.folder / BISECT_FILE).read_text())
     assert kept["order"] == record["order"] and kept["order"][:2] == [0, 7]
     assert any("1.0300 of good" in line and "64 queries" in line for line in lines)
+    assert set(built["pbr"]) == {"29.0.1"} and "PBR_VERSION" not in os.environ
     after = json.loads(
         (plan.folder / "profiles" / f"{plan.steps[5].id}.json").read_text()
     )
@@ -88,7 +99,7 @@ def test_the_culprit_is_found_and_every_step_kept(
     assert len(list((plan.folder / "profiles").iterdir())) == len(record["order"])
 
 
-def test_a_profile_that_cannot_be_read_skips_the_step(
+def test_a_profile_that_cannot_be_read_keeps_the_count(
     tmp_path: Path, built: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     costs: list[float | None] = [100.0, 103.0]
@@ -96,12 +107,16 @@ def test_a_profile_that_cannot_be_read_skips_the_step(
     _costs(built, plan, costs)
 
     def unreadable(path: Path) -> Any:
-        raise ValueError(f"{path}: no iteration profiled")
+        raise ValueError(f"{path.name}: no iteration profiled")
 
     monkeypatch.setattr(bisect.calls, "per_iteration", unreadable)
     record = bisect.run_bisect(plan, lambda line: None)
-    assert record["outcomes"]["0"]["skipped"].startswith("not counted: ")
-    assert record["conclusion"]["status"] == bisect_search.ENDS_FAILED
+    good = record["outcomes"]["0"]
+    assert good["workloads"]["KeystonePerf.validate_token"]["instructions"] == 100e6
+    assert good["not_profiled"] == {
+        "KeystonePerf.validate_token": "profile-0.json: no iteration profiled"
+    }
+    assert record["conclusion"]["status"] == bisect_search.FOUND
 
 
 def test_a_commit_that_does_not_build_is_skipped_with_why(
@@ -139,6 +154,22 @@ def test_a_later_bisect_reuses_the_cached_counts(
     other = dataclasses.replace(plan, folder=tmp_path / "other")
     record = bisect.run_bisect(other, lambda line: None)
     assert built["counted"] == counted and record["conclusion"]["first_past"] == 3
+    kept = json.loads(
+        (other.folder / "profiles" / f"{plan.steps[3].id}.json").read_text()
+    )
+    assert fake_counts.PROVIDER in kept["KeystonePerf.validate_token"]
+
+
+def test_a_build_with_other_libraries_is_counted_again(
+    tmp_path: Path, built: dict[str, Any]
+) -> None:
+    costs: list[float | None] = [100.0, 103.0]
+    plan = _plan(tmp_path, costs, cache=tmp_path / "cache")
+    _costs(built, plan, costs)
+    bisect.run_bisect(plan, lambda line: None)
+    built["pins"] = "the suite upgraded"  # another build key, same commits
+    bisect.run_bisect(plan, lambda line: None, restart=True)
+    assert len(built["counted"]) == 4
 
 
 def test_a_folder_holding_another_bisect_is_refused(

@@ -56,6 +56,13 @@ def test_bad_ranges_are_refused(repo: Path, good: str, bad: str, said: str) -> N
         history.check_range(repo, good, bad)
 
 
+def test_good_off_bads_first_parent_line_is_refused(repo: Path) -> None:
+    # "Topic one" is an ancestor of master, but through the merge's second
+    # parent: the merge's first parent is "Cache the provider", not good
+    with pytest.raises(LaunchError, match="not on --bad master's first-parent"):
+        history.first_parents(repo, "topic~1", "master")
+
+
 def test_a_repository_that_is_not_keystone_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "nova"
     other.mkdir()
