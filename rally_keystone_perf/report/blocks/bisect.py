@@ -62,9 +62,10 @@ STEPS = {
 }
 AXES = {"commits": "step (first-parent commits, good = 0)", "days": "day (good = 0)"}
 EXPLAINED = (
-    "{steps}, counted as ab --instructions counts: instructions per request of Keystone in one "
-    "process under callgrind (the mean of its memory layouts), queries (SQL "
-    "reads and writes) per request in a replay outside valgrind; a step is "
+    "{steps}, counted as ab --instructions counts: instructions per request "
+    "of Keystone in one process under callgrind (the mean of its memory "
+    "layouts), queries (SQL reads and writes) per request in a replay "
+    "outside valgrind; a step is "
     "past when a measure that moved from good to bad is past the threshold "
     "from good's, the way bad went (instructions: {threshold}, queries: "
     "half a query per request); the culprit is the first step past whose step "

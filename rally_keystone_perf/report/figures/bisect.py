@@ -255,8 +255,7 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         return (
             f"{short(culprit.step)} ({culprit.step.subject}) is the first step past "
             f"{percent(record.threshold)} from {good}: {_moves(record)} from {good} "
-            f"to {bad}"
-            + (f"; its libraries changed: {updated}" if updated else "")
+            f"to {bad}" + (f"; its libraries changed: {updated}" if updated else "")
         )
     low, high = found.last_within or 0, found.first_past or 0
     if found.status == AMONG_SKIPPED:

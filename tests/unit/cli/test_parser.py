@@ -26,7 +26,7 @@ def test_the_commands_are_those_the_registrations_add() -> None:
         names += _subcommands(probe)
         assert add.__name__.startswith("add_") and "_command" in add.__name__
     assert _subcommands(parser.build_parser()) == names
-    assert len(names) == len(set(names)) == 14
+    assert len(names) == len(set(names)) == 15
 
 
 def test_no_module_adds_a_subcommand_outside_its_registration() -> None:

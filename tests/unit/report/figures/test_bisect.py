@@ -99,7 +99,7 @@ def test_two_changes_are_reported_as_such(tmp_path: Path) -> None:
     assert "the counted steps show 2 changes, not one" in out.getvalue()
     assert (
         page.culprit is not None
-        and page.culprit.not_profiled == "no profile kept for c30000000000"
+        and page.culprit.not_profiled == "no profile kept for c20000000000"
     )
 
 
