@@ -16,6 +16,7 @@ import pytest
 from rally_keystone_perf import cli
 from rally_keystone_perf.client import keystone_v3
 from rally_keystone_perf.deploy import launcher, preflight
+from rally_keystone_perf.deploy.instructions import markers
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions, resolve
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import rally_runner
@@ -206,3 +207,13 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     with open(machine_lock(run_id), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
         yield  # the lock goes with the file's closing
+
+
+@pytest.fixture
+def valgrind_installed() -> None:
+    """Skip (fail under CI) without valgrind and its headers: the
+    instruction counts' tests."""
+    if shutil.which("valgrind") is None or not markers.HEADER.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must install valgrind (.ci/run does)")
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -32,25 +30,20 @@ import pytest
 from benchmarks import ab_calibration
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.builds import dated, source
-from rally_keystone_perf.deploy.instructions import count, markers
+from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import bisect_plan
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes
 
 # alone on the machine: a count's replays run two at a time
-pytestmark = [pytest.mark.functional, pytest.mark.serial]
+pytestmark = [
+    pytest.mark.functional,
+    pytest.mark.serial,
+    pytest.mark.usefixtures("valgrind_installed"),
+]
 
 EXTRA_ITERATIONS = 17_000  # about 5% of a validation's instructions
 SHORT = count.CountPlan(warm_up=4, segments=2, iterations=3, layouts=2)
-
-
-@pytest.fixture(autouse=True)
-def _valgrind() -> None:
-    """Skip (fail under CI) without valgrind and its headers."""
-    if shutil.which("valgrind") is None or not markers.HEADER.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must install valgrind (.ci/run does)")
-        pytest.skip("valgrind is not installed (apt-get install valgrind)")
 
 
 def history(repo: Path, after: int = 3, culprit: int = 1) -> str:

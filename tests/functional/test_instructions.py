@@ -18,8 +18,6 @@ The timed rounds of ``ab`` are test_ab's and test_gate's.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -27,23 +25,18 @@ import pytest
 from benchmarks import ab_calibration
 from rally_keystone_perf import cli
 from rally_keystone_perf.deploy.builds import source
-from rally_keystone_perf.deploy.instructions import count, markers
+from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.layout.rundir import RunDir
 from rally_keystone_perf.run import instructions
 from tests.functional.conftest import FAST_HASH_ROUNDS, run_processes, write_task
 
 # alone on the machine: its replays already run two at a time (a layout a
 # core); beside another test it took 226 s in CI, past the 3-minute rule
-pytestmark = [pytest.mark.functional, pytest.mark.serial]
-
-
-@pytest.fixture(autouse=True)
-def _valgrind() -> None:
-    """Skip (fail under CI) without valgrind and its headers."""
-    if shutil.which("valgrind") is None or not markers.HEADER.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must install valgrind (.ci/run does)")
-        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+pytestmark = [
+    pytest.mark.functional,
+    pytest.mark.serial,
+    pytest.mark.usefixtures("valgrind_installed"),
+]
 
 
 # about 700 instructions an iteration: ~12M, 5% of a validation's ~240M
