@@ -36,7 +36,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
     Over Keystone's commits: --repo (a Keystone git repository), --good and
     --bad; the first-parent history between them, each step a build of one
-    commit (git+file://REPO@SHA, the suite's libraries beside it unless
+    commit's files (written out with git archive beside the builds, so that
+    a shallow clone works too; the suite's libraries beside it unless
     --build-deps says otherwise). Over library updates: --keystone-build
     (one Keystone), --deps-good and --deps-bad (days after its release);
     each step a day, the build with the libraries PyPI had at its start

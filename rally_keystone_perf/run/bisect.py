@@ -40,8 +40,8 @@ from rally_keystone_perf.run import bisect_search as search
 from rally_keystone_perf.run.bisect_plan import (
     COMMITS,
     BisectPlan,
+    commit_folder,
     identity,
-    labels,
     step_options,
 )
 
@@ -66,10 +66,10 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
     cache is taken from there."""
     step_id = plan.steps[index].id
     try:
-        with _pbr_version(plan, step_id):
+        with _commit_source(plan, step_id):
             deployment = prepare.prepare(resolve(step_options(plan, step_id)), echo)
     except LaunchError as exc:
-        return {layout.SKIPPED: f"does not build: {_first_line(exc)}"}
+        return {layout.SKIPPED: f"does not build: {_reason(exc)}"}
     options = site.count_options(deployment.options)
     build = _build_key(options)
     kept = bisect_cache.load(plan, build)
@@ -77,15 +77,14 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
         echo(f"{step_id[:12]}: counted by an earlier bisect, kept")
         _write_profiles(plan, step_id, kept.pop("profiles"))
         return kept
-    specs = count.workload_specs(plan.workloads)
     folder = plan.folder / "steps" / step_id[:12]
     try:
         counts = count.count_side(
-            folder, options, specs, plan.count_plan, echo, profile=True
+            folder, options, plan.specs, plan.count_plan, echo, profile=True
         )
     except LaunchError as exc:
-        return {layout.SKIPPED: f"not counted: {_first_line(exc)}"}
-    names = labels(plan.workloads)
+        return {layout.SKIPPED: f"not counted: {_reason(exc)}"}
+    names = plan.names
     profiles, not_profiled = _profiles(names, counts)
     outcome: dict[str, Any] = {
         "workloads": {
@@ -105,13 +104,15 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _pbr_version(plan: BisectPlan, step_id: str) -> Iterator[None]:
-    """A commit's build versioned by ``PBR_VERSION`` from its tags
-    (:func:`.history.version_of`): uv checks a git build out without its
-    tags, where pbr would find none. Days build a release: nothing set."""
+def _commit_source(plan: BisectPlan, step_id: str) -> Iterator[None]:
+    """A commit's files written out to be built (:func:`.history.export`),
+    versioned by ``PBR_VERSION`` from the repository's tags
+    (:func:`.history.version_of`): the folder has no ``.git`` where pbr
+    would look. Days build a release: nothing to do."""
     if plan.history != COMMITS or plan.repo is None:
         yield
         return
+    history.export(plan.repo, step_id, commit_folder(plan, step_id).parent)
     before = os.environ.get(PBR_VERSION)
     os.environ[PBR_VERSION] = history.version_of(plan.repo, step_id)
     try:
@@ -146,7 +147,7 @@ def _profiles(
                 raise ValueError("its profile replay failed (see its log)")
             profiles[name] = calls.per_iteration(path)
         except ValueError as exc:
-            missing[name] = _first_line(exc)
+            missing[name] = _reason(exc)
     return profiles, missing
 
 
@@ -156,9 +157,13 @@ def _libraries(options: LaunchOptions) -> dict[str, str]:
     return {} if build is None else venvs.installed_versions(build.python)
 
 
-def _first_line(exc: Exception) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+def _reason(exc: Exception) -> str:
+    """Why a step was skipped, in one line: the error's first line, then
+    its last (a build's: the tail of the tool's log, where the cause is)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
 
 
 def outcome_of(found: Mapping[str, Any]) -> search.Outcome:
@@ -198,7 +203,7 @@ def start_record(plan: BisectPlan, restart: bool = False) -> dict[str, Any]:
         "repo": str(plan.repo or plan.options.keystone_build),
         "identity": mine,
         "steps": [dataclasses.asdict(step) for step in plan.steps],
-        "workloads": labels(plan.workloads),
+        "workloads": plan.names,
         "outcomes": {},
         "order": [],
     }

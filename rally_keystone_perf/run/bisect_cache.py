@@ -17,33 +17,36 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.instructions import count
 from rally_keystone_perf.layout import state_files
-from rally_keystone_perf.run.bisect_plan import BisectPlan, identity, labels
+from rally_keystone_perf.run.bisect_plan import BisectPlan, identity
 
 CACHE_VERSION = 1
 
 
-def entry_file(plan: BisectPlan, build: str, spec: dict[str, Any]) -> Path | None:
-    """Where one workload's count of build ``build`` is kept (None: no
-    cache)."""
+def entry_files(plan: BisectPlan, build: str) -> dict[str, Path]:
+    """Where each workload's count of build ``build`` is kept, by its name
+    on the page (none without a cache)."""
     if plan.cache is None:
-        return None
+        return {}
     mine = identity(plan)
-    key = {"version": CACHE_VERSION, "spec": spec}
-    key.update({k: mine[k] for k in ("settings", "plan")})
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-    return plan.cache / f"{build}-{digest[:16]}.json"
+    shared = {k: mine[k] for k in ("settings", "plan")}
+    found = {}
+    for name, spec in zip(plan.names, plan.specs, strict=True):
+        key = {"version": CACHE_VERSION, "spec": spec, **shared}
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+        found[name] = plan.cache / f"{build}-{digest[:16]}.json"
+    return found
 
 
 def load(plan: BisectPlan, build: str) -> dict[str, Any] | None:
     """The outcome of every workload's count of ``build`` (its
     ``profiles`` beside), when the cache holds them all; else None."""
     found, profiles, libraries = {}, {}, {}
-    specs = count.workload_specs(plan.workloads)
-    for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = entry_file(plan, build, spec)
-        if where is None or not where.is_file():
+    files = entry_files(plan, build)
+    if not files:
+        return None
+    for label, where in files.items():
+        if not where.is_file():
             return None
         kept = json.loads(where.read_text())
         found[label], libraries = kept["count"], kept.get("libraries", {})
@@ -56,10 +59,8 @@ def save(
     plan: BisectPlan, build: str, outcome: dict[str, Any], profiles: dict[str, Any]
 ) -> None:
     """Keep each workload ``outcome`` counted, with its profile."""
-    specs = count.workload_specs(plan.workloads)
-    for label, spec in zip(labels(plan.workloads), specs, strict=True):
-        where = entry_file(plan, build, spec)
-        if where is not None and label in outcome.get("workloads", {}):
+    for label, where in entry_files(plan, build).items():
+        if label in outcome.get("workloads", {}):
             kept = {
                 "count": outcome["workloads"][label],
                 "libraries": outcome["libraries"],

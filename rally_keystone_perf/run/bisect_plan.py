@@ -3,9 +3,10 @@
 Two histories:
 
 - **commits** (:data:`COMMITS`): Keystone's first-parent commits from good
-  to bad (:func:`.history.first_parents`); a step is a build of one commit,
-  ``git+file://REPO@SHA``, its libraries those of ``--build-deps`` (the
-  suite's by default: only Keystone's code differs);
+  to bad (:func:`.history.first_parents`); a step is a build of one
+  commit's files (:func:`.history.export`, kept beside the builds), its
+  libraries those of ``--build-deps`` (the suite's by default: only
+  Keystone's code differs);
 - **days** (:data:`DAYS`): one Keystone build, its libraries as PyPI had
   them on each day from good to bad (``--build-deps DAY``, uv's
   ``--exclude-newer``); a step is a day.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import math
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rally_keystone_perf.deploy.builds import history
+from rally_keystone_perf.deploy.builds import history, venvs
 from rally_keystone_perf.deploy.instructions import count, site
 from rally_keystone_perf.deploy.options import LaunchError, LaunchOptions
 from rally_keystone_perf.run.instructions import SETTINGS
@@ -60,6 +62,18 @@ class BisectPlan:
     most: int | None = None  # counts this command makes at most
     cache: Path | None = None  # counts kept for later bisects
     count_plan: count.CountPlan = COUNT_PLAN
+
+    @functools.cached_property
+    def specs(self) -> list[dict[str, Any]]:
+        """Each workload as a count replays it
+        (:func:`rally_keystone_perf.deploy.instructions.count.workload_specs`),
+        worked out once."""
+        return count.workload_specs(self.workloads)
+
+    @functools.cached_property
+    def names(self) -> list[str]:
+        """Each workload's name on the page (:func:`labels`)."""
+        return labels(self.specs)
 
 
 def commit_steps(commits: Sequence[history.Commit]) -> list[Step]:
@@ -97,10 +111,10 @@ def day_steps(first: str, last: str, released: str) -> list[Step]:
     ]
 
 
-def labels(workloads: Sequence[dict[str, Any]]) -> list[str]:
-    """Each workload's name on the page: its scenario, numbered when the
-    task has it more than once."""
-    names = [str(spec["scenario"]) for spec in count.workload_specs(workloads)]
+def labels(specs: Sequence[dict[str, Any]]) -> list[str]:
+    """Each workload's name on the page, of its count spec: its scenario,
+    numbered when the task has it more than once."""
+    names = [str(spec["scenario"]) for spec in specs]
     return [
         name if names.count(name) == 1 else f"{name} #{names[:n].count(name) + 1}"
         for n, name in enumerate(names)
@@ -108,13 +122,22 @@ def labels(workloads: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def step_options(plan: BisectPlan, step_id: str) -> LaunchOptions:
-    """The launch options of the step ``step_id``: its commit's build, or
-    the build with its day's libraries."""
+    """The launch options of the step ``step_id``: the build of its
+    commit's files (:func:`commit_folder`), or the build with its day's
+    libraries."""
     if plan.history == DAYS:
         return dataclasses.replace(plan.options, build_deps=step_id, keystone_venv=None)
-    assert plan.repo is not None  # a history of commits has its repository
-    build = f"git+file://{plan.repo.resolve()}@{step_id}"
+    build = str(commit_folder(plan, step_id))
     return dataclasses.replace(plan.options, keystone_build=build, keystone_venv=None)
+
+
+def commit_folder(plan: BisectPlan, sha: str) -> Path:
+    """Where commit ``sha``'s files are written to be built: beside the
+    builds (``--build-cache``), under ``commits/``. The build of a folder
+    is keyed by its path and its files, so the same commit in a later
+    bisect reuses both."""
+    cache = plan.options.build_cache
+    return (Path(cache) if cache else venvs.default_cache()) / "commits" / sha
 
 
 def identity(plan: BisectPlan) -> dict[str, Any]:
@@ -129,7 +152,7 @@ def identity(plan: BisectPlan) -> dict[str, Any]:
         "build_deps": plan.options.build_deps,
         "settings": {key: getattr(counted, key) for key in SETTINGS},
         "plan": dataclasses.asdict(plan.count_plan),
-        "workloads": count.workload_specs(plan.workloads),
+        "workloads": plan.specs,
     }
     return dict(json.loads(json.dumps(found, sort_keys=True)))
 

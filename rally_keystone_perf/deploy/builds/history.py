@@ -10,13 +10,19 @@ repository of Keystone, a ref that names no commit, good that is not an
 ancestor of bad. :func:`version_of` gives each step the version pbr would,
 from the tag ``git describe`` finds; with no tag reachable (a shallow
 clone, tags not fetched) pbr cannot version a build, and that is refused
-with the reason.
+with the reason. :func:`export` writes a commit's files into a folder, to
+build from: a build from the repository itself (``git+file://``) needs
+every object of its history, which a shallow clone or a mirror missing a
+large file does not serve.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import subprocess
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,3 +159,33 @@ def version_of(repo: Path, sha: str) -> str:
     release = [int(n) for n in re.findall(r"\d+", tag)[:3]] + [0, 0, 0]
     major, minor, patch = release[:3]
     return f"{major}.{minor}.{patch + 1}.dev{since}"
+
+
+def export(repo: Path, sha: str, parent: Path) -> Path:
+    """The files of commit ``sha`` in ``parent/<sha>``, written once.
+
+    ``git archive`` reads the commit's own tree only, so it works where a
+    clone fails: a shallow repository (a fetch from it is refused, "shallow
+    roots are not allowed to be updated") or one lacking an object of its
+    older history. The folder has no ``.git``: its build takes its
+    version from ``PBR_VERSION`` (:func:`version_of`).
+
+    :raises LaunchError: git cannot write the commit's files.
+    """
+    folder = parent / sha
+    if folder.is_dir():  # written whole or not at all: renamed into place
+        return folder
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", sha], capture_output=True
+    )
+    if archive.returncode != 0:
+        said = archive.stderr.decode(errors="replace").strip().splitlines()
+        raise LaunchError(
+            f"git archive {sha[:12]} in {repo}: {said[-1] if said else 'failed'}"
+        )
+    parent.mkdir(parents=True, exist_ok=True)
+    partial = parent / f".{sha}-{os.getpid()}"
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as files:
+        files.extractall(partial, filter="data")
+    partial.rename(folder)
+    return folder

@@ -1,5 +1,6 @@
-"""``bisect.json`` read back into records, once, with each counted step's
-profile (:mod:`rally_keystone_perf.layout.bisect` says what they hold)."""
+"""``bisect.json`` read back into records, once, with the profiles of the
+culprit and the step before it: the page sets only those two against each
+other (:mod:`rally_keystone_perf.layout.bisect` says what they hold)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from rally_keystone_perf.layout.bisect import (
     BISECT_FILE,
     BISECT_VERSION,
+    FOUND,
     PROFILES,
     SKIPPED,
     Conclusion,
@@ -78,10 +80,15 @@ def _profile(path: Path) -> dict[str, Profile] | None:
 
 
 def _step(
-    folder: Path, index: int, raw: Mapping[str, Any], found: Mapping[str, Any] | None
+    folder: Path,
+    index: int,
+    raw: Mapping[str, Any],
+    found: Mapping[str, Any] | None,
+    profiled: bool,
 ) -> Step:
     skipped = None if found is None else found.get(SKIPPED)
     counts = None if found is None or skipped is not None else _counts(found)
+    profile = folder / PROFILES / f"{raw['id']}.json"
     return Step(
         index,
         str(raw["id"]),
@@ -91,7 +98,7 @@ def _step(
         counts,
         skipped,
         None if found is None else found.get("libraries"),
-        None if counts is None else _profile(folder / PROFILES / f"{raw['id']}.json"),
+        _profile(profile) if counts is not None and profiled else None,
         None if found is None else found.get("not_profiled"),
     )
 
@@ -111,8 +118,12 @@ def load(folder: Path) -> BisectRecord:
             f"{path}: format {raw.get('version')}, this version reads {BISECT_VERSION}"
         )
     outcomes = raw.get("outcomes", {})
+    conclusion = (
+        Conclusion.from_json(raw["conclusion"]) if raw.get("conclusion") else None
+    )
+    profiled = _culprit_pair(conclusion)
     steps = [
-        _step(folder, n, step, outcomes.get(str(n)))
+        _step(folder, n, step, outcomes.get(str(n)), n in profiled)
         for n, step in enumerate(raw["steps"])
     ]
     identity = raw.get("identity", {})
@@ -122,6 +133,15 @@ def load(folder: Path) -> BisectRecord:
         float(identity.get("threshold", 0.01)),
         steps,
         list(raw.get("order", ())),
-        Conclusion.from_json(raw["conclusion"]) if raw.get("conclusion") else None,
+        conclusion,
         list(raw.get("workloads", ())),
     )
+
+
+def _culprit_pair(conclusion: Conclusion | None) -> set[int]:
+    """The culprit's index and the step's before it; none without one."""
+    if conclusion is None or conclusion.status != FOUND:
+        return set()
+    if conclusion.first_past is None:
+        return set()
+    return {conclusion.first_past, conclusion.last_within or 0}

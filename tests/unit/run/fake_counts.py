@@ -30,8 +30,8 @@ def count_side(
         profile: bool = False,
     ) -> count.SideCount:
         counted.append(
-            options.keystone_build.rsplit("@", 1)[1]
-            if "@" in str(options.keystone_build)
+            Path(options.keystone_build).name
+            if "/" in str(options.keystone_build)
             else options.build_deps
         )
         each = cost(options)

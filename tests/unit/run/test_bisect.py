@@ -46,10 +46,11 @@ def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {"costs": {}, "counted": [], "pins": "suite"}
     monkeypatch.setattr(bisect.venvs, "installed_versions", lambda python: {})
     monkeypatch.setattr(bisect.history, "version_of", lambda repo, sha: "29.0.1")
+    monkeypatch.setattr(bisect.history, "export", lambda repo, sha, parent: parent)
 
     def prepare(deployment: Any, echo: Any) -> Any:
         """A build venv of the commit, its key the commit's and the pins'."""
-        sha = deployment.options.keystone_build.rsplit("@", 1)[1]
+        sha = Path(deployment.options.keystone_build).name
         seen.setdefault("pbr", []).append(os.environ.get("PBR_VERSION"))
         if seen["costs"][sha] is None:
             raise LaunchError("pip failed\nmore of pip's tail")
@@ -61,7 +62,7 @@ def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
         return dataclasses.replace(deployment, options=options)
 
     def cost(options: Any) -> float:
-        return float(seen["costs"][options.keystone_build.rsplit("@", 1)[1]]) * 1e6
+        return float(seen["costs"][Path(options.keystone_build).name]) * 1e6
 
     monkeypatch.setattr(bisect.prepare, "prepare", prepare)
     monkeypatch.setattr(
@@ -126,7 +127,9 @@ def test_a_commit_that_does_not_build_is_skipped_with_why(
     plan = _plan(tmp_path, costs)
     _costs(built, plan, costs)
     record = bisect.run_bisect(plan, lambda line: None)
-    assert record["outcomes"]["2"] == {"skipped": "does not build: pip failed"}
+    assert record["outcomes"]["2"] == {
+        "skipped": "does not build: pip failed ... more of pip's tail"
+    }
     assert record["conclusion"]["status"] == bisect_search.AMONG_SKIPPED
 
 
@@ -185,7 +188,8 @@ def test_a_folder_holding_another_bisect_is_refused(
 
 
 def test_labels_number_a_scenario_the_task_has_twice() -> None:
-    assert bisect_plan.labels([VALIDATE, CREATE, VALIDATE]) == [
+    specs = bisect_plan.count.workload_specs([VALIDATE, CREATE, VALIDATE])
+    assert bisect_plan.labels(specs) == [
         "KeystonePerf.validate_token #1",
         "KeystonePerf.create_token",
         "KeystonePerf.validate_token #2",

@@ -73,3 +73,25 @@ def test_a_repository_that_is_not_keystone_is_refused(tmp_path: Path) -> None:
         history.check_range(other, "master~1", "master")
     with pytest.raises(LaunchError, match="not a git repository"):
         history.check_range(tmp_path, "a", "b")
+
+
+def test_a_commit_of_a_shallow_clone_is_exported_to_build(
+    repo: Path, tmp_path: Path
+) -> None:
+    # a clone of one commit: fetching from it is refused ("shallow roots"),
+    # so its builds are made from the commit's files
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    sha = git(shallow, "rev-parse", "HEAD")
+    folder = history.export(shallow, sha, tmp_path / "commits")
+    assert folder == tmp_path / "commits" / sha
+    assert (folder / "keystone" / "common" / "sql.py").read_text() == "b = 1\n"
+    assert not (folder / ".git").exists()
+    # written once: a later bisect finds it without asking git
+    assert history.export(tmp_path / "gone", sha, tmp_path / "commits") == folder
+
+
+def test_a_commit_git_cannot_write_out_is_refused(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(LaunchError, match="git archive 0000000000"):
+        history.export(repo, "0" * 40, tmp_path / "commits")
+    assert not (tmp_path / "commits").exists()

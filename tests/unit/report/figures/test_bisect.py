@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rally_keystone_perf.layout import state_files
-from rally_keystone_perf.layout.bisect import BISECT_FILE, BISECT_VERSION
+from rally_keystone_perf.layout.bisect import BISECT_FILE, BISECT_VERSION, PROFILES
 from rally_keystone_perf.report.figures import bisect
 from rally_keystone_perf.report.readers import bisect as reader
 from rally_keystone_perf.report.writers import registry
@@ -101,6 +101,24 @@ def test_two_changes_are_reported_as_such(tmp_path: Path) -> None:
         page.culprit is not None
         and page.culprit.not_profiled == "no profile kept for c20000000000"
     )
+
+
+def test_only_the_culprits_and_its_parents_profiles_are_read(tmp_path: Path) -> None:
+    conclusion = {"status": "found", "last_within": 2, "first_past": 3}
+    costs = {0: 100.0, 7: 103.0, 3: 103.0, 2: 100.0}
+    folder = _write(tmp_path, costs, conclusion)
+    loop = "keystone/api/auth.py:_loop"
+    for n in costs:
+        calls = {loop: [float(n >= 3), 25.0 * (n >= 3)]}
+        state_files.write_json(
+            folder / PROFILES / f"c{n}{'0' * 38}.json", {VALIDATE: calls}
+        )
+    record = reader.load(folder)
+    assert [s.index for s in record.steps if s.profile is not None] == [2, 3]
+    page = bisect.bisect_page(record)
+    assert page.culprit is not None
+    (first,) = page.culprit.functions[VALIDATE]
+    assert (first.name, first.calls) == (loop, (0.0, 1.0))
 
 
 def test_top_changes_rank_by_lines_then_calls() -> None:
