@@ -77,7 +77,7 @@ class Conclusion:
     last_within: int | None = None  # the last step not past before...
     first_past: int | None = None  # ...the first step past: the culprit
     skipped: Sequence[int] = ()  # between the two: any may be the culprit
-    changes: Sequence[tuple[int, int]] = ()  # counted neighbours, levels apart
+    changes: Sequence[tuple[int, int]] = ()  # counted neighbours apart past the threshold
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Conclusion:

@@ -36,7 +36,6 @@ from rally_keystone_perf.layout.bisect import (
 )
 
 LEAST_QUERIES = 0.5  # queries per request: one more in every other request
-GOOD, BAD, NEITHER = "good", "bad", "neither"  # where a step's cost stands
 
 
 @dataclass(frozen=True)
@@ -158,28 +157,30 @@ def _near(measure: str, reference: float, value: float, threshold: float) -> boo
     return bool(reference) and abs(value / reference - 1) <= threshold
 
 
-def level(cost: Cost, moves: Sequence[Move], threshold: float) -> str:
-    """Where ``cost`` stands: like good's (every moved measure within the
-    threshold of good's), like bad's, or like neither: a cost that went
-    the other way, or past bad's and back."""
-    values = [(move, value(move, cost)) for move in moves]
-    for side in (GOOD, BAD):
-        if all(
-            v is not None and _near(m.measure, getattr(m, side), v, threshold)
-            for m, v in values
-        ):
-            return side
-    return NEITHER
+def apart(before: Cost, after: Cost, moves: Sequence[Move], threshold: float) -> bool:
+    """Whether a moved measure differs past the threshold from ``before``
+    to ``after``, either way (a measure either lacks: not apart)."""
+    for move in moves:
+        was, now = value(move, before), value(move, after)
+        if was is not None and now is not None:
+            if not _near(move.measure, was, now, threshold):
+                return True
+    return False
 
 
-def changes(levels: Mapping[int, str]) -> list[tuple[int, int]]:
-    """Each pair of neighbouring counted steps whose levels differ: more
-    than one means the cost changed more than once in the range."""
-    ordered = sorted(levels.items())
+def changes(
+    costs: Mapping[int, Cost], moves: Sequence[Move], threshold: float
+) -> list[tuple[int, int]]:
+    """Each pair of neighbouring counted steps :func:`apart`: a change
+    between them. More than one: the cost changed more than once in the
+    range. A culprit not among them crossed the threshold by steps each
+    smaller than it: a drift, whose changes past the threshold are
+    elsewhere."""
+    ordered = sorted(costs.items())
     return [
         (before, after)
-        for (before, was), (after, is_now) in zip(ordered, ordered[1:], strict=False)
-        if was != is_now
+        for (before, was), (after, now) in zip(ordered, ordered[1:], strict=False)
+        if apart(was, now, moves, threshold)
     ]
 
 
@@ -202,12 +203,10 @@ def conclude(
         status = UNFINISHED
     else:
         status = AMONG_SKIPPED if skipped else FOUND
-    levels = {
-        index: level(found, moves, threshold)
-        for index, found in outcomes.items()
-        if isinstance(found, Cost)
-    }
-    return Conclusion(status, moves, low, high, skipped, changes(levels))
+    costs = {i: found for i, found in outcomes.items() if isinstance(found, Cost)}
+    return Conclusion(
+        status, moves, low, high, skipped, changes(costs, moves, threshold)
+    )
 
 
 def search(

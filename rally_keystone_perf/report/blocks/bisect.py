@@ -164,9 +164,17 @@ def _series(page: BisectPage, field: str) -> list[Series]:
 
 
 def _change_lines(page: BisectPage) -> list[str]:
+    pairs = "; ".join(f"{short(a)} to {short(b)}" for a, b in page.changes)
+    if page.drifted and page.culprit is not None:
+        culprit = page.culprit
+        return [
+            f"a drift: {short(culprit.step)} is within the threshold of "
+            f"{short(culprit.before)}; the cost crossed it by smaller steps. "
+            "The counted steps apart past the threshold: "
+            f"{pairs or 'none'}; bisect them with their own --good and --bad"
+        ]
     if len(page.changes) < 2:
         return []
-    pairs = "; ".join(f"{short(a)} to {short(b)}" for a, b in page.changes)
     return [
         f"the counted steps show {len(page.changes)} changes, not one: {pairs}; "
         "this bisect followed the first step past the threshold: bisect the "

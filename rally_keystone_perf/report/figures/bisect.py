@@ -103,11 +103,21 @@ class BisectPage:
     rows: Sequence[StepRow]
     culprit: Culprit | None
     among: Sequence[Step]  # skipped steps the culprit may be one of
-    changes: Sequence[tuple[Step, Step]]  # counted neighbours whose levels differ
+    changes: Sequence[tuple[Step, Step]]  # counted neighbours apart past the threshold
 
     @property
     def good(self) -> Step:
         return self.record.steps[0]
+
+    @property
+    def drifted(self) -> bool:
+        """Whether the culprit is within the threshold of the step before
+        it: the cost crossed the threshold by smaller steps, and its changes
+        past the threshold (:attr:`changes`) lie elsewhere."""
+        if self.culprit is None:
+            return False
+        pair = (self.culprit.before.index, self.culprit.step.index)
+        return pair not in [(a.index, b.index) for a, b in self.changes]
 
     @property
     def bad(self) -> Step:

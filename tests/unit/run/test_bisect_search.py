@@ -102,12 +102,24 @@ def test_one_change_shows_one() -> None:
     assert found.changes == [(4, 5)]
 
 
-def test_levels_place_a_step_by_both_ends() -> None:
+def test_a_drift_past_the_threshold_shows_where_the_change_is() -> None:
+    # the cost creeps down 0.4% a step, then drops 3%: the first step past
+    # 1% from good is a creep of 0.4% from its parent, not a change; the
+    # change past 1% lies between two steps the search counted
+    costs = [100.0, 99.6, 99.2, 98.8, 98.4, 98.0, 95.0]
+    found, _ = _run(_history(costs))
+    assert found.status == search.FOUND and found.first_past == 3
+    assert (found.last_within, found.first_past) not in found.changes
+    assert found.changes == [(3, 6)]  # counted: 0, 6, 3, 2
+
+
+def test_neighbours_are_apart_past_the_threshold_either_way() -> None:
     moves = search.moved(_cost(100.0), _cost(103.0), 0.01)
-    assert search.level(_cost(100.5), moves, 0.01) == search.GOOD
-    assert search.level(_cost(102.5), moves, 0.01) == search.BAD
-    assert search.level(_cost(106.0), moves, 0.01) == search.NEITHER
-    assert search.level(Cost({}, {}), moves, 0.01) == search.NEITHER
+    assert not search.apart(_cost(100.0), _cost(100.5), moves, 0.01)
+    assert search.apart(_cost(103.0), _cost(101.5), moves, 0.01)
+    assert not search.apart(_cost(100.0), Cost({}, {}), moves, 0.01)
+    queries = search.moved(_cost(100.0), _cost(100.0, 65.0), 0.01)
+    assert search.apart(_cost(100.0), _cost(100.0, 65.0), queries, 0.01)
 
 
 def test_a_stopped_search_resumes_from_the_outcomes_it_kept() -> None:

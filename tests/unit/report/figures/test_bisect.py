@@ -103,6 +103,25 @@ def test_two_changes_are_reported_as_such(tmp_path: Path) -> None:
     )
 
 
+def test_a_culprit_within_the_threshold_of_its_parent_is_a_drift(
+    tmp_path: Path,
+) -> None:
+    conclusion = {
+        "status": "found",
+        "last_within": 2,
+        "first_past": 3,
+        "changes": [[4, 7]],
+    }
+    costs = {0: 100.0, 7: 104.0, 2: 100.6, 3: 101.1, 4: 101.2}
+    page = _page(_write(tmp_path, costs, conclusion))
+    assert page.drifted
+    out = io.StringIO()
+    registry.write(registry.BISECT, page, out, "markdown")
+    text = " ".join(out.getvalue().split())
+    assert "a drift: c30000000000 is within the threshold of c20000000000" in text
+    assert "apart past the threshold: c40000000000 to c70000000000" in text
+
+
 def test_only_the_culprits_and_its_parents_profiles_are_read(tmp_path: Path) -> None:
     conclusion = {"status": "found", "last_within": 2, "first_past": 3}
     costs = {0: 100.0, 7: 103.0, 3: 103.0, 2: 100.0}
