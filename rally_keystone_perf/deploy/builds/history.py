@@ -167,8 +167,9 @@ def export(repo: Path, sha: str, parent: Path) -> Path:
     ``git archive`` reads the commit's own tree only, so it works where a
     clone fails: a shallow repository (a fetch from it is refused, "shallow
     roots are not allowed to be updated") or one lacking an object of its
-    older history. The folder has no ``.git``: its build takes its
-    version from ``PBR_VERSION`` (:func:`version_of`).
+    older history. The folder is a git repository of one commit holding
+    those files, for pbr to list them, without the tags: its build takes
+    its version from ``PBR_VERSION`` (:func:`version_of`).
 
     :raises LaunchError: git cannot write the commit's files.
     """
@@ -187,5 +188,25 @@ def export(repo: Path, sha: str, parent: Path) -> Path:
     partial = parent / f".{sha}-{os.getpid()}"
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as files:
         files.extractall(partial, filter="data")
+    _one_commit(partial, sha)
     partial.rename(folder)
     return folder
+
+
+def _one_commit(folder: Path, sha: str) -> None:
+    """Make ``folder`` a git repository of one commit holding its files:
+    pbr lists a package's files with ``git ls-files`` (without git, a build
+    leaves out every data file, alembic.ini among them, and with pbr's
+    pyproject build, whole packages)."""
+    author = (
+        "-c",
+        "user.name=rally-keystone-perf",
+        "-c",
+        "user.email=bisect@localhost",
+    )
+    for args in (
+        ("init", "-q"),
+        ("add", "-A"),
+        (*author, "commit", "-q", "--no-verify", "-m", f"the files of {sha}"),
+    ):
+        git(folder, *args)

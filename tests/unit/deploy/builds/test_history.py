@@ -86,7 +86,12 @@ def test_a_commit_of_a_shallow_clone_is_exported_to_build(
     folder = history.export(shallow, sha, tmp_path / "commits")
     assert folder == tmp_path / "commits" / sha
     assert (folder / "keystone" / "common" / "sql.py").read_text() == "b = 1\n"
-    assert not (folder / ".git").exists()
+    # a repository of one commit holding them, for pbr's git ls-files
+    assert (
+        git(folder, "ls-files", "keystone/common")
+        == "keystone/common/sql.py\nkeystone/common/utils.py"
+    )
+    assert git(folder, "rev-list", "--count", "HEAD") == "1"
     # written once: a later bisect finds it without asking git
     assert history.export(tmp_path / "gone", sha, tmp_path / "commits") == folder
 
