@@ -66,6 +66,9 @@ class Move:
     measure: str  # INSTRUCTIONS or QUERIES
     good: float
     bad: float
+    # instructions: the larger layouts' spread of good's and bad's counts,
+    # the least change that counts when larger than the threshold
+    floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,9 @@ class Conclusion:
     last_within: int | None = None  # the last step not past before...
     first_past: int | None = None  # ...the first step past: the culprit
     skipped: Sequence[int] = ()  # between the two: any may be the culprit
-    changes: Sequence[tuple[int, int]] = ()  # counted neighbours apart past the threshold
+    changes: Sequence[
+        tuple[int, int]
+    ] = ()  # counted neighbours apart past the threshold
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Conclusion:

@@ -175,7 +175,8 @@ def outcome_of(found: Mapping[str, Any]) -> search.Outcome:
     reads_writes = {
         name: q for name, c in workloads.items() if (q := layout.queries(c)) is not None
     }
-    return search.Cost(per_request, reads_writes)
+    spread = {name: float(c.get("spread", 0.0)) for name, c in workloads.items()}
+    return search.Cost(per_request, reads_writes, spread)
 
 
 def start_record(plan: BisectPlan, restart: bool = False) -> dict[str, Any]:

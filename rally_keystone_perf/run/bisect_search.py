@@ -9,8 +9,9 @@ did not start: ``git bisect skip``).
 The search holds no state of its own: :func:`next_step` reads the outcomes
 known so far and names the step to count next, so a search stopped by
 Ctrl-C resumes from the outcomes it kept. Good and bad are counted first;
-the measures that moved between them past the threshold
-(:func:`moved`) decide each step: past when any of them is past the
+the measures that moved between them past the threshold, or past the
+layouts' spread of their instruction counts when larger (:func:`moved`,
+:func:`least`), decide each step: past when any of them is past the
 threshold from good's, in bad's direction (:func:`is_past`). The next step
 is the one nearest the middle of the range between the last step not past
 and the first past; skipped steps (and any whose count lacks a moved
@@ -20,6 +21,7 @@ measure) are passed over, so a step beside them is counted instead.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -44,6 +46,8 @@ class Cost:
 
     instructions: Mapping[str, float]
     queries: Mapping[str, float]  # reads and writes; absent: not counted
+    spread: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    # the spread of the instructions' memory layouts, relative
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,11 @@ def moved(good: Cost, bad: Cost, threshold: float) -> list[Move]:
         for workload in sorted(set(before) & set(after)):
             a, b = before[workload], after[workload]
             sign = 1 if b >= a else -1
-            if _past(measure, a, b, sign, threshold):
-                found.append(Move(workload, measure, a, b))
+            floor = 0.0
+            if measure == INSTRUCTIONS:
+                floor = max(c.spread.get(workload, 0.0) for c in (good, bad))
+            if _past(measure, a, b, sign, max(threshold, floor)):
+                found.append(Move(workload, measure, a, b, floor))
     return found
 
 
@@ -97,10 +104,17 @@ def is_past(cost: Cost, moves: Sequence[Move], threshold: float) -> bool | None:
     if any(found is None for _, found in figures):
         return None
     return any(
-        _past(m.measure, m.good, v, 1 if m.bad >= m.good else -1, threshold)
+        _past(m.measure, m.good, v, 1 if m.bad >= m.good else -1, least(m, threshold))
         for m, v in figures
         if v is not None
     )
+
+
+def least(move: Move, threshold: float) -> float:
+    """The least relative change of ``move``'s instructions that counts: the
+    threshold, or the layouts' spread at good and bad when larger (a
+    smaller one is within what the memory layouts alone move a count)."""
+    return max(threshold, move.floor)
 
 
 def _verdicts(
@@ -163,7 +177,7 @@ def apart(before: Cost, after: Cost, moves: Sequence[Move], threshold: float) ->
     for move in moves:
         was, now = value(move, before), value(move, after)
         if was is not None and now is not None:
-            if not _near(move.measure, was, now, threshold):
+            if not _near(move.measure, was, now, least(move, threshold)):
                 return True
     return False
 

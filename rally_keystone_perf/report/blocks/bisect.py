@@ -67,7 +67,8 @@ EXPLAINED = (
     "layouts), queries (SQL reads and writes) per request in a replay "
     "outside valgrind; a step is "
     "past when a measure that moved from good to bad is past the threshold "
-    "from good's, the way bad went (instructions: {threshold}, queries: "
+    "from good's, the way bad went (instructions: {threshold}, or the "
+    "layouts' spread at good and bad when larger; queries: "
     "half a query per request); the culprit is the first step past whose step "
     "before it is not"
 )

@@ -241,6 +241,19 @@ def _moves(record: BisectRecord) -> str:
     return "; ".join(said)
 
 
+def _least(record: BisectRecord) -> str:
+    """The least change that counts, in words: the threshold, or the
+    layouts' spread of good's and bad's counts when larger."""
+    ends = (record.steps[0].counts or {}, record.steps[-1].counts or {})
+    floor = max((c.spread for counts in ends for c in counts.values()), default=0.0)
+    if floor <= record.threshold:
+        return percent(record.threshold)
+    return (
+        f"{floor:.1%} (the layouts' spread of their counts, larger than the "
+        f"threshold, {percent(record.threshold)})"
+    )
+
+
 def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
     """The conclusion in one sentence."""
     found = record.conclusion
@@ -249,7 +262,7 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         return f"not concluded: {len(record.order)} steps counted so far"
     if found.status == NOTHING:
         return (
-            f"nothing to find: {bad} is within {percent(record.threshold)} of {good} "
+            f"nothing to find: {bad} is within {_least(record)} of {good} "
             "in instructions per request, and sends the same queries"
         )
     if found.status == ENDS_FAILED:
@@ -264,7 +277,7 @@ def _summary(record: BisectRecord, culprit: Culprit | None) -> str:
         )
         return (
             f"{short(culprit.step)} ({culprit.step.subject}) is the first step past "
-            f"{percent(record.threshold)} from {good}: {_moves(record)} from {good} "
+            f"{_least(record)} from {good}: {_moves(record)} from {good} "
             f"to {bad}" + (f"; its libraries changed: {updated}" if updated else "")
         )
     low, high = found.last_within or 0, found.first_past or 0

@@ -113,6 +113,32 @@ def test_a_drift_past_the_threshold_shows_where_the_change_is() -> None:
     assert found.changes == [(3, 6)]  # counted: 0, 6, 3, 2
 
 
+def _spread(instructions: float, spread: float) -> Cost:
+    return Cost({VALIDATE: instructions}, {VALIDATE: 64.0}, {VALIDATE: spread})
+
+
+def test_a_change_within_the_layouts_spread_is_not_a_move() -> None:
+    # +0.9% with layouts 1.6% apart: what the layouts alone move a count
+    assert search.moved(_spread(100.0, 0.016), _spread(100.9, 0.013), 0.005) == []
+    (move,) = search.moved(_spread(100.0, 0.016), _spread(96.2, 0.011), 0.005)
+    assert move.floor == 0.016 and search.least(move, 0.005) == 0.016
+    assert search.least(move, 0.02) == 0.02
+    # a step 0.5% from good is not past a spread of 1.6%, one 3.7% is
+    assert search.is_past(_spread(99.5, 0.006), [move], 0.005) is False
+    assert search.is_past(_spread(96.3, 0.015), [move], 0.005) is True
+
+
+def test_the_search_passes_over_a_drift_within_the_spread() -> None:
+    # the library bisect of 2026-11-29: a creep of 0.5% (within the
+    # layouts' 1.6%) then -4%: the culprit is the -4% step, not the creep
+    costs = [100.0, 99.8, 99.6, 99.5, 99.5, 95.5, 96.2]
+    history: list[Outcome] = [_spread(c, 0.016) for c in costs]
+    found, _ = _run(history)
+    assert found.status == search.FOUND
+    assert (found.last_within, found.first_past) == (4, 5)
+    assert found.changes == [(4, 5)]
+
+
 def test_neighbours_are_apart_past_the_threshold_either_way() -> None:
     moves = search.moved(_cost(100.0), _cost(103.0), 0.01)
     assert not search.apart(_cost(100.0), _cost(100.5), moves, 0.01)
