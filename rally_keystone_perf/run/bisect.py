@@ -107,8 +107,8 @@ def count_step(plan: BisectPlan, index: int, echo: Echo) -> dict[str, Any]:
 def _commit_source(plan: BisectPlan, step_id: str) -> Iterator[None]:
     """A commit's files written out to be built (:func:`.history.export`),
     versioned by ``PBR_VERSION`` from the repository's tags
-    (:func:`.history.version_of`): the folder has no ``.git`` where pbr
-    would look. Days build a release: nothing to do."""
+    (:func:`.history.version_of`): the folder's repository of one commit
+    has no tags for pbr to find. Days build a release: nothing to do."""
     if plan.history != COMMITS or plan.repo is None:
         yield
         return
