@@ -80,9 +80,8 @@ class Conclusion:
     last_within: int | None = None  # the last step not past before...
     first_past: int | None = None  # ...the first step past: the culprit
     skipped: Sequence[int] = ()  # between the two: any may be the culprit
-    changes: Sequence[
-        tuple[int, int]
-    ] = ()  # counted neighbours apart past the threshold
+    # counted neighbours further apart than the least change that counts
+    changes: Sequence[tuple[int, int]] = ()
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Conclusion:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import subprocess
 import tarfile
 from dataclasses import dataclass
@@ -186,10 +187,13 @@ def export(repo: Path, sha: str, parent: Path) -> Path:
         )
     parent.mkdir(parents=True, exist_ok=True)
     partial = parent / f".{sha}-{os.getpid()}"
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as files:
-        files.extractall(partial, filter="data")
-    _one_commit(partial, sha)
-    partial.rename(folder)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as files:
+            files.extractall(partial, filter="data")
+        _one_commit(partial, sha)
+        partial.rename(folder)
+    finally:  # a failed write leaves nothing half done behind
+        shutil.rmtree(partial, ignore_errors=True)
     return folder
 
 

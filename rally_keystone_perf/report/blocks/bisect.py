@@ -169,9 +169,9 @@ def _change_lines(page: BisectPage) -> list[str]:
     if page.drifted and page.culprit is not None:
         culprit = page.culprit
         return [
-            f"a drift: {short(culprit.step)} is within the threshold of "
-            f"{short(culprit.before)}; the cost crossed it by smaller steps. "
-            "The counted steps apart past the threshold: "
+            f"a drift: {short(culprit.step)} is within the least change that "
+            f"counts of {short(culprit.before)}; the cost crossed it by smaller "
+            "steps. The counted steps further apart: "
             f"{pairs or 'none'}; bisect them with their own --good and --bad"
         ]
     if len(page.changes) < 2:

@@ -103,7 +103,7 @@ class BisectPage:
     rows: Sequence[StepRow]
     culprit: Culprit | None
     among: Sequence[Step]  # skipped steps the culprit may be one of
-    changes: Sequence[tuple[Step, Step]]  # counted neighbours apart past the threshold
+    changes: Sequence[tuple[Step, Step]]  # counted neighbours apart (a change)
 
     @property
     def good(self) -> Step:
@@ -111,9 +111,9 @@ class BisectPage:
 
     @property
     def drifted(self) -> bool:
-        """Whether the culprit is within the threshold of the step before
-        it: the cost crossed the threshold by smaller steps, and its changes
-        past the threshold (:attr:`changes`) lie elsewhere."""
+        """Whether the culprit is within the least change that counts of
+        the step before it: the cost crossed it by smaller steps, and its
+        changes (:attr:`changes`) lie elsewhere."""
         if self.culprit is None:
             return False
         pair = (self.culprit.before.index, self.culprit.step.index)

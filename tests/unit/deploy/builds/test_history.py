@@ -100,3 +100,15 @@ def test_a_commit_git_cannot_write_out_is_refused(repo: Path, tmp_path: Path) ->
     with pytest.raises(LaunchError, match="git archive 0000000000"):
         history.export(repo, "0" * 40, tmp_path / "commits")
     assert not (tmp_path / "commits").exists()
+
+
+def test_a_failed_write_leaves_no_half_written_folder(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(folder: Path, sha: str) -> None:
+        raise LaunchError("git commit failed")
+
+    monkeypatch.setattr(history, "_one_commit", refuse)
+    with pytest.raises(LaunchError, match="git commit failed"):
+        history.export(repo, git(repo, "rev-parse", "master"), tmp_path / "commits")
+    assert list((tmp_path / "commits").iterdir()) == []

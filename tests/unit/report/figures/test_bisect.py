@@ -118,8 +118,8 @@ def test_a_culprit_within_the_threshold_of_its_parent_is_a_drift(
     out = io.StringIO()
     registry.write(registry.BISECT, page, out, "markdown")
     text = " ".join(out.getvalue().split())
-    assert "a drift: c30000000000 is within the threshold of c20000000000" in text
-    assert "apart past the threshold: c40000000000 to c70000000000" in text
+    assert "a drift: c30000000000 is within the least change that counts of" in text
+    assert "further apart: c40000000000 to c70000000000" in text
 
 
 def test_only_the_culprits_and_its_parents_profiles_are_read(tmp_path: Path) -> None:
